@@ -1,0 +1,140 @@
+package dev.oncely.client;
+
+import dev.oncely.client.spi.DuplicateIntentException;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.spi.StoreRules;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An {@link IntentStore} that keeps records in memory: thread-safe, fast, and gone when the process
+ * ends. It gives single-flight and payload checks within one process, but <b>no restart
+ * survival</b>: use a durable store from {@code oncely-client-persistence} for that.
+ *
+ * <p>Writes are serialized on one lock; reads never block.
+ */
+public final class InMemoryIntentStore implements IntentStore, IntentStore.InMemoryStoreMarker {
+  private final Map<IntentId, IntentRecord> records = new ConcurrentHashMap<>();
+  private final Map<BusinessKey, IntentId> byBusinessId = new ConcurrentHashMap<>();
+  private final Object writeLock = new Object();
+  private volatile boolean closed;
+
+  private record BusinessKey(String scope, String operation, String businessId) {}
+
+  /** Creates an empty store. */
+  public InMemoryIntentStore() {}
+
+  @Override
+  public void create(IntentRecord record) {
+    StoreRules.checkNew(record);
+    synchronized (writeLock) {
+      checkOpen();
+      if (records.containsKey(record.id())) {
+        throw new DuplicateIntentException(record.id(), "record " + record.id() + " already exists");
+      }
+      BusinessKey businessKey = businessKey(record);
+      if (businessKey != null && byBusinessId.containsKey(businessKey)) {
+        throw new DuplicateIntentException(
+            record.id(),
+            "business id is already used by record " + byBusinessId.get(businessKey)
+                + " in scope '" + businessKey.scope() + "' and operation '"
+                + businessKey.operation() + "'");
+      }
+      records.put(record.id(), record);
+      if (businessKey != null) {
+        byBusinessId.put(businessKey, record.id());
+      }
+    }
+  }
+
+  @Override
+  public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
+    StoreRules.checkReplacement(expected, replacement);
+    synchronized (writeLock) {
+      checkOpen();
+      IntentRecord current = records.get(expected.id());
+      if (current == null || current.revision() != expected.revision()) {
+        return false;
+      }
+      records.put(replacement.id(), replacement);
+      return true;
+    }
+  }
+
+  @Override
+  public Optional<IntentRecord> get(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    checkOpen();
+    return Optional.ofNullable(records.get(id));
+  }
+
+  @Override
+  public Optional<IntentRecord> findByBusinessId(
+      String scope, String operation, String businessId) {
+    checkOpen();
+    IntentId id = byBusinessId.get(new BusinessKey(
+        Objects.requireNonNull(scope, "scope"),
+        Objects.requireNonNull(operation, "operation"),
+        Objects.requireNonNull(businessId, "businessId")));
+    return id == null ? Optional.empty() : Optional.ofNullable(records.get(id));
+  }
+
+  @Override
+  public List<IntentRecord> listUnfinished() {
+    checkOpen();
+    List<IntentRecord> unfinished = new ArrayList<>();
+    for (IntentRecord r : records.values()) {
+      if (!r.state().isTerminal()) {
+        unfinished.add(r);
+      }
+    }
+    unfinished.sort(Comparator.comparing(IntentRecord::createdAt));
+    return unfinished;
+  }
+
+  @Override
+  public int purgeExpired(Instant now) {
+    Objects.requireNonNull(now, "now");
+    int purged = 0;
+    synchronized (writeLock) {
+      checkOpen();
+      for (IntentRecord r : List.copyOf(records.values())) {
+        if (r.state().isTerminal() && !r.expiresAt().isAfter(now)) {
+          records.remove(r.id());
+          BusinessKey businessKey = businessKey(r);
+          if (businessKey != null) {
+            byBusinessId.remove(businessKey);
+          }
+          purged++;
+        }
+      }
+    }
+    return purged;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StoreException("the in-memory intent store is closed");
+    }
+  }
+
+  private static BusinessKey businessKey(IntentRecord r) {
+    return r.businessId() == null
+        ? null
+        : new BusinessKey(r.id().scope(), r.id().operation(), r.businessId());
+  }
+}

@@ -1,0 +1,89 @@
+package dev.oncely.client.spi;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where intent records live. The executor writes a record in state {@code NEW} <em>before</em> the
+ * first byte is sent and writes the outcome <em>before</em> the caller is told, so a durable store
+ * lets {@code resumePending()} finish every intent after a crash without a second effect.
+ *
+ * <p><b>Contract</b> (checked for every engine by the {@code IntentStoreContract} tests in the
+ * client test-jar):
+ * <ul>
+ *   <li>Implementations are safe for concurrent use by many threads.
+ *   <li>A method that returns normally has made its write durable to the degree the engine
+ *       promises ({@link InMemoryStoreMarker in-memory} stores promise nothing across restarts).
+ *   <li>Records are keyed by {@link IntentId}: the same key string in another scope or operation
+ *       is another record.
+ *   <li>Within one scope and operation, a business id belongs to at most one record.
+ *   <li>A read never returns a record that differs from one that was written (durable engines
+ *       verify checksums and throw {@link StoreCorruptedException} instead).
+ * </ul>
+ *
+ * <p>Every method may throw {@link StoreException} (or a subclass) when the engine fails; the
+ * store is then unchanged by that call unless the engine documents otherwise.
+ */
+public interface IntentStore extends AutoCloseable {
+
+  /**
+   * Stores a new record. Its {@link IntentRecord#revision() revision} must be 0.
+   *
+   * @throws DuplicateIntentException if a record with the same id exists, or another record in the
+   *     same scope and operation has the same business id; nothing is written
+   * @throws IllegalArgumentException if the revision is not 0
+   * @throws StoreException if the engine fails; the record may then be absent
+   */
+  void create(IntentRecord record);
+
+  /**
+   * Replaces {@code expected} with {@code replacement} if the stored record still has the revision
+   * of {@code expected}. Use {@link IntentRecord#successor()} to build the replacement.
+   *
+   * @return true if the replacement was stored; false if the record is missing or was changed by
+   *     someone else since {@code expected} was read
+   * @throws IllegalArgumentException if the ids or business ids differ, or the replacement's
+   *     revision is not {@code expected.revision() + 1}
+   * @throws StoreException if the engine fails
+   */
+  boolean compareAndSet(IntentRecord expected, IntentRecord replacement);
+
+  /**
+   * Returns the record with {@code id}, if any.
+   *
+   * @throws StoreCorruptedException if the stored bytes fail verification
+   */
+  Optional<IntentRecord> get(IntentId id);
+
+  /**
+   * Returns the record carrying {@code businessId} in {@code scope} and {@code operation}, if any.
+   *
+   * @throws StoreCorruptedException if the stored bytes fail verification
+   */
+  Optional<IntentRecord> findByBusinessId(String scope, String operation, String businessId);
+
+  /**
+   * Returns every record whose state is not {@linkplain dev.oncely.client.IntentState#isTerminal()
+   * terminal}, oldest first. Durable engines answer from an index of unfinished records, not a scan.
+   */
+  List<IntentRecord> listUnfinished();
+
+  /**
+   * Deletes finished (terminal) records whose {@link IntentRecord#expiresAt()} is at or before
+   * {@code now}. Unfinished records are never purged: they must be resolved or reconciled first.
+   *
+   * @return how many records were deleted
+   */
+  int purgeExpired(Instant now);
+
+  /** Releases files, locks and threads. Idempotent. Calls after close throw {@link StoreException}. */
+  @Override
+  void close();
+
+  /**
+   * Marker for stores that keep records only in memory: nothing survives the process. The executor
+   * uses it to tell users honestly that restart-survival is off.
+   */
+  interface InMemoryStoreMarker {}
+}

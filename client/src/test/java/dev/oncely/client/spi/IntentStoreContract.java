@@ -1,0 +1,367 @@
+package dev.oncely.client.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.oncely.client.IntentState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link IntentStore} must show. Each engine's test class extends this and
+ * supplies {@link #openStore()}; durable engines also override {@link #reopen(IntentStore)} so the
+ * round trips below go through the file, not through memory.
+ */
+public abstract class IntentStoreContract {
+  protected static final Instant T0 = Instant.parse("2026-11-30T00:00:00Z");
+
+  protected IntentStore store;
+
+  /** Opens a fresh, empty store. Called before each test. */
+  protected abstract IntentStore openStore() throws Exception;
+
+  /**
+   * Closes {@code store} and opens the same storage again; the default returns the same instance
+   * (in-memory stores have nothing to reopen).
+   */
+  protected IntentStore reopen(IntentStore store) throws Exception {
+    return store;
+  }
+
+  @BeforeEach
+  void openFreshStore() throws Exception {
+    store = openStore();
+  }
+
+  @AfterEach
+  void closeStore() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  /** A complete record with every optional field set, so a round trip checks all of them. */
+  public static IntentRecord fullRecord(String scope, String operation, String key) {
+    return IntentRecord.builder()
+        .id(IntentId.of(scope, operation, key))
+        .businessId("order-" + key)
+        .method("POST")
+        .url("https://api.example.test/payments?x=1")
+        .headers(Map.of("X-Trace", List.of("t1", "t2"), "Content-Language", List.of("ja")))
+        .body("{\"amount\":1000,\"currency\":\"JPY\"}".getBytes(StandardCharsets.UTF_8),
+            "application/json; charset=utf-8")
+        .fingerprint("ab".repeat(32))
+        .state(IntentState.PENDING)
+        .attempts(3)
+        .nextAttemptAt(T0.plusSeconds(30))
+        .pollUrl("https://api.example.test/payments/p-1")
+        .lastResponse(StoredResponse.of(202, Map.of("Location", List.of("/payments/p-1")),
+            "{\"status\":\"processing\"}".getBytes(StandardCharsets.UTF_8)))
+        .replayed(true)
+        .reason("202 Accepted: still processing")
+        .createdAt(T0)
+        .updatedAt(T0.plusMillis(1500))
+        .expiresAt(T0.plus(Duration.ofDays(1)))
+        .build();
+  }
+
+  /** A minimal record in state NEW with no optional field set. */
+  public static IntentRecord newRecord(String scope, String operation, String key) {
+    return IntentRecord.builder()
+        .id(IntentId.of(scope, operation, key))
+        .method("POST")
+        .url("https://api.example.test/payments")
+        .fingerprint("cd".repeat(32))
+        .state(IntentState.NEW)
+        .createdAt(T0)
+        .updatedAt(T0)
+        .expiresAt(T0.plus(Duration.ofDays(1)))
+        .build();
+  }
+
+  @Test
+  void created_record_reads_back_equal_in_every_field() throws Exception {
+    IntentRecord full = fullRecord("tenant-a", "create-payment", "k1");
+    IntentRecord minimal = newRecord("tenant-a", "create-payment", "k2");
+    store.create(full);
+    store.create(minimal);
+    store = reopen(store);
+    assertThat(store.get(full.id())).contains(full);
+    assertThat(store.get(minimal.id())).contains(minimal);
+  }
+
+  @Test
+  void create_refuses_an_existing_id_and_keeps_the_original() throws Exception {
+    IntentRecord first = fullRecord("tenant-a", "create-payment", "k1");
+    store.create(first);
+    IntentRecord second = newRecord("tenant-a", "create-payment", "k1");
+    assertThatThrownBy(() -> store.create(second))
+        .isInstanceOf(DuplicateIntentException.class)
+        .hasMessageNotContaining("k1\"");
+    store = reopen(store);
+    assertThat(store.get(first.id())).contains(first);
+  }
+
+  @Test
+  void same_key_in_another_scope_or_operation_is_another_record() throws Exception {
+    IntentRecord a = newRecord("tenant-a", "create-payment", "same-key");
+    IntentRecord b = newRecord("tenant-b", "create-payment", "same-key");
+    IntentRecord c = newRecord("tenant-a", "issue-refund", "same-key");
+    store.create(a);
+    store.create(b);
+    store.create(c);
+    store = reopen(store);
+    assertThat(store.get(a.id())).contains(a);
+    assertThat(store.get(b.id())).contains(b);
+    assertThat(store.get(c.id())).contains(c);
+  }
+
+  @Test
+  void create_refuses_a_used_business_id_in_the_same_scope_and_operation() {
+    store.create(fullRecord("tenant-a", "create-payment", "k1"));
+    IntentRecord sameBusinessId = fullRecord("tenant-a", "create-payment", "k2").toBuilder()
+        .businessId("order-k1").build();
+    assertThatThrownBy(() -> store.create(sameBusinessId))
+        .isInstanceOf(DuplicateIntentException.class);
+    assertThat(store.get(sameBusinessId.id())).isEmpty();
+    IntentRecord otherScope = fullRecord("tenant-b", "create-payment", "k3").toBuilder()
+        .businessId("order-k1").build();
+    store.create(otherScope);
+    assertThat(store.findByBusinessId("tenant-b", "create-payment", "order-k1"))
+        .contains(otherScope);
+  }
+
+  @Test
+  void create_refuses_a_record_with_a_revision() {
+    IntentRecord revised = newRecord("s", "op", "k").toBuilder().revision(1).build();
+    assertThatThrownBy(() -> store.create(revised)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void compare_and_set_replaces_the_current_revision() throws Exception {
+    IntentRecord created = newRecord("s", "op", "k");
+    store.create(created);
+    IntentRecord inFlight = created.successor().state(IntentState.IN_FLIGHT).attempts(1).build();
+    assertThat(store.compareAndSet(created, inFlight)).isTrue();
+    IntentRecord done = inFlight.successor().state(IntentState.COMPLETED)
+        .lastResponse(StoredResponse.of(201, Map.of(), "ok".getBytes(StandardCharsets.UTF_8)))
+        .build();
+    assertThat(store.compareAndSet(inFlight, done)).isTrue();
+    store = reopen(store);
+    assertThat(store.get(created.id())).contains(done);
+  }
+
+  @Test
+  void compare_and_set_with_a_stale_record_changes_nothing() throws Exception {
+    IntentRecord created = newRecord("s", "op", "k");
+    store.create(created);
+    IntentRecord winner = created.successor().state(IntentState.IN_FLIGHT).build();
+    IntentRecord loser = created.successor().state(IntentState.REJECTED).build();
+    assertThat(store.compareAndSet(created, winner)).isTrue();
+    assertThat(store.compareAndSet(created, loser)).isFalse();
+    store = reopen(store);
+    assertThat(store.get(created.id())).contains(winner);
+  }
+
+  @Test
+  void compare_and_set_on_a_missing_record_returns_false() {
+    IntentRecord never = newRecord("s", "op", "missing");
+    assertThat(store.compareAndSet(never, never.successor().build())).isFalse();
+    assertThat(store.get(never.id())).isEmpty();
+  }
+
+  @Test
+  void compare_and_set_refuses_a_replacement_that_skips_a_revision_or_changes_identity() {
+    IntentRecord created = newRecord("s", "op", "k");
+    store.create(created);
+    assertThatThrownBy(() -> store.compareAndSet(created, created.toBuilder().revision(2).build()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.compareAndSet(created,
+        created.successor().id(IntentId.of("s", "op", "other")).build()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.compareAndSet(created,
+        created.successor().businessId("changed").build()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(store.get(created.id())).contains(created);
+  }
+
+  @Test
+  void find_by_business_id_is_scoped() throws Exception {
+    IntentRecord r = fullRecord("tenant-a", "create-payment", "k1");
+    store.create(r);
+    store = reopen(store);
+    assertThat(store.findByBusinessId("tenant-a", "create-payment", "order-k1")).contains(r);
+    assertThat(store.findByBusinessId("tenant-b", "create-payment", "order-k1")).isEmpty();
+    assertThat(store.findByBusinessId("tenant-a", "issue-refund", "order-k1")).isEmpty();
+    assertThat(store.findByBusinessId("tenant-a", "create-payment", "nope")).isEmpty();
+  }
+
+  @Test
+  void list_unfinished_returns_only_unfinished_records_oldest_first() throws Exception {
+    List<IntentRecord> unfinished = new ArrayList<>();
+    int i = 0;
+    for (IntentState state : IntentState.values()) {
+      IntentRecord created = newRecord("s", "op", "k-" + state).toBuilder()
+          .createdAt(T0.plusSeconds(100 - i++)).build();
+      store.create(created);
+      IntentRecord moved = created;
+      if (state != IntentState.NEW) {
+        moved = created.successor().state(state).build();
+        assertThat(store.compareAndSet(created, moved)).isTrue();
+      }
+      if (!state.isTerminal()) {
+        unfinished.add(0, moved);
+      }
+    }
+    store = reopen(store);
+    assertThat(store.listUnfinished()).containsExactlyElementsOf(unfinished);
+  }
+
+  @Test
+  void purge_removes_only_finished_records_past_their_expiry() throws Exception {
+    IntentRecord expiredDone = terminal(newRecord("s", "op", "expired-done"), T0);
+    IntentRecord freshDone = terminal(newRecord("s", "op", "fresh-done"), T0.plusSeconds(3600));
+    IntentRecord expiredPending = newRecord("s", "op", "expired-pending").toBuilder()
+        .expiresAt(T0).build();
+    store.create(expiredPending);
+    assertThat(store.purgeExpired(T0.plusSeconds(1))).isEqualTo(1);
+    store = reopen(store);
+    assertThat(store.get(expiredDone.id())).isEmpty();
+    assertThat(store.get(freshDone.id())).isPresent();
+    assertThat(store.get(expiredPending.id())).contains(expiredPending);
+    IntentRecord reused = newRecord("s", "op", "expired-done");
+    store.create(reused);
+    assertThat(store.get(reused.id())).contains(reused);
+  }
+
+  private IntentRecord terminal(IntentRecord created, Instant expiresAt) {
+    IntentRecord withExpiry = created.toBuilder().expiresAt(expiresAt).build();
+    store.create(withExpiry);
+    IntentRecord done = withExpiry.successor().state(IntentState.COMPLETED).build();
+    assertThat(store.compareAndSet(withExpiry, done)).isTrue();
+    return done;
+  }
+
+  @Test
+  void concurrent_creates_of_one_id_have_exactly_one_winner() throws Exception {
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicInteger won = new AtomicInteger();
+    AtomicInteger refused = new AtomicInteger();
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int n = t;
+        futures.add(pool.submit(() -> {
+          start.await();
+          try {
+            store.create(newRecord("s", "op", "contended").toBuilder().attempts(n).build());
+            won.incrementAndGet();
+          } catch (DuplicateIntentException e) {
+            refused.incrementAndGet();
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(won).hasValue(1);
+    assertThat(refused).hasValue(threads - 1);
+  }
+
+  @Test
+  void concurrent_compare_and_set_from_one_revision_has_exactly_one_winner() throws Exception {
+    IntentRecord created = newRecord("s", "op", "contended");
+    store.create(created);
+    int threads = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch start = new CountDownLatch(1);
+    AtomicInteger won = new AtomicInteger();
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int n = t;
+        futures.add(pool.submit(() -> {
+          start.await();
+          if (store.compareAndSet(created, created.successor().attempts(n + 1).build())) {
+            won.incrementAndGet();
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(won).hasValue(1);
+    assertThat(store.get(created.id()).orElseThrow().revision()).isEqualTo(1);
+  }
+
+  @Test
+  void many_writers_lose_nothing() throws Exception {
+    int threads = 8;
+    int perThread = 50;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int n = t;
+        futures.add(pool.submit(() -> {
+          for (int i = 0; i < perThread; i++) {
+            IntentRecord r = newRecord("s", "op", "w" + n + "-" + i);
+            store.create(r);
+            assertThat(store.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build()))
+                .isTrue();
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    store = reopen(store);
+    for (int t = 0; t < threads; t++) {
+      for (int i = 0; i < perThread; i++) {
+        assertThat(store.get(IntentId.of("s", "op", "w" + t + "-" + i)))
+            .get().extracting(IntentRecord::state).isEqualTo(IntentState.COMPLETED);
+      }
+    }
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
+  @Test
+  void closed_store_refuses_calls() {
+    store.close();
+    store.close();
+    assertThatThrownBy(() -> store.get(IntentId.of("s", "op", "k")))
+        .isInstanceOf(StoreException.class);
+    assertThatThrownBy(() -> store.create(newRecord("s", "op", "k")))
+        .isInstanceOf(StoreException.class);
+    store = null;
+  }
+}
