@@ -1,8 +1,8 @@
 package dev.oncely.client;
 
+import dev.oncely.client.internal.Keys;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Objects;
 import javax.crypto.Mac;
@@ -12,7 +12,7 @@ import javax.crypto.spec.SecretKeySpec;
  * How an {@link IntentSpec} gets its idempotency key when it is built. Immutable and thread-safe.
  *
  * <ul>
- *   <li>{@link #random()} (the default): 192 bits from {@link SecureRandom}, URL-safe base64 without
+ *   <li>{@link #random()} (the default): 192 bits from {@code SecureRandom}, URL-safe base64 without
  *       padding (32 characters).
  *   <li>{@link #derived(byte[])}: HMAC-SHA256 of scope, operation and business id under an app
  *       secret, so a lost store can re-create the very same key for the same business event.
@@ -21,14 +21,12 @@ import javax.crypto.spec.SecretKeySpec;
  * </ul>
  */
 public abstract class KeyStrategy {
-  private static final int RANDOM_BYTES = 24;
   private static final int MIN_SECRET_BYTES = 16;
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final KeyStrategy RANDOM_STRATEGY = new Random();
 
   private KeyStrategy() {}
 
-  /** Random keys: 192 bits from {@link SecureRandom}, URL-safe base64. */
+  /** Random keys: 192 bits from {@code SecureRandom}, URL-safe base64. */
   public static KeyStrategy random() {
     return RANDOM_STRATEGY;
   }
@@ -81,9 +79,7 @@ public abstract class KeyStrategy {
 
     @Override
     String mint(String scope, String operation, String businessId) {
-      byte[] bytes = new byte[RANDOM_BYTES];
-      RANDOM.nextBytes(bytes);
-      return base64(bytes);
+      return Keys.random();
     }
 
     @Override
