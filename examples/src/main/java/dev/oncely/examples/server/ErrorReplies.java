@@ -66,6 +66,11 @@ final class ErrorReplies {
         .withHeader("Retry-After", retryAfter);
   }
 
+  Reply internal() {
+    return error(500, "api_error", "internal_error", "Internal server error",
+        "the reference server failed unexpectedly; nothing was stored for this request");
+  }
+
   Reply notFound(String what) {
     return error(404, "invalid_request_error", "resource_missing", "Not found", what);
   }

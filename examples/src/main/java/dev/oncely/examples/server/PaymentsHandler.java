@@ -101,6 +101,21 @@ final class PaymentsHandler implements HttpHandler {
       ex.close();
     } catch (IOException e) {
       ex.close();
+    } catch (RuntimeException e) {
+      internalError(ex);
+      throw e;
+    }
+  }
+
+  private void internalError(HttpExchange ex) {
+    if (ex.getResponseCode() != -1) {
+      ex.close();
+      return;
+    }
+    try {
+      Exchanges.send(ex, errors.internal());
+    } catch (IOException | RuntimeException suppressed) {
+      ex.close();
     }
   }
 
