@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Operations accepted with {@code 202} that finish later on the scheduler. Each finishes exactly
  * once: whoever removes it from the pending map (the timer or {@link #finishAllNow()}) runs it.
+ * Finishing is serialized, so when {@link #finishAllNow()} returns no operation is half-finished.
  */
 final class SlowOperations {
   private final ScheduledExecutorService scheduler;
@@ -43,7 +44,7 @@ final class SlowOperations {
     return pending.size();
   }
 
-  private boolean finish(String id) {
+  private synchronized boolean finish(String id) {
     Runnable r = pending.remove(id);
     if (r == null) {
       return false;
