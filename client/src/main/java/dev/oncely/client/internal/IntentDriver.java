@@ -142,6 +142,9 @@ public final class IntentDriver {
           return giveUp(PendingReason.RETRY_BUDGET_EXHAUSTED, due, e);
         }
       }
+      if (c.calls().isClosed()) {
+        return giveUp(PendingReason.INTERRUPTED, due, null);
+      }
       emit(new IntentEvent.RetryScheduled(id, attempts + 1, retry.delay(), retry.cause()));
       try {
         c.sleeper().sleep(retry.delay());
