@@ -188,6 +188,18 @@ public final class IdempotentClient implements AutoCloseable {
     return config.store().get(id).map(Outcomes::of);
   }
 
+  /**
+   * Deletes finished records whose retention ended (see {@link Builder#keyRetention}), using the
+   * client's clock. Unfinished records are never purged.
+   *
+   * @return how many records were deleted
+   * @throws StoreException if the store fails
+   */
+  public int purgeExpired() {
+    checkOpen();
+    return config.store().purgeExpired(config.clock().instant());
+  }
+
   /** The store records are kept in. */
   public IntentStore store() {
     return config.store();
