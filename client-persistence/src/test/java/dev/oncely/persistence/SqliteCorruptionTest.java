@@ -60,6 +60,7 @@ class SqliteCorruptionTest {
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining(file.toString());
     assertThat(Files.readAllBytes(file)).isEqualTo(damaged);
+    assertThat(SqliteOwnershipTest.openDescriptorsUnder(dir)).as("descriptors left open").isZero();
   }
 
   @Test
@@ -82,6 +83,7 @@ class SqliteCorruptionTest {
     assertThatThrownBy(() -> SqliteIntentStore.open(file))
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining(file.toString());
+    assertThat(SqliteOwnershipTest.openDescriptorsUnder(dir)).as("descriptors left open").isZero();
   }
 
   @Test
