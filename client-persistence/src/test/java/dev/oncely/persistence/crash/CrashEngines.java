@@ -11,14 +11,14 @@ import java.util.List;
  * tests, add its name to {@link #NAMES} and a case to {@link #open}: the child JVM and the verifier
  * use nothing else.
  */
-final class CrashEngines {
+public final class CrashEngines {
   /** Every engine the kill test runs against. */
-  static final List<String> NAMES = List.of("sqlite");
+  public static final List<String> NAMES = List.of("sqlite");
 
   private CrashEngines() {}
 
   /** Opens (or creates) the store of {@code engine} at {@code path} with default options. */
-  static IntentStore open(String engine, Path path) {
+  public static IntentStore open(String engine, Path path) {
     return switch (engine) {
       case "sqlite" -> SqliteIntentStore.open(path, StoreOptions.defaults());
       default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; known: "
