@@ -44,8 +44,12 @@ public final class StoreFiles {
     }
     try {
       if (!Files.exists(dir)) {
-        Files.createDirectories(dir, posix(dir) ? new FileAttribute<?>[] {
+        boolean posix = dir.getFileSystem().supportedFileAttributeViews().contains("posix");
+        Files.createDirectories(dir, posix ? new FileAttribute<?>[] {
             PosixFilePermissions.asFileAttribute(OWNER_DIR)} : new FileAttribute<?>[0]);
+        if (posix) {
+          Files.setPosixFilePermissions(dir, OWNER_DIR);
+        }
       }
     } catch (IOException e) {
       throw new StoreException("cannot create the store directory " + dir + ": " + e, e);
