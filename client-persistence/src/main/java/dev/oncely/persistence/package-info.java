@@ -1,2 +1,5 @@
-/** Durable {@link dev.oncely.client.spi.IntentStore} engines. Work in progress (issue 3). */
+/**
+ * Durable {@link dev.oncely.client.spi.IntentStore} engines that survive crashes and restarts,
+ * and their options ({@link dev.oncely.persistence.StoreEncryption}).
+ */
 package dev.oncely.persistence;

@@ -1,0 +1,298 @@
+package dev.oncely.persistence;
+
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.spi.StoreLockedException;
+import dev.oncely.client.spi.StoreRules;
+import dev.oncely.persistence.internal.GroupCommitter;
+import dev.oncely.persistence.internal.MapDbBatch;
+import dev.oncely.persistence.internal.MapDbCopies;
+import dev.oncely.persistence.internal.MapDbRecords;
+import dev.oncely.persistence.internal.OwnerLock;
+import dev.oncely.persistence.internal.ReadCache;
+import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.persistence.internal.StoreFiles;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A durable {@link IntentStore} on MapDB 3 that keeps its promise although MapDB does not: a
+ * record acknowledged as durable is never lost and never silently wrong after any crash, including
+ * a kill inside MapDB's own commit (MapDB never replays its write-ahead log, so such a kill can
+ * leave a MapDB file half-copied and still openable).
+ *
+ * <p><b>Layout</b> for {@code open(dir/intents.db)}:
+ * <ul>
+ *   <li>{@code intents.db}: the control file, two checksummed slots written in turn, naming the
+ *       <em>trusted</em> copy and its commit sequence number;
+ *   <li>{@code intents.db.a}, {@code intents.db.b}: two MapDB files (transactions on, BTreeMaps
+ *       of {@code byte[]}: records by SHA-256 lookup key, an index of unfinished records by
+ *       creation time, an index of finished records by expiry, business ids); MapDB adds
+ *       {@code .wal.N} logs beside them while it commits;
+ *   <li>{@code intents.db.lock}: the owner lock ({@link java.nio.channels.FileChannel#tryLock}).
+ * </ul>
+ * Every record value is the {@code RecordCodec} format: versioned, CRC32-checked, optionally
+ * AES-256-GCM sealed ({@link StoreOptions.Builder#encryption}).
+ *
+ * <p><b>Commit point.</b> Writes from all threads are grouped; each group commit is applied to the
+ * <em>untrusted</em> copy (after replaying the previous group, so it catches up), committed by
+ * MapDB (log, copy, fsync), and then the control file is rewritten (positional write + fsync) to
+ * name that copy as trusted. That control write is the commit point; a caller returns only after
+ * it. The trusted copy is never written while trusted.
+ *
+ * <p><b>Crash semantics.</b> A crash before the control write leaves the previous trusted copy
+ * untouched: the interrupted group was not acknowledged and is absent. A crash after it finds the
+ * new copy complete. On open the trusted copy is checked (commit sequence, every tree node read)
+ * and the other copy is replaced by a file copy of it. Damage that is not a crash (a truncated,
+ * overwritten or bit-flipped file) is caught by the control slots' and records' checksums, by
+ * checking each record belongs under its key, and by the node walk on open; a copy that fails is
+ * replaced from the other when both were known to be identical (after a clean close), and
+ * otherwise opening fails with {@link StoreCorruptedException} naming the path, or, under
+ * {@link CorruptionPolicy#QUARANTINE}, moves every store file aside and starts empty.
+ *
+ * <p><b>File-system assumptions.</b> {@code force} reaches stable storage; a rename and a
+ * directory fsync are atomic and durable; a 28-byte write at a 4096-byte-aligned offset never
+ * damages bytes outside its own 4 KiB block. Local disks only: network file systems may not honour
+ * locks or fsync. Files are created owner-only (POSIX 600) where POSIX permissions exist.
+ *
+ * <p>Thread-safe; share one instance. Reads do not wait for commits. Purging finished records
+ * rewrites both copies so space goes back to the file system; writes wait meanwhile.
+ */
+public final class MapDbIntentStore implements IntentStore {
+  private static final System.Logger LOG = System.getLogger(MapDbIntentStore.class.getName());
+
+  private final Path path;
+  private final OwnerLock lock;
+  private final MapDbCopies copies;
+  private final MapDbRecords records;
+  private final ReadCache cache;
+  private final GroupCommitter<MapDbBatch> committer;
+  private volatile boolean closed;
+
+  private MapDbIntentStore(Path path, OwnerLock lock, MapDbCopies copies, MapDbRecords records,
+      StoreOptions options) {
+    this.path = path;
+    this.lock = lock;
+    this.copies = copies;
+    this.records = records;
+    this.cache = new ReadCache(options);
+    this.committer = new GroupCommitter<>("MapDB store " + path, new Commits(), options.maxBatch());
+  }
+
+  /**
+   * Opens the store at {@code file} with {@link StoreOptions#defaults()}.
+   *
+   * @see #open(Path, StoreOptions)
+   */
+  public static MapDbIntentStore open(Path file) {
+    return open(file, StoreOptions.defaults());
+  }
+
+  /**
+   * Opens the store whose control file is {@code file}, creating it (and its directory,
+   * owner-only) when missing. Returns once the store is verified and both copies match.
+   *
+   * @throws StoreLockedException if another process or another instance in this JVM has it open
+   * @throws StoreCorruptedException if its files fail verification and the policy is
+   *     {@link CorruptionPolicy#FAIL}; nothing is changed
+   * @throws StoreEncryptionException if records cannot be opened with {@code options}' key
+   * @throws StoreException if the directory is not writable or a file cannot be read or written
+   */
+  public static MapDbIntentStore open(Path file, StoreOptions options) {
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(options, "options");
+    Path path = file.toAbsolutePath();
+    StoreFiles.checkDirectory(path);
+    OwnerLock lock = OwnerLock.acquire(path);
+    try {
+      MapDbRecords records = new MapDbRecords(new RecordCodec(options.encryption()));
+      MapDbCopies copies = openCopies(path, records, options);
+      return new MapDbIntentStore(path, lock, copies, records, options);
+    } catch (RuntimeException | Error e) {
+      try {
+        lock.close();
+      } catch (RuntimeException closeFailure) {
+        e.addSuppressed(closeFailure);
+      }
+      throw e;
+    }
+  }
+
+  private static MapDbCopies openCopies(Path path, MapDbRecords records, StoreOptions options) {
+    try {
+      return openChecked(path, records);
+    } catch (StoreCorruptedException e) {
+      if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
+        throw e;
+      }
+      List<Path> moved;
+      try {
+        moved = StoreFiles.quarantine(MapDbCopies.filesOf(path), options.clock().instant());
+      } catch (IOException moveFailure) {
+        e.addSuppressed(moveFailure);
+        throw new StoreException("cannot move the damaged files of " + path + " aside", e);
+      }
+      LOG.log(System.Logger.Level.WARNING, "quarantined damaged store {0}: {1}", path,
+          e.getMessage());
+      options.quarantineListener().accept(new QuarantineReport(path, moved, e.getMessage()));
+      return openChecked(path, records);
+    }
+  }
+
+  private static MapDbCopies openChecked(Path path, MapDbRecords records) {
+    MapDbCopies copies = MapDbCopies.open(path);
+    try {
+      copies.read(file -> {
+        records.checkFirstRecord(file);
+        return null;
+      });
+      return copies;
+    } catch (RuntimeException e) {
+      try {
+        copies.close();
+      } catch (RuntimeException closeFailure) {
+        e.addSuppressed(closeFailure);
+      }
+      throw e;
+    }
+  }
+
+  /** The control file's path; the other files sit beside it. */
+  public Path path() {
+    return path;
+  }
+
+  @Override
+  public void create(IntentRecord record) {
+    StoreRules.checkNew(record);
+    checkOpen();
+    committer.execute(batch -> {
+      records.create(batch, record);
+      return null;
+    });
+  }
+
+  @Override
+  public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
+    StoreRules.checkReplacement(expected, replacement);
+    checkOpen();
+    return committer.execute(batch -> records.compareAndSet(batch, expected, replacement));
+  }
+
+  @Override
+  public Optional<IntentRecord> get(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    checkOpen();
+    return Optional.ofNullable(
+        cache.get(id, key -> copies.read(file -> records.get(file, key))));
+  }
+
+  @Override
+  public Optional<IntentRecord> findByBusinessId(String scope, String operation,
+      String businessId) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(businessId, "businessId");
+    checkOpen();
+    return Optional.ofNullable(
+        copies.read(file -> records.findByBusinessId(file, scope, operation, businessId)));
+  }
+
+  @Override
+  public List<IntentRecord> listUnfinished() {
+    checkOpen();
+    return copies.read(records::listUnfinished);
+  }
+
+  @Override
+  public int purgeExpired(Instant now) {
+    Objects.requireNonNull(now, "now");
+    checkOpen();
+    return committer.execute(batch -> records.purge(batch, now));
+  }
+
+  /**
+   * Commits what is queued, brings the second copy up to date (so either copy can stand in for
+   * the other at the next open), and releases files and the lock. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    RuntimeException failure = null;
+    try {
+      committer.close();
+      copies.syncOther();
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    for (AutoCloseable resource : new AutoCloseable[] {copies, lock}) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        RuntimeException r = e instanceof RuntimeException re ? re
+            : new StoreException("cannot close " + path + ": " + e, e);
+        if (failure == null) {
+          failure = r;
+        } else {
+          failure.addSuppressed(r);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StoreException("the MapDB intent store " + path + " is closed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MapDbIntentStore{" + path + "}";
+  }
+
+  /** Group commits on the two copies, plus the read cache and compaction after each commit. */
+  private final class Commits implements GroupCommitter.Transactions<MapDbBatch> {
+    @Override
+    public MapDbBatch begin() {
+      return copies.begin();
+    }
+
+    @Override
+    public void commit(MapDbBatch batch) {
+      copies.commit(batch);
+      if (batch.deletedRecords()) {
+        cache.invalidateAll();
+        try {
+          copies.compact();
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.WARNING, "compacting " + path + " failed; space is"
+              + " reclaimed at the next purge", e);
+        }
+      } else {
+        cache.committed(batch.written());
+      }
+    }
+
+    @Override
+    public void rollback(MapDbBatch batch) {
+      cache.invalidateAll();
+      copies.rollback(batch);
+    }
+  }
+}

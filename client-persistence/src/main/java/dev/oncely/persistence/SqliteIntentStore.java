@@ -1,0 +1,491 @@
+package dev.oncely.persistence;
+
+import dev.oncely.client.spi.DuplicateIntentException;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.spi.StoreLockedException;
+import dev.oncely.client.spi.StoreRules;
+import dev.oncely.persistence.internal.BusinessKey;
+import dev.oncely.persistence.internal.GroupCommitter;
+import dev.oncely.persistence.internal.OwnerLock;
+import dev.oncely.persistence.internal.ReadCache;
+import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.persistence.internal.SqliteErrors;
+import dev.oncely.persistence.internal.SqliteFile;
+import dev.oncely.persistence.internal.SqliteTransaction;
+import dev.oncely.persistence.internal.SqliteTransactions;
+import dev.oncely.persistence.internal.StoreFiles;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
+ * {@link #compareAndSet} survives a process crash or power loss, and a read never returns a record
+ * that differs from one that was written (every record carries a CRC32 and is verified on read).
+ * One instance owns the file and is safe to share across threads.
+ *
+ * <p><b>Layout.</b> {@code <file>} (SQLite, WAL mode, incremental auto-vacuum), {@code <file>-wal}
+ * and {@code <file>-shm} (SQLite's log and its index, present while open or after a crash) and
+ * {@code <file>.lock} (the owner lock; its content is the owner's pid). Table {@code intent}: the
+ * primary key is {@link RecordCodec#lookupKey SHA-256 of scope, operation and key} (the key is
+ * not an index column), {@code record} holds the {@link RecordCodec} bytes; {@code business}
+ * (a unique SHA-256 of scope, operation and business id), {@code open_s/open_ns} (creation time
+ * while unfinished, indexed by the partial index {@code intent_unfinished}) and
+ * {@code purge_s/purge_ns} (expiry once terminal, partial index {@code intent_expiry}) are derived
+ * from the record when it is written. Table {@code oncely_meta} holds the schema version, whether
+ * records are encrypted, and a canary record that detects a wrong key on open.
+ *
+ * <p><b>Commit point.</b> Writes go through group commit: writes that arrive while a commit runs
+ * share the next one ({@code BEGIN IMMEDIATE}, one statement per write, {@code COMMIT}). With
+ * {@code synchronous=FULL}, {@code COMMIT} returns after the WAL frames are fsynced: that is the
+ * commit point, and no caller returns before it.
+ *
+ * <p><b>Crash semantics.</b> A crash before the commit point loses the batch as a whole (SQLite
+ * ignores WAL frames without a valid commit frame and checksums); a crash after it loses nothing.
+ * On open, SQLite replays the WAL, then this class runs {@code PRAGMA quick_check} and verifies
+ * the schema and the canary. A file that fails is reported as {@link StoreCorruptedException}
+ * naming the path ({@link CorruptionPolicy#FAIL}) or moved aside ({@link CorruptionPolicy#QUARANTINE}).
+ * Damage inside a record (which {@code quick_check} cannot see) is caught by the record checksum on
+ * the read that meets it.
+ *
+ * <p><b>File-system assumptions.</b> A local file system where {@code fsync} is honest, POSIX or
+ * Windows locking works, and shared memory can be mapped beside the file (not NFS or SMB). New
+ * files are owner-only (POSIX 600, a created directory 700); looser permissions on existing files
+ * are tightened on open. Keep the database, {@code -wal} and {@code -shm} together: deleting the
+ * WAL after a crash loses the commits it holds.
+ */
+public final class SqliteIntentStore implements IntentStore {
+  private static final System.Logger LOG = System.getLogger(SqliteIntentStore.class.getName());
+
+  private final Path path;
+  private final String name;
+  private final RecordCodec codec;
+  private final OwnerLock lock;
+  private final Connection writer;
+  private final Connection reader;
+  private final ReentrantLock readLock = new ReentrantLock();
+  private final ReadCache cache;
+  private final GroupCommitter<SqliteTransaction> committer;
+  private volatile boolean closed;
+
+  private SqliteIntentStore(Path path, StoreOptions options, RecordCodec codec, OwnerLock lock,
+      SqliteFile.Connections connections) {
+    this.path = path;
+    this.name = path.toString();
+    this.codec = codec;
+    this.lock = lock;
+    this.writer = connections.writer();
+    this.reader = connections.reader();
+    this.cache = new ReadCache(options);
+    this.committer = new GroupCommitter<>(name,
+        new SqliteTransactions(writer, name, cache), options.maxBatch());
+  }
+
+  /**
+   * Opens the store at {@code file} with the {@linkplain StoreOptions#defaults() default options},
+   * creating it if missing.
+   *
+   * @see #open(Path, StoreOptions)
+   */
+  public static SqliteIntentStore open(Path file) {
+    return open(file, StoreOptions.defaults());
+  }
+
+  /**
+   * Opens the store at {@code file}, creating it (and a missing directory) if missing. The WAL left
+   * by a crash is replayed; the file is checked with {@code PRAGMA quick_check}.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws StoreLockedException if another instance (in this JVM or another process) has the file
+   *     open; no descriptor is left open
+   * @throws StoreCorruptedException if the file is damaged and the policy is
+   *     {@link CorruptionPolicy#FAIL}; nothing is changed
+   * @throws StoreEncryptionException if the file was written with another key, or the encryption
+   *     setting differs from the file's
+   * @throws StoreException if the directory is not writable, the disk fails or the file was written
+   *     by a newer schema
+   */
+  public static SqliteIntentStore open(Path file, StoreOptions options) {
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(options, "options");
+    Path path = file.toAbsolutePath().normalize();
+    StoreFiles.checkDirectory(path);
+    OwnerLock lock = OwnerLock.acquire(path);
+    try {
+      RecordCodec codec = new RecordCodec(options.encryption());
+      boolean encrypted = options.encryption() != null;
+      SqliteFile.Connections connections;
+      try {
+        connections = SqliteFile.open(path, codec, encrypted);
+      } catch (StoreCorruptedException e) {
+        if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
+          throw e;
+        }
+        quarantine(path, options, e);
+        connections = SqliteFile.open(path, codec, encrypted);
+      }
+      return new SqliteIntentStore(path, options, codec, lock, connections);
+    } catch (RuntimeException e) {
+      try {
+        lock.close();
+      } catch (RuntimeException closeFailure) {
+        e.addSuppressed(closeFailure);
+      }
+      throw e;
+    }
+  }
+
+  private static void quarantine(Path path, StoreOptions options, StoreCorruptedException cause) {
+    List<Path> moved;
+    try {
+      moved = StoreFiles.quarantine(
+          SqliteFile.filesOf(path), options.clock().instant());
+    } catch (IOException e) {
+      StoreCorruptedException failure = new StoreCorruptedException(cause.getMessage()
+          + "; moving the damaged files aside failed: " + e, cause);
+      failure.addSuppressed(e);
+      throw failure;
+    }
+    LOG.log(System.Logger.Level.WARNING, "{0}: damaged store moved aside as {1}: {2}",
+        path, moved, cause.getMessage());
+    try {
+      options.quarantineListener().accept(new QuarantineReport(path, moved, cause.getMessage()));
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "quarantine listener of " + path + " threw", e);
+    }
+  }
+
+  /** The database file this store owns. */
+  public Path path() {
+    return path;
+  }
+
+  @Override
+  public void create(IntentRecord record) {
+    StoreRules.checkNew(record);
+    checkOpen();
+    IntentId id = record.id();
+    byte[] lookup = RecordCodec.lookupKey(id);
+    byte[] business = businessKey(record);
+    byte[] bytes = codec.encode(record);
+    committer.execute(tx -> {
+      Connection c = tx.connection();
+      try {
+        if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
+          throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
+        }
+        if (business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business)) {
+          throw new DuplicateIntentException(id, name + ": the business id of " + id
+              + " is already used by another record in scope '" + id.scope()
+              + "' and operation '" + id.operation() + "'");
+        }
+        try (PreparedStatement st = c.prepareStatement("INSERT INTO intent"
+            + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+          st.setBytes(1, lookup);
+          st.setBytes(2, business);
+          bindDerived(st, 3, record);
+          st.setBytes(7, bytes);
+          st.executeUpdate();
+        }
+      } catch (SQLException e) {
+        tx.failed(e);
+        throw SqliteErrors.translate(e, name, "creating " + id);
+      }
+      tx.stored(record);
+      return null;
+    });
+  }
+
+  @Override
+  public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
+    StoreRules.checkReplacement(expected, replacement);
+    checkOpen();
+    IntentId id = expected.id();
+    byte[] lookup = RecordCodec.lookupKey(id);
+    byte[] bytes = codec.encode(replacement);
+    return committer.execute(tx -> {
+      Connection c = tx.connection();
+      try {
+        IntentRecord current;
+        try (PreparedStatement st = c.prepareStatement(
+            "SELECT record FROM intent WHERE lookup = ?")) {
+          st.setBytes(1, lookup);
+          try (ResultSet rs = st.executeQuery()) {
+            if (!rs.next()) {
+              return false;
+            }
+            current = decode(rs.getBytes(1), id);
+          }
+        }
+        if (current.revision() != expected.revision()) {
+          return false;
+        }
+        try (PreparedStatement st = c.prepareStatement("UPDATE intent SET open_s = ?,"
+            + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ? WHERE lookup = ?")) {
+          bindDerived(st, 1, replacement);
+          st.setBytes(5, bytes);
+          st.setBytes(6, lookup);
+          st.executeUpdate();
+        }
+      } catch (SQLException e) {
+        tx.failed(e);
+        throw SqliteErrors.translate(e, name, "replacing " + id);
+      }
+      tx.stored(replacement);
+      return true;
+    });
+  }
+
+  @Override
+  public Optional<IntentRecord> get(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    checkOpen();
+    return Optional.ofNullable(cache.get(id, this::load));
+  }
+
+  private IntentRecord load(IntentId id) {
+    return read("reading " + id, c -> {
+      try (PreparedStatement st = c.prepareStatement("SELECT record FROM intent WHERE lookup = ?")) {
+        st.setBytes(1, RecordCodec.lookupKey(id));
+        try (ResultSet rs = st.executeQuery()) {
+          return rs.next() ? decode(rs.getBytes(1), id) : null;
+        }
+      }
+    });
+  }
+
+  @Override
+  public Optional<IntentRecord> findByBusinessId(
+      String scope, String operation, String businessId) {
+    byte[] business = BusinessKey.of(Objects.requireNonNull(scope, "scope"),
+        Objects.requireNonNull(operation, "operation"),
+        Objects.requireNonNull(businessId, "businessId"));
+    checkOpen();
+    return Optional.ofNullable(read("finding a business id in " + scope + "/" + operation, c -> {
+      try (PreparedStatement st = c.prepareStatement(
+          "SELECT lookup, record FROM intent WHERE business = ?")) {
+        st.setBytes(1, business);
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next()) {
+            return null;
+          }
+          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
+          if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
+              || !businessId.equals(r.businessId())) {
+            throw new StoreCorruptedException(name + ": the business id index points at record "
+                + r.id() + ", which carries another business id");
+          }
+          return r;
+        }
+      }
+    }));
+  }
+
+  @Override
+  public List<IntentRecord> listUnfinished() {
+    checkOpen();
+    return read("listing unfinished records", c -> {
+      List<IntentRecord> unfinished = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT lookup, record FROM intent"
+          + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
+          ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
+          if (r.state().isTerminal()) {
+            throw new StoreCorruptedException(name + ": record " + r.id() + " is "
+                + r.state() + " but listed in the unfinished index");
+          }
+          unfinished.add(r);
+        }
+      }
+      return unfinished;
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The freed pages are returned to the file system with {@code PRAGMA incremental_vacuum} in
+   * the same commit; the file shrinks when SQLite next checkpoints its WAL (at the latest on close).
+   */
+  @Override
+  public int purgeExpired(Instant now) {
+    Objects.requireNonNull(now, "now");
+    checkOpen();
+    return committer.execute(tx -> {
+      Connection c = tx.connection();
+      try {
+        int deleted;
+        try (PreparedStatement st = c.prepareStatement("DELETE FROM intent"
+            + " WHERE purge_s IS NOT NULL AND (purge_s < ? OR (purge_s = ? AND purge_ns <= ?))")) {
+          st.setLong(1, now.getEpochSecond());
+          st.setLong(2, now.getEpochSecond());
+          st.setInt(3, now.getNano());
+          deleted = st.executeUpdate();
+        }
+        if (deleted > 0) {
+          tx.deletedSome();
+          SqliteFile.execute(c, "PRAGMA incremental_vacuum");
+        }
+        return deleted;
+      } catch (SQLException e) {
+        tx.failed(e);
+        throw SqliteErrors.translate(e, name, "purging expired records");
+      }
+    });
+  }
+
+  /**
+   * Commits queued writes, closes the connections (SQLite then checkpoints and removes the WAL) and
+   * releases the owner lock. Idempotent.
+   *
+   * @throws StoreException if closing a connection or the lock failed; the lock is released anyway
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    StoreException failure = null;
+    try {
+      committer.close();
+    } catch (RuntimeException e) {
+      failure = addFailure(failure, e);
+    }
+    readLock.lock();
+    try {
+      reader.close();
+    } catch (SQLException e) {
+      failure = addFailure(failure, e);
+    } finally {
+      readLock.unlock();
+    }
+    try {
+      writer.close();
+    } catch (SQLException e) {
+      failure = addFailure(failure, e);
+    }
+    try {
+      lock.close();
+    } catch (RuntimeException e) {
+      failure = addFailure(failure, e);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private StoreException addFailure(StoreException failure, Exception e) {
+    if (failure == null) {
+      return new StoreException(name + ": closing the store failed: " + e, e);
+    }
+    failure.addSuppressed(e);
+    return failure;
+  }
+
+  @Override
+  public String toString() {
+    return "SqliteIntentStore{" + name + (closed ? ", closed}" : "}");
+  }
+
+  @FunctionalInterface
+  private interface SqlRead<R> {
+    R apply(Connection reader) throws SQLException;
+  }
+
+  private <R> R read(String what, SqlRead<R> body) {
+    readLock.lock();
+    try {
+      checkOpen();
+      return body.apply(reader);
+    } catch (SQLException e) {
+      throw SqliteErrors.translate(e, name, what);
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StoreException(name + " is closed");
+    }
+  }
+
+  private IntentRecord decode(byte[] bytes, IntentId id) {
+    IntentRecord r = codec.decode(bytes, name + ": record " + id);
+    if (!r.id().equals(id)) {
+      throw new StoreCorruptedException(name + ": the row of record " + id
+          + " holds record " + r.id());
+    }
+    return r;
+  }
+
+  private IntentRecord decodeRow(byte[] lookup, byte[] bytes) {
+    IntentRecord r = codec.decode(bytes, name + ": row " + hexPrefix(lookup));
+    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
+      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " holds record "
+          + r.id() + ", which belongs under another key");
+    }
+    return r;
+  }
+
+  private static String hexPrefix(byte[] lookup) {
+    StringBuilder hex = new StringBuilder("#");
+    for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
+      hex.append(String.format("%02x", lookup[i]));
+    }
+    return hex.toString();
+  }
+
+  private static byte[] businessKey(IntentRecord r) {
+    return r.businessId() == null ? null
+        : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
+  }
+
+  private static boolean exists(Connection c, String sql, byte[] key) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(sql)) {
+      st.setBytes(1, key);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** Binds open_s, open_ns, purge_s, purge_ns from {@code first} on. */
+  private static void bindDerived(PreparedStatement st, int first, IntentRecord r)
+      throws SQLException {
+    boolean terminal = r.state().isTerminal();
+    Instant open = terminal ? null : r.createdAt();
+    Instant purge = terminal ? r.expiresAt() : null;
+    setInstant(st, first, open);
+    setInstant(st, first + 2, purge);
+  }
+
+  private static void setInstant(PreparedStatement st, int index, Instant t) throws SQLException {
+    if (t == null) {
+      st.setNull(index, java.sql.Types.INTEGER);
+      st.setNull(index + 1, java.sql.Types.INTEGER);
+    } else {
+      st.setLong(index, t.getEpochSecond());
+      st.setInt(index + 1, t.getNano());
+    }
+  }
+}

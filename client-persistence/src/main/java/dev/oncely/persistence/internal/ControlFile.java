@@ -1,0 +1,185 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.zip.CRC32;
+
+/**
+ * The commit point of the MapDB engine: a tiny file naming which of the two MapDB copies is
+ * <em>trusted</em> (complete and never written while trusted), at which commit sequence number,
+ * and whether the other copy is known to be identical.
+ *
+ * <p>Layout: two slots at offsets 0 and {@value #SLOT_DISTANCE}, written in turn, so a torn write
+ * can only damage the slot being written; the valid slot with the higher write counter wins.
+ * <pre>
+ *   magic "OMDB" | version u8 | trusted copy u8 (0 = a, 1 = b) | other in sync u8 | pad u8
+ *   write counter i64 | commit sequence i64 | crc32 u32 over the 24 bytes before it
+ * </pre>
+ * Each write is one positional write of 28 bytes followed by {@link FileChannel#force}. Not
+ * thread-safe: only the committer thread writes, and opening reads before it starts.
+ */
+public final class ControlFile implements AutoCloseable {
+  /** The layout version this code writes and reads. */
+  public static final int VERSION = 1;
+
+  static final int SLOT_DISTANCE = 4096;
+  private static final int SLOT_BYTES = 28;
+  private static final byte[] MAGIC = {'O', 'M', 'D', 'B'};
+
+  /**
+   * One decoded slot.
+   *
+   * @param trusted the copy that holds every acknowledged commit (0 or 1)
+   * @param sequence the commit sequence number stored inside the trusted copy
+   * @param otherInSync whether the other copy is byte-for-byte the same state
+   */
+  public record State(int trusted, long sequence, boolean otherInSync) {
+    /** Validates the copy index. */
+    public State {
+      if (trusted != 0 && trusted != 1) {
+        throw new IllegalArgumentException("trusted copy must be 0 or 1, was " + trusted);
+      }
+    }
+  }
+
+  private final Path path;
+  private final FileChannel channel;
+  private long writes;
+
+  private ControlFile(Path path, FileChannel channel) {
+    this.path = path;
+    this.channel = channel;
+  }
+
+  /**
+   * Opens (creating it owner-only if missing) the control file at {@code path}.
+   *
+   * @throws StoreException if the file cannot be opened
+   */
+  public static ControlFile open(Path path) {
+    try {
+      return new ControlFile(path, StoreFiles.openOwnerOnly(path));
+    } catch (IOException e) {
+      throw new StoreException("cannot open the control file " + path + ": " + e, e);
+    }
+  }
+
+  /** The file's path. */
+  public Path path() {
+    return path;
+  }
+
+  /**
+   * Returns the newest valid slot, or empty when the file was never written (all zero or empty).
+   *
+   * @throws StoreCorruptedException if the file holds bytes but no slot verifies, or a slot was
+   *     written by a newer layout version
+   */
+  public Optional<State> read() {
+    try {
+      long size = channel.size();
+      Slot best = null;
+      boolean anyBytes = false;
+      for (int i = 0; i < 2; i++) {
+        ByteBuffer buffer = ByteBuffer.allocate(SLOT_BYTES);
+        channel.read(buffer, (long) i * SLOT_DISTANCE);
+        byte[] bytes = buffer.array();
+        for (byte b : bytes) {
+          anyBytes |= b != 0;
+        }
+        Slot slot = decode(bytes);
+        if (slot != null && (best == null || slot.writes > best.writes)) {
+          best = slot;
+        }
+      }
+      if (best == null) {
+        if (!anyBytes) {
+          return Optional.empty();
+        }
+        throw new StoreCorruptedException(path + ": neither control slot verifies (file is "
+            + size + " bytes; slots at 0 and " + SLOT_DISTANCE + " need " + SLOT_BYTES
+            + " valid bytes each)");
+      }
+      writes = best.writes;
+      return Optional.of(best.state);
+    } catch (IOException e) {
+      throw new StoreException("cannot read the control file " + path + ": " + e, e);
+    }
+  }
+
+  /**
+   * Durably records {@code state} in the slot not holding the newest one. Returns only after
+   * {@link FileChannel#force} returned.
+   *
+   * @throws StoreException if the write or the flush fails; either slot may then be the newest
+   */
+  public void write(State state) {
+    writes++;
+    ByteBuffer buffer = ByteBuffer.allocate(SLOT_BYTES)
+        .put(MAGIC)
+        .put((byte) VERSION)
+        .put((byte) state.trusted())
+        .put((byte) (state.otherInSync() ? 1 : 0))
+        .put((byte) 0)
+        .putLong(writes)
+        .putLong(state.sequence());
+    CRC32 crc = new CRC32();
+    crc.update(buffer.array(), 0, SLOT_BYTES - 4);
+    buffer.putInt((int) crc.getValue()).flip();
+    try {
+      long offset = (writes % 2) * SLOT_DISTANCE;
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, offset + buffer.position());
+      }
+      channel.force(false);
+    } catch (IOException e) {
+      throw new StoreException("cannot write the control file " + path + ": " + e, e);
+    }
+  }
+
+  /** Closes the descriptor. Idempotent. */
+  @Override
+  public void close() {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      throw new StoreException("cannot close the control file " + path + ": " + e, e);
+    }
+  }
+
+  private record Slot(long writes, State state) {}
+
+  private Slot decode(byte[] bytes) {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    for (byte m : MAGIC) {
+      if (in.get() != m) {
+        return null;
+      }
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, SLOT_BYTES - 4);
+    if (ByteBuffer.wrap(bytes, SLOT_BYTES - 4, 4).getInt() != (int) crc.getValue()) {
+      return null;
+    }
+    int version = in.get() & 0xff;
+    if (version != VERSION) {
+      throw new StoreCorruptedException(path + ": control file layout version " + version
+          + " is not supported; this library reads version " + VERSION
+          + " (a newer Oncely wrote it?)");
+    }
+    int trusted = in.get();
+    boolean inSync = in.get() == 1;
+    in.get();
+    long writeCount = in.getLong();
+    long sequence = in.getLong();
+    if (trusted != 0 && trusted != 1) {
+      return null;
+    }
+    return new Slot(writeCount, new State(trusted, sequence, inSync));
+  }
+}

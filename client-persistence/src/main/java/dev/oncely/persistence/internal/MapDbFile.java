@@ -1,0 +1,389 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.mapdb.BTreeMap;
+import org.mapdb.DB;
+import org.mapdb.Serializer;
+import org.mapdb.StoreWAL;
+import org.mapdb.volume.FileChannelVol;
+import org.mapdb.volume.Volume;
+import org.mapdb.volume.VolumeFactory;
+
+/**
+ * One MapDB file (a "copy" of the store) with transactions on and four {@code BTreeMap<byte[],
+ * byte[]>}s: {@link #RECORDS} (lookup key to codec bytes), {@link #UNFINISHED} and {@link #EXPIRY}
+ * (time-ordered indexes whose keys end with the lookup key), {@link #BUSINESS} (business key to
+ * lookup key), plus a meta map holding the layout version and the commit sequence number.
+ *
+ * <p>Every {@link RuntimeException} MapDB throws while opening or reading becomes a
+ * {@link StoreCorruptedException} naming the path. A failed open closes every volume MapDB had
+ * opened (MapDB itself leaks them), and MapDB's own file lock is off: the store holds its own.
+ * Only the committer thread writes; readers and the writer never use one file at the same time.
+ */
+public final class MapDbFile implements AutoCloseable {
+  /** Map index: lookup key to record bytes. */
+  public static final int RECORDS = 0;
+  /** Map index: (createdAt, lookup key) for records in a non-terminal state. */
+  public static final int UNFINISHED = 1;
+  /** Map index: business key to lookup key. */
+  public static final int BUSINESS = 2;
+  /** Map index: (expiresAt, lookup key) for records in a terminal state. */
+  public static final int EXPIRY = 3;
+
+  static final int LAYOUT_VERSION = 1;
+  private static final String[] NAMES = {"records", "unfinished", "business", "expiry"};
+  private static final byte[] META_LAYOUT = "layout".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] META_SEQUENCE = "sequence".getBytes(StandardCharsets.US_ASCII);
+  private static final long LOCK_DISABLED = -1L;
+  private static final int CONCURRENCY_SHIFT = 3;
+  private static final long ALLOCATE_INCREMENT = 1L << 20;
+
+  private final Path path;
+  private final DB db;
+  private final List<BTreeMap<byte[], byte[]>> maps;
+  private final BTreeMap<byte[], byte[]> meta;
+
+  private MapDbFile(Path path, DB db, List<BTreeMap<byte[], byte[]>> maps,
+      BTreeMap<byte[], byte[]> meta) {
+    this.path = path;
+    this.db = db;
+    this.maps = maps;
+    this.meta = meta;
+  }
+
+  /**
+   * Creates a new, empty file at {@code path} (deleting what is there and its MapDB logs) holding
+   * commit sequence {@code sequence}, committed and owner-only.
+   *
+   * @throws StoreException if the file cannot be written
+   */
+  public static MapDbFile create(Path path, long sequence) {
+    deleteWithLogs(path);
+    MapDbFile file = open(path, true);
+    try {
+      file.meta.put(META_LAYOUT, longBytes(LAYOUT_VERSION));
+      file.meta.put(META_SEQUENCE, longBytes(sequence));
+      file.commit();
+      return file;
+    } catch (RuntimeException e) {
+      file.closeQuietly(e);
+      throw e instanceof StoreException s ? s
+          : new StoreException("cannot create " + path + ": " + e, e);
+    }
+  }
+
+  /**
+   * Opens the existing file at {@code path}. Leftover MapDB logs are deleted first: MapDB never
+   * replays them, and the store only opens copies whose last commit returned.
+   *
+   * @throws StoreCorruptedException if the file is missing, fails to open, lacks a map or has an
+   *     unknown layout version
+   */
+  public static MapDbFile openExisting(Path path) {
+    if (!Files.isRegularFile(path)) {
+      throw new StoreCorruptedException(path + ": the MapDB copy is missing");
+    }
+    deleteLogs(path);
+    MapDbFile file = open(path, false);
+    try {
+      byte[] layout = file.meta.get(META_LAYOUT);
+      if (layout == null || layout.length != 8) {
+        throw new StoreCorruptedException(path + ": the layout version entry is missing");
+      }
+      long version = ByteBuffer.wrap(layout).getLong();
+      if (version != LAYOUT_VERSION) {
+        throw new StoreCorruptedException(path + ": MapDB layout version " + version
+            + " is not supported; this library reads version " + LAYOUT_VERSION);
+      }
+      return file;
+    } catch (RuntimeException e) {
+      file.closeQuietly(e);
+      throw corrupted(path, "reading the layout version", e);
+    }
+  }
+
+  private static MapDbFile open(Path path, boolean create) {
+    TrackingVolumes volumes = new TrackingVolumes();
+    DB db = null;
+    try {
+      StoreWAL store = StoreWAL.make(path.toString(), volumes, LOCK_DISABLED, true,
+          CONCURRENCY_SHIFT, ALLOCATE_INCREMENT, 0L, false, false, false, true, false);
+      db = new DB(store, !create, true, MapDbFile.class.getClassLoader(), 0);
+      List<BTreeMap<byte[], byte[]>> maps = new ArrayList<>(NAMES.length);
+      for (String name : NAMES) {
+        maps.add(map(db, name, create));
+      }
+      BTreeMap<byte[], byte[]> meta = map(db, "meta", create);
+      volumes.stopTracking();
+      return new MapDbFile(path, db, maps, meta);
+    } catch (RuntimeException | Error e) {
+      if (db != null) {
+        try {
+          db.close();
+        } catch (RuntimeException closeFailure) {
+          e.addSuppressed(closeFailure);
+        }
+      }
+      volumes.closeAll(e);
+      if (e instanceof Error error && !(e instanceof StackOverflowError)
+          && !(e instanceof AssertionError)) {
+        throw error;
+      }
+      if (create) {
+        throw new StoreException("cannot create the MapDB file " + path + ": " + e, e);
+      }
+      throw corrupted(path, "opening", e);
+    }
+  }
+
+  private static BTreeMap<byte[], byte[]> map(DB db, String name, boolean create) {
+    DB.TreeMapMaker<byte[], byte[]> maker =
+        db.treeMap(name, Serializer.BYTE_ARRAY, Serializer.BYTE_ARRAY);
+    return create ? maker.create() : maker.open();
+  }
+
+  /** The file's path. */
+  public Path path() {
+    return path;
+  }
+
+  /** The commit sequence number stored in this copy. */
+  public long sequence() {
+    try {
+      byte[] bytes = meta.get(META_SEQUENCE);
+      if (bytes == null || bytes.length != 8) {
+        throw new StoreCorruptedException(path + ": the commit sequence entry is missing");
+      }
+      return ByteBuffer.wrap(bytes).getLong();
+    } catch (RuntimeException e) {
+      throw corrupted(path, "reading the commit sequence", e);
+    }
+  }
+
+  /** Sets the commit sequence number (uncommitted until {@link #commit}). */
+  public void sequence(long sequence) {
+    meta.put(META_SEQUENCE, longBytes(sequence));
+  }
+
+  /** Returns the value under {@code key} in map {@code map}, or null. */
+  public byte[] get(int map, byte[] key) {
+    try {
+      return maps.get(map).get(key);
+    } catch (RuntimeException e) {
+      throw corrupted(path, "reading the " + NAMES[map] + " map", e);
+    }
+  }
+
+  /** Puts {@code value} under {@code key} (uncommitted until {@link #commit}). */
+  public void put(int map, byte[] key, byte[] value) {
+    maps.get(map).put(key, value);
+  }
+
+  /** Removes {@code key} (uncommitted until {@link #commit}). */
+  public void remove(int map, byte[] key) {
+    maps.get(map).remove(key);
+  }
+
+  /**
+   * Returns the entries of map {@code map} with keys in [{@code from}, {@code to}) in key order
+   * ({@code to} null: to the end). Iteration failures become {@link StoreCorruptedException}.
+   */
+  public Iterable<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
+    BTreeMap<byte[], byte[]> m = maps.get(map);
+    Iterable<Map.Entry<byte[], byte[]>> view = () -> (to == null
+        ? m.tailMap(from, true) : m.subMap(from, true, to, false)).entrySet().iterator();
+    return () -> guarded(view.iterator(), NAMES[map]);
+  }
+
+  /** Returns every entry of map {@code map} in key order. */
+  public Iterable<Map.Entry<byte[], byte[]>> all(int map) {
+    BTreeMap<byte[], byte[]> m = maps.get(map);
+    return () -> guarded(m.entrySet().iterator(), NAMES[map]);
+  }
+
+  /**
+   * Walks every map from end to end, so damaged tree nodes show up now instead of as a missing
+   * record later, and returns how many records the copy holds.
+   *
+   * @throws StoreCorruptedException if MapDB fails to read a node
+   */
+  public long walk() {
+    long records = 0;
+    for (int i = 0; i < NAMES.length; i++) {
+      Iterator<byte[]> keys = guarded(maps.get(i).keySet().iterator(), NAMES[i]);
+      long n = 0;
+      while (keys.hasNext()) {
+        keys.next();
+        n++;
+      }
+      if (i == RECORDS) {
+        records = n;
+      }
+    }
+    return records;
+  }
+
+  /** Makes every change since the last commit durable (MapDB's log, copy and fsync). */
+  public void commit() {
+    db.commit();
+  }
+
+  /** Drops every change since the last commit. */
+  public void rollback() {
+    db.rollback();
+  }
+
+  /** Closes MapDB's volumes. Idempotent. */
+  @Override
+  public void close() {
+    if (!db.isClosed()) {
+      db.close();
+    }
+  }
+
+  /** Closes, adding any failure to {@code primary}. */
+  public void closeQuietly(Throwable primary) {
+    try {
+      close();
+    } catch (RuntimeException e) {
+      primary.addSuppressed(e);
+    }
+  }
+
+  /** Deletes {@code path} and MapDB's logs beside it. */
+  public static void deleteWithLogs(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      throw new StoreException("cannot delete " + path + ": " + e, e);
+    }
+    deleteLogs(path);
+  }
+
+  /** MapDB's log files of {@code path} ({@code <name>.wal.<n>}). */
+  public static List<Path> logsOf(Path path) {
+    List<Path> logs = new ArrayList<>();
+    Path dir = path.toAbsolutePath().getParent();
+    String prefix = path.getFileName() + ".wal.";
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, prefix + "*")) {
+      stream.forEach(logs::add);
+    } catch (IOException e) {
+      throw new StoreException("cannot list MapDB logs beside " + path + ": " + e, e);
+    }
+    return logs;
+  }
+
+  private static void deleteLogs(Path path) {
+    for (Path log : logsOf(path)) {
+      try {
+        Files.deleteIfExists(log);
+      } catch (IOException e) {
+        throw new StoreException("cannot delete the stale MapDB log " + log + ": " + e, e);
+      }
+    }
+  }
+
+  static byte[] longBytes(long value) {
+    return ByteBuffer.allocate(8).putLong(value).array();
+  }
+
+  private static StoreCorruptedException corrupted(Path path, String doing, Throwable e) {
+    if (e instanceof StoreCorruptedException c) {
+      return c;
+    }
+    return new StoreCorruptedException(path + ": MapDB failed while " + doing + ": "
+        + e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
+  }
+
+  private <E> Iterator<E> guarded(Iterator<E> inner, String mapName) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        try {
+          return inner.hasNext();
+        } catch (RuntimeException e) {
+          throw corrupted(path, "iterating the " + mapName + " map", e);
+        }
+      }
+
+      @Override
+      public E next() {
+        try {
+          return inner.next();
+        } catch (RuntimeException e) {
+          throw corrupted(path, "iterating the " + mapName + " map", e);
+        }
+      }
+    };
+  }
+
+  /**
+   * Opens MapDB's volumes through {@link FileChannelVol} and remembers those opened while the
+   * file is being opened, so a failed open can close them (MapDB does not).
+   */
+  private static final class TrackingVolumes extends VolumeFactory {
+    private final List<Volume> opened = new ArrayList<>();
+    private volatile boolean tracking = true;
+
+    @Override
+    public Volume makeVolume(String file, boolean readOnly, long fileLockWait, int sliceShift,
+        long initSize, boolean fixedSize) {
+      if (!readOnly) {
+        try {
+          StoreFiles.createOwnerOnly(Path.of(file));
+        } catch (IOException e) {
+          throw new StoreException("cannot create " + file + " owner-only: " + e, e);
+        }
+      }
+      Volume volume = CommitCrashPoints.wrap(file, FileChannelVol.FACTORY.makeVolume(
+          file, readOnly, fileLockWait, sliceShift, initSize, fixedSize));
+      if (tracking) {
+        synchronized (opened) {
+          opened.add(volume);
+        }
+      }
+      return volume;
+    }
+
+    @Override
+    public boolean exists(String file) {
+      return FileChannelVol.FACTORY.exists(file);
+    }
+
+    @Override
+    public boolean handlesReadonly() {
+      return FileChannelVol.FACTORY.handlesReadonly();
+    }
+
+    void stopTracking() {
+      tracking = false;
+      synchronized (opened) {
+        opened.clear();
+      }
+    }
+
+    void closeAll(Throwable primary) {
+      synchronized (opened) {
+        for (Volume v : opened) {
+          try {
+            v.close();
+          } catch (RuntimeException e) {
+            primary.addSuppressed(e);
+          }
+        }
+        opened.clear();
+      }
+    }
+  }
+}

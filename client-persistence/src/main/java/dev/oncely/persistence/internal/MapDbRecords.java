@@ -1,0 +1,224 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.spi.DuplicateIntentException;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoreCorruptedException;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
+ * {@link MapDbBatch} on the committer thread, reads go to the trusted copy. Every value read is
+ * verified twice: its checksum (by the {@link RecordCodec}) and that it belongs under the key it
+ * was found at, so a value MapDB misplaced is reported instead of returned. Thread-safe.
+ */
+public final class MapDbRecords {
+  private static final int LOOKUP_BYTES = 32;
+  private static final int TIME_BYTES = 12;
+  private static final byte[] EMPTY = new byte[0];
+
+  private final RecordCodec codec;
+
+  /** Records encoded and verified by {@code codec}. */
+  public MapDbRecords(RecordCodec codec) {
+    this.codec = codec;
+  }
+
+  /**
+   * Stores a new record; validates before changing anything.
+   *
+   * @throws DuplicateIntentException if the id or the business id is taken
+   */
+  public void create(MapDbBatch batch, IntentRecord record) {
+    byte[] lookup = RecordCodec.lookupKey(record.id());
+    if (batch.get(MapDbFile.RECORDS, lookup) != null) {
+      throw new DuplicateIntentException(record.id(), "record " + record.id() + " already exists");
+    }
+    byte[] business = businessKey(record);
+    if (business != null) {
+      byte[] owner = batch.get(MapDbFile.BUSINESS, business);
+      if (owner != null) {
+        throw new DuplicateIntentException(record.id(), "business id is already used by record "
+            + describe(batch, owner) + " in scope '" + record.id().scope() + "' and operation '"
+            + record.id().operation() + "'");
+      }
+    }
+    byte[] bytes = codec.encode(record);
+    batch.put(MapDbFile.RECORDS, lookup, bytes);
+    if (business != null) {
+      batch.put(MapDbFile.BUSINESS, business, lookup);
+    }
+    batch.put(indexOf(record), indexKey(record, lookup), EMPTY);
+    batch.wrote(record);
+  }
+
+  /**
+   * Replaces the stored record if it still has {@code expected}'s revision.
+   *
+   * @return false if it is missing or was changed since
+   */
+  public boolean compareAndSet(MapDbBatch batch, IntentRecord expected, IntentRecord replacement) {
+    byte[] lookup = RecordCodec.lookupKey(expected.id());
+    byte[] currentBytes = batch.get(MapDbFile.RECORDS, lookup);
+    if (currentBytes == null) {
+      return false;
+    }
+    IntentRecord current = decode(currentBytes, lookup, "the record being replaced");
+    if (current.revision() != expected.revision()) {
+      return false;
+    }
+    byte[] bytes = codec.encode(replacement);
+    batch.put(MapDbFile.RECORDS, lookup, bytes);
+    byte[] oldIndexKey = indexKey(current, lookup);
+    byte[] newIndexKey = indexKey(replacement, lookup);
+    if (indexOf(current) != indexOf(replacement) || !Arrays.equals(oldIndexKey, newIndexKey)) {
+      batch.remove(indexOf(current), oldIndexKey);
+      batch.put(indexOf(replacement), newIndexKey, EMPTY);
+    }
+    batch.wrote(replacement);
+    return true;
+  }
+
+  /** Deletes finished records that expired at or before {@code now}; returns how many. */
+  public int purge(MapDbBatch batch, Instant now) {
+    List<byte[]> due = new ArrayList<>();
+    byte[] end = timePrefix(now.plusNanos(1));
+    for (Map.Entry<byte[], byte[]> e : batch.range(MapDbFile.EXPIRY, new byte[0], end)) {
+      due.add(e.getKey());
+    }
+    int purged = 0;
+    for (byte[] indexKey : due) {
+      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
+      byte[] bytes = batch.get(MapDbFile.RECORDS, lookup);
+      batch.remove(MapDbFile.EXPIRY, indexKey);
+      if (bytes == null) {
+        continue;
+      }
+      IntentRecord r = decode(bytes, lookup, "a record due for purge");
+      if (!r.state().isTerminal() || r.expiresAt().isAfter(now)) {
+        throw new StoreCorruptedException("expiry index entry " + hex(lookup) + " points to "
+            + r.id() + " in state " + r.state() + " expiring " + r.expiresAt());
+      }
+      batch.remove(MapDbFile.RECORDS, lookup);
+      byte[] business = businessKey(r);
+      if (business != null && Arrays.equals(lookup, batch.get(MapDbFile.BUSINESS, business))) {
+        batch.remove(MapDbFile.BUSINESS, business);
+      }
+      purged++;
+    }
+    return purged;
+  }
+
+  /** Returns the record with {@code id} in {@code file}, or null. */
+  public IntentRecord get(MapDbFile file, IntentId id) {
+    byte[] lookup = RecordCodec.lookupKey(id);
+    byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
+    if (bytes == null) {
+      return null;
+    }
+    IntentRecord r = decode(bytes, lookup, file.path().toString());
+    if (!r.id().equals(id)) {
+      throw new StoreCorruptedException(file.path() + ": entry " + hex(lookup)
+          + " holds record " + r.id() + " instead of " + id);
+    }
+    return r;
+  }
+
+  /** Returns the record carrying {@code businessId}, or null. */
+  public IntentRecord findByBusinessId(MapDbFile file, String scope, String operation,
+      String businessId) {
+    byte[] lookup = file.get(MapDbFile.BUSINESS, BusinessKey.of(scope, operation, businessId));
+    if (lookup == null) {
+      return null;
+    }
+    byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
+    if (bytes == null) {
+      throw new StoreCorruptedException(file.path() + ": business index points to entry "
+          + hex(lookup) + ", which is missing");
+    }
+    IntentRecord r = decode(bytes, lookup, file.path().toString());
+    if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
+        || !businessId.equals(r.businessId())) {
+      throw new StoreCorruptedException(file.path() + ": business index points to record "
+          + r.id() + ", which carries another business id");
+    }
+    return r;
+  }
+
+  /** Returns every unfinished record, oldest first, from the index (no full scan). */
+  public List<IntentRecord> listUnfinished(MapDbFile file) {
+    List<IntentRecord> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
+      byte[] indexKey = e.getKey();
+      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
+      byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
+      if (bytes == null) {
+        throw new StoreCorruptedException(file.path() + ": unfinished index points to entry "
+            + hex(lookup) + ", which is missing");
+      }
+      IntentRecord r = decode(bytes, lookup, file.path().toString());
+      if (r.state().isTerminal() || !Arrays.equals(indexKey, indexKey(r, lookup))) {
+        throw new StoreCorruptedException(file.path() + ": unfinished index entry of " + r.id()
+            + " does not match the record (state " + r.state() + ")");
+      }
+      out.add(r);
+    }
+    return out;
+  }
+
+  /**
+   * Decodes the first record of {@code file}, so a wrong encryption key or an unreadable record
+   * format fails at open rather than at the first read.
+   */
+  public void checkFirstRecord(MapDbFile file) {
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
+      decode(e.getValue(), e.getKey(), file.path().toString());
+      return;
+    }
+  }
+
+  private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {
+    IntentRecord r = codec.decode(bytes, where + " entry " + hex(lookup));
+    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
+      throw new StoreCorruptedException(where + ": entry " + hex(lookup) + " holds record "
+          + r.id() + ", which belongs under another key");
+    }
+    return r;
+  }
+
+  private String describe(MapDbBatch batch, byte[] lookup) {
+    byte[] bytes = batch.get(MapDbFile.RECORDS, lookup);
+    return bytes == null ? "entry " + hex(lookup)
+        : decode(bytes, lookup, "the record owning a business id").id().toString();
+  }
+
+  private static int indexOf(IntentRecord r) {
+    return r.state().isTerminal() ? MapDbFile.EXPIRY : MapDbFile.UNFINISHED;
+  }
+
+  private static byte[] indexKey(IntentRecord r, byte[] lookup) {
+    Instant t = r.state().isTerminal() ? r.expiresAt() : r.createdAt();
+    return ByteBuffer.allocate(TIME_BYTES + LOOKUP_BYTES).put(timePrefix(t)).put(lookup).array();
+  }
+
+  /** Big-endian seconds with the sign bit flipped, then nanos: unsigned byte order is time order. */
+  private static byte[] timePrefix(Instant t) {
+    return ByteBuffer.allocate(TIME_BYTES)
+        .putLong(t.getEpochSecond() ^ Long.MIN_VALUE).putInt(t.getNano()).array();
+  }
+
+  private static byte[] businessKey(IntentRecord r) {
+    return r.businessId() == null ? null
+        : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
+  }
+
+  private static String hex(byte[] lookup) {
+    return "#" + HexFormat.of().formatHex(lookup, 0, Math.min(6, lookup.length));
+  }
+}

@@ -1,0 +1,393 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.persistence.StoreEncryption;
+import dev.oncely.persistence.StoreEncryptionException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+
+/**
+ * Turns an {@link IntentRecord} into self-checking bytes and back. Thread-safe.
+ *
+ * <p>Layout, version 1 (all integers big-endian):
+ * <pre>
+ *   magic 'O' 'R' | version u8 | flags u8 (bit 0: sealed part encrypted)
+ *   public part:  scope, operation, businessId?, method, url, mediaType?, pollUrl?, reason?
+ *                 state u8, attempts i32, revision i64, replayed u8,
+ *                 createdAt, updatedAt, expiresAt, nextAttemptAt?   (instant = i64 s + i32 ns)
+ *   sealed part:  u32 length, then either the plain bytes or 12-byte nonce + AES-GCM(bytes)
+ *                 with the header and public part as associated data;
+ *                 bytes = key, fingerprint, headers, body, lastResponse?
+ *   crc32 u32 over everything before it
+ * </pre>
+ * Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The CRC
+ * catches truncation, torn writes and bit flips; GCM additionally catches a wrong key.
+ */
+public final class RecordCodec {
+  /** The format version this code writes; it reads versions 1 up to this. */
+  public static final int FORMAT_VERSION = 1;
+
+  private static final byte MAGIC_0 = 'O';
+  private static final byte MAGIC_1 = 'R';
+  private static final int FLAG_ENCRYPTED = 1;
+  private static final int NONCE_BYTES = 12;
+  private static final int TAG_BITS = 128;
+  private static final IntentState[] STATES = IntentState.values();
+
+  private final StoreEncryption encryption;
+  private final SecureRandom random = new SecureRandom();
+
+  /** A codec that writes plain records and refuses encrypted ones. */
+  public RecordCodec() {
+    this(null);
+  }
+
+  /** A codec that seals the sensitive part with {@code encryption}; null means plain. */
+  public RecordCodec(StoreEncryption encryption) {
+    this.encryption = encryption;
+  }
+
+  /**
+   * Returns a fixed-length (32 bytes) lookup key for {@code id}: SHA-256 over the length-prefixed
+   * scope, operation and key, so stores can index records without keeping the key in clear.
+   */
+  public static byte[] lookupKey(IntentId id) {
+    MessageDigest sha = sha256();
+    for (String part : List.of(id.scope(), id.operation(), id.key())) {
+      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+      sha.update(bytes);
+    }
+    return sha.digest();
+  }
+
+  /** Returns the bytes of {@code record}. */
+  public byte[] encode(IntentRecord record) {
+    try {
+      ByteArrayOutputStream buffer = new ByteArrayOutputStream(256 + record.bodyLength());
+      DataOutputStream out = new DataOutputStream(buffer);
+      out.writeByte(MAGIC_0);
+      out.writeByte(MAGIC_1);
+      out.writeByte(FORMAT_VERSION);
+      out.writeByte(encryption == null ? 0 : FLAG_ENCRYPTED);
+      writePublic(out, record);
+      out.flush();
+      byte[] sealed = seal(sealedPart(record), buffer.toByteArray());
+      out.writeInt(sealed.length);
+      out.write(sealed);
+      out.flush();
+      CRC32 crc = new CRC32();
+      crc.update(buffer.toByteArray());
+      out.writeInt((int) crc.getValue());
+      return buffer.toByteArray();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory cannot fail", e);
+    }
+  }
+
+  /**
+   * Returns the record held in {@code bytes}.
+   *
+   * @param where names the store and entry in error messages (never a key)
+   * @throws StoreCorruptedException if the bytes are truncated, damaged or of an unknown version
+   * @throws StoreEncryptionException if the sealed part cannot be opened with this codec's key
+   */
+  public IntentRecord decode(byte[] bytes, String where) {
+    if (bytes == null || bytes.length < 8) {
+      throw new StoreCorruptedException(where + ": record is "
+          + (bytes == null ? "missing" : bytes.length + " bytes") + ", shorter than any valid record");
+    }
+    if (bytes[0] != MAGIC_0 || bytes[1] != MAGIC_1) {
+      throw new StoreCorruptedException(where + ": record does not start with the format magic");
+    }
+    int version = bytes[2] & 0xff;
+    if (version < 1 || version > FORMAT_VERSION) {
+      throw new StoreCorruptedException(where + ": record format version " + version
+          + " is not supported; this library reads versions 1 to " + FORMAT_VERSION
+          + " (a newer Oncely wrote it?)");
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - 4);
+    int stored = ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
+    if (stored != (int) crc.getValue()) {
+      throw new StoreCorruptedException(String.format(
+          "%s: record checksum mismatch (stored %08x, computed %08x, %d bytes)",
+          where, stored, (int) crc.getValue(), bytes.length));
+    }
+    boolean encrypted = (bytes[3] & FLAG_ENCRYPTED) != 0;
+    try {
+      ByteArrayInputStream body = new ByteArrayInputStream(bytes, 4, bytes.length - 8);
+      DataInputStream in = new DataInputStream(body);
+      PublicPart pub = readPublic(in);
+      int publicEnd = bytes.length - 4 - body.available();
+      int sealedLength = in.readInt();
+      byte[] sealed = in.readNBytes(sealedLength);
+      if (sealed.length != sealedLength || in.available() != 0) {
+        throw new StoreCorruptedException(where + ": sealed part length " + sealedLength
+            + " does not match the record size " + bytes.length);
+      }
+      byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
+      byte[] plain = encrypted ? open(sealed, aad, where) : sealed;
+      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
+    } catch (EOFException | IllegalArgumentException | NullPointerException e) {
+      throw new StoreCorruptedException(where + ": record fields are malformed: " + e.getMessage(),
+          e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading from memory cannot fail", e);
+    }
+  }
+
+  private record PublicPart(
+      String scope, String operation, String businessId, String method, String url,
+      String mediaType, String pollUrl, String reason, IntentState state, int attempts,
+      long revision, boolean replayed, Instant createdAt, Instant updatedAt, Instant expiresAt,
+      Instant nextAttemptAt) {}
+
+  private static void writePublic(DataOutputStream out, IntentRecord r) throws IOException {
+    writeString(out, r.id().scope());
+    writeString(out, r.id().operation());
+    writeOptionalString(out, r.businessId());
+    writeString(out, r.method());
+    writeString(out, r.url());
+    writeOptionalString(out, r.mediaType());
+    writeOptionalString(out, r.pollUrl());
+    writeOptionalString(out, r.reason());
+    out.writeByte(r.state().ordinal());
+    out.writeInt(r.attempts());
+    out.writeLong(r.revision());
+    out.writeBoolean(r.replayed());
+    writeInstant(out, r.createdAt());
+    writeInstant(out, r.updatedAt());
+    writeInstant(out, r.expiresAt());
+    out.writeBoolean(r.nextAttemptAt() != null);
+    if (r.nextAttemptAt() != null) {
+      writeInstant(out, r.nextAttemptAt());
+    }
+  }
+
+  private static PublicPart readPublic(DataInputStream in) throws IOException {
+    String scope = readString(in);
+    String operation = readString(in);
+    String businessId = readOptionalString(in);
+    String method = readString(in);
+    String url = readString(in);
+    String mediaType = readOptionalString(in);
+    String pollUrl = readOptionalString(in);
+    String reason = readOptionalString(in);
+    int state = in.readUnsignedByte();
+    if (state >= STATES.length) {
+      throw new IllegalArgumentException("unknown state ordinal " + state);
+    }
+    int attempts = in.readInt();
+    long revision = in.readLong();
+    boolean replayed = in.readBoolean();
+    Instant createdAt = readInstant(in);
+    Instant updatedAt = readInstant(in);
+    Instant expiresAt = readInstant(in);
+    Instant nextAttemptAt = in.readBoolean() ? readInstant(in) : null;
+    return new PublicPart(scope, operation, businessId, method, url, mediaType, pollUrl, reason,
+        STATES[state], attempts, revision, replayed, createdAt, updatedAt, expiresAt,
+        nextAttemptAt);
+  }
+
+  private static byte[] sealedPart(IntentRecord r) throws IOException {
+    ByteArrayOutputStream buffer = new ByteArrayOutputStream(64 + r.bodyLength());
+    DataOutputStream out = new DataOutputStream(buffer);
+    writeString(out, r.id().key());
+    writeString(out, r.fingerprint());
+    writeHeaders(out, r.headers());
+    writeBytes(out, r.body());
+    StoredResponse response = r.lastResponse();
+    out.writeBoolean(response != null);
+    if (response != null) {
+      out.writeShort(response.status());
+      writeHeaders(out, response.headers());
+      writeBytes(out, response.body());
+    }
+    out.flush();
+    return buffer.toByteArray();
+  }
+
+  private static IntentRecord readSealed(DataInputStream in, PublicPart p) throws IOException {
+    String key = readString(in);
+    String fingerprint = readString(in);
+    Map<String, List<String>> headers = readHeaders(in);
+    byte[] body = readBytes(in);
+    StoredResponse response = null;
+    if (in.readBoolean()) {
+      int status = in.readUnsignedShort();
+      response = StoredResponse.of(status, readHeaders(in), readBytes(in));
+    }
+    if (in.available() != 0) {
+      throw new IllegalArgumentException(in.available() + " unexpected bytes after the fields");
+    }
+    return IntentRecord.builder()
+        .id(IntentId.of(p.scope(), p.operation(), key))
+        .businessId(p.businessId())
+        .method(p.method())
+        .url(p.url())
+        .headers(headers)
+        .body(body, p.mediaType())
+        .fingerprint(fingerprint)
+        .state(p.state())
+        .attempts(p.attempts())
+        .nextAttemptAt(p.nextAttemptAt())
+        .pollUrl(p.pollUrl())
+        .lastResponse(response)
+        .replayed(p.replayed())
+        .reason(p.reason())
+        .createdAt(p.createdAt())
+        .updatedAt(p.updatedAt())
+        .expiresAt(p.expiresAt())
+        .revision(p.revision())
+        .build();
+  }
+
+  private byte[] seal(byte[] plain, byte[] aad) {
+    if (encryption == null) {
+      return plain;
+    }
+    try {
+      byte[] nonce = new byte[NONCE_BYTES];
+      random.nextBytes(nonce);
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.ENCRYPT_MODE, encryption.secretKey(), new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(aad);
+      byte[] sealed = cipher.doFinal(plain);
+      return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
+    }
+  }
+
+  private byte[] open(byte[] sealed, byte[] aad, String where) {
+    if (encryption == null) {
+      throw new StoreEncryptionException(where + ": record is encrypted but the store was opened"
+          + " without StoreEncryption", null);
+    }
+    if (sealed.length < NONCE_BYTES) {
+      throw new StoreCorruptedException(where + ": encrypted part is " + sealed.length
+          + " bytes, shorter than its nonce");
+    }
+    try {
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.DECRYPT_MODE, encryption.secretKey(),
+          new GCMParameterSpec(TAG_BITS, sealed, 0, NONCE_BYTES));
+      cipher.updateAAD(aad);
+      return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
+    } catch (AEADBadTagException e) {
+      throw new StoreEncryptionException(where + ": record cannot be decrypted; the store was"
+          + " written with another encryption key", e);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
+    }
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
+  }
+
+  private static void writeString(DataOutputStream out, String s) throws IOException {
+    writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String readString(DataInputStream in) throws IOException {
+    return new String(readBytes(in), StandardCharsets.UTF_8);
+  }
+
+  private static void writeOptionalString(DataOutputStream out, String s) throws IOException {
+    out.writeBoolean(s != null);
+    if (s != null) {
+      writeString(out, s);
+    }
+  }
+
+  private static String readOptionalString(DataInputStream in) throws IOException {
+    return in.readBoolean() ? readString(in) : null;
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] bytes) throws IOException {
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  private static byte[] readBytes(DataInputStream in) throws IOException {
+    int length = in.readInt();
+    if (length < 0 || length > in.available()) {
+      throw new IllegalArgumentException(
+          "field length " + length + " exceeds the " + in.available() + " bytes left");
+    }
+    return in.readNBytes(length);
+  }
+
+  private static void writeInstant(DataOutputStream out, Instant t) throws IOException {
+    out.writeLong(t.getEpochSecond());
+    out.writeInt(t.getNano());
+  }
+
+  private static Instant readInstant(DataInputStream in) throws IOException {
+    return Instant.ofEpochSecond(in.readLong(), in.readInt());
+  }
+
+  private static void writeHeaders(DataOutputStream out, Map<String, List<String>> headers)
+      throws IOException {
+    out.writeInt(headers.size());
+    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+      writeString(out, e.getKey());
+      out.writeInt(e.getValue().size());
+      for (String v : e.getValue()) {
+        writeString(out, v);
+      }
+    }
+  }
+
+  private static Map<String, List<String>> readHeaders(DataInputStream in) throws IOException {
+    int count = in.readInt();
+    if (count < 0 || count > in.available()) {
+      throw new IllegalArgumentException("header count " + count + " is impossible");
+    }
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      String name = readString(in);
+      int values = in.readInt();
+      if (values < 0 || values > in.available()) {
+        throw new IllegalArgumentException("value count " + values + " is impossible");
+      }
+      List<String> list = new ArrayList<>(values);
+      for (int v = 0; v < values; v++) {
+        list.add(readString(in));
+      }
+      headers.put(name, list);
+    }
+    return headers;
+  }
+}

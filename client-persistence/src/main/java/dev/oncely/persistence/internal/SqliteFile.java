@@ -1,0 +1,255 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreException;
+import dev.oncely.persistence.StoreEncryptionException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteOpenMode;
+
+/**
+ * Creates, opens and verifies the SQLite file of a {@code SqliteIntentStore}: schema, pragmas,
+ * {@code PRAGMA quick_check}, schema version and the encryption canary.
+ *
+ * <p>A new file is built as {@code <name>.new}, closed (which checkpoints and removes its WAL) and
+ * renamed into place, so an existing store file always holds a committed schema: an existing
+ * file without one was truncated or overwritten and is reported as corrupt, never re-initialised.
+ */
+public final class SqliteFile {
+  /** The schema version this code writes and reads. */
+  public static final int SCHEMA_VERSION = 1;
+
+  private static final String[] SCHEMA = {
+      "CREATE TABLE oncely_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
+      "CREATE TABLE intent ("
+          + " lookup BLOB NOT NULL PRIMARY KEY,"
+          + " business BLOB UNIQUE,"
+          + " open_s INTEGER, open_ns INTEGER,"
+          + " purge_s INTEGER, purge_ns INTEGER,"
+          + " record BLOB NOT NULL)",
+      "CREATE INDEX intent_unfinished ON intent(open_s, open_ns) WHERE open_s IS NOT NULL",
+      "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
+
+  private static final IntentRecord CANARY = IntentRecord.builder()
+      .id(IntentId.of("oncely", "canary", "canary"))
+      .method("GET")
+      .url("oncely:canary")
+      .fingerprint("canary")
+      .state(IntentState.COMPLETED)
+      .createdAt(Instant.EPOCH)
+      .updatedAt(Instant.EPOCH)
+      .expiresAt(Instant.EPOCH)
+      .build();
+
+  /** The writer (owned by the committer thread) and the reader connection of an open file. */
+  public record Connections(Connection writer, Connection reader) {}
+
+  private SqliteFile() {}
+
+  /** The files SQLite keeps for {@code path}: the database, its WAL and its shared memory index. */
+  public static List<Path> filesOf(Path path) {
+    return List.of(path, sibling(path, "-wal"), sibling(path, "-shm"));
+  }
+
+  /**
+   * Opens {@code path}, creating a new store if neither it nor its WAL exists, and verifies it.
+   * {@code encrypted} says whether {@code codec} seals records.
+   *
+   * @throws StoreCorruptedException if the file is damaged, not a database or not an Oncely store
+   * @throws StoreEncryptionException if the encryption setting or key does not match the file's
+   * @throws StoreException for any other failure (unreadable, newer schema, I/O)
+   */
+  public static Connections open(Path path, RecordCodec codec, boolean encrypted) {
+    if (!Files.exists(path)) {
+      if (Files.exists(sibling(path, "-wal"))) {
+        throw new StoreCorruptedException(path + " is missing but its write-ahead log "
+            + sibling(path, "-wal") + " exists; the database file was deleted or moved");
+      }
+      create(path, codec, encrypted);
+    }
+    Connection writer = null;
+    Connection reader = null;
+    try {
+      for (Path file : filesOf(path)) {
+        StoreFiles.tightenToOwner(file);
+      }
+      writer = connect(path, false);
+      configure(writer, path);
+      quickCheck(writer, path);
+      checkMeta(writer, path, codec, encrypted);
+      reader = connect(path, false);
+      execute(reader, "PRAGMA query_only = ON");
+      execute(reader, "PRAGMA cell_size_check = ON");
+      return new Connections(writer, reader);
+    } catch (SQLException e) {
+      closeAll(e, reader, writer);
+      throw SqliteErrors.translate(e, path.toString(), "opening the store");
+    } catch (IOException e) {
+      closeAll(e, reader, writer);
+      throw new StoreException(path + ": opening the store failed: " + e, e);
+    } catch (RuntimeException e) {
+      closeAll(e, reader, writer);
+      if (e instanceof StoreException store) {
+        throw store;
+      }
+      throw new StoreException(path + ": opening the store failed: " + e, e);
+    }
+  }
+
+  private static void create(Path path, RecordCodec codec, boolean encrypted) {
+    Path fresh = sibling(path, ".new");
+    try {
+      for (Path leftover : filesOf(fresh)) {
+        Files.deleteIfExists(leftover);
+      }
+      StoreFiles.createOwnerOnly(fresh);
+      try (Connection c = connect(fresh, true)) {
+        execute(c, "PRAGMA auto_vacuum = INCREMENTAL");
+        configure(c, fresh);
+        execute(c, "BEGIN IMMEDIATE");
+        for (String ddl : SCHEMA) {
+          execute(c, ddl);
+        }
+        putMeta(c, "schema", new byte[] {SCHEMA_VERSION});
+        putMeta(c, "encrypted", new byte[] {(byte) (encrypted ? 1 : 0)});
+        putMeta(c, "canary", codec.encode(CANARY));
+        execute(c, "COMMIT");
+      }
+      StoreFiles.moveDurably(fresh, path);
+    } catch (SQLException e) {
+      throw SqliteErrors.translate(e, path.toString(), "creating the store");
+    } catch (IOException e) {
+      throw new StoreException(path + ": creating the store failed: " + e, e);
+    }
+  }
+
+  private static Connection connect(Path path, boolean create) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setBusyTimeout(10_000);
+    if (!create) {
+      config.resetOpenMode(SQLiteOpenMode.CREATE);
+    }
+    return config.createConnection("jdbc:sqlite:" + path);
+  }
+
+  private static void configure(Connection c, Path path) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA journal_mode = WAL")) {
+      String mode = rs.next() ? rs.getString(1) : "none";
+      if (!"wal".equalsIgnoreCase(mode)) {
+        throw new StoreException(path + ": SQLite refused write-ahead logging (journal mode is "
+            + mode + "); the file system must support shared memory and locking");
+      }
+    }
+    execute(c, "PRAGMA synchronous = FULL");
+    execute(c, "PRAGMA cell_size_check = ON");
+  }
+
+  private static void quickCheck(Connection c, Path path) throws SQLException {
+    List<String> problems = new ArrayList<>();
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA quick_check(5)")) {
+      while (rs.next()) {
+        problems.add(rs.getString(1));
+      }
+    } catch (SQLException e) {
+      if (SqliteErrors.isCorruption(e)) {
+        throw new StoreCorruptedException(path + ": PRAGMA quick_check failed, the file is"
+            + " damaged or not a database: " + e.getMessage(), e);
+      }
+      throw e;
+    }
+    if (!problems.equals(List.of("ok"))) {
+      throw new StoreCorruptedException(path + ": PRAGMA quick_check found damage: "
+          + String.join("; ", problems));
+    }
+  }
+
+  private static void checkMeta(Connection c, Path path, RecordCodec codec, boolean encrypts)
+      throws SQLException {
+    byte[] schema;
+    byte[] encrypted;
+    byte[] canary;
+    try {
+      schema = meta(c, "schema");
+      encrypted = meta(c, "encrypted");
+      canary = meta(c, "canary");
+    } catch (SQLException e) {
+      if (SqliteErrors.isCorruption(e)) {
+        throw e;
+      }
+      throw new StoreCorruptedException(path + " is an SQLite file but not an Oncely store"
+          + " (its schema is missing; truncated, overwritten or another program's file?): "
+          + e.getMessage(), e);
+    }
+    if (schema == null || encrypted == null || canary == null
+        || schema.length != 1 || encrypted.length != 1) {
+      throw new StoreCorruptedException(path + ": the store's metadata rows are missing or damaged");
+    }
+    if (schema[0] > SCHEMA_VERSION || schema[0] < 1) {
+      throw new StoreException(path + ": store schema version " + schema[0]
+          + " is not supported; this library reads version " + SCHEMA_VERSION
+          + " (written by a newer Oncely?). The file was not changed");
+    }
+    boolean fileEncrypted = encrypted[0] == 1;
+    if (fileEncrypted != encrypts) {
+      throw new StoreEncryptionException(path + (fileEncrypted
+          ? ": the store is encrypted; open it with the StoreEncryption it was created with"
+          : ": the store was created without encryption; open it without StoreEncryption"), null);
+    }
+    codec.decode(canary, path + ": encryption canary");
+  }
+
+  private static byte[] meta(Connection c, String name) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT value FROM oncely_meta WHERE name = ?")) {
+      st.setString(1, name);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? rs.getBytes(1) : null;
+      }
+    }
+  }
+
+  private static void putMeta(Connection c, String name, byte[] value) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(
+        "INSERT INTO oncely_meta(name, value) VALUES (?, ?)")) {
+      st.setString(1, name);
+      st.setBytes(2, value);
+      st.executeUpdate();
+    }
+  }
+
+  /** Runs one statement that returns no rows. */
+  public static void execute(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  private static Path sibling(Path path, String suffix) {
+    return path.resolveSibling(path.getFileName() + suffix);
+  }
+
+  private static void closeAll(Exception primary, Connection... connections) {
+    for (Connection c : connections) {
+      if (c != null) {
+        try {
+          c.close();
+        } catch (SQLException e) {
+          primary.addSuppressed(e);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,12 @@
+package dev.oncely.persistence;
+
+/** The store contract with AES-256-GCM sealing and a read cache in front of the MapDB files. */
+class MapDbEncryptedCachedStoreContractTest extends MapDbIntentStoreContractTest {
+  @Override
+  StoreOptions options() {
+    return StoreOptions.builder()
+        .encryption(StoreEncryption.aes256Gcm(new byte[StoreEncryption.KEY_BYTES]))
+        .cache(new LruRecordCache.Factory(), 100)
+        .build();
+  }
+}

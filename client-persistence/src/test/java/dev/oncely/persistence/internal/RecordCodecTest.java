@@ -1,0 +1,112 @@
+package dev.oncely.persistence.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStoreContract;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.persistence.StoreEncryption;
+import dev.oncely.persistence.StoreEncryptionException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class RecordCodecTest {
+  private static final byte[] KEY_A = filled((byte) 1);
+  private static final byte[] KEY_B = filled((byte) 2);
+
+  private final IntentRecord full = IntentStoreContract.fullRecord("tenant", "pay", "secret-key-1");
+  private final IntentRecord minimal = IntentStoreContract.newRecord("tenant", "pay", "secret-key-2");
+
+  private static byte[] filled(byte b) {
+    byte[] key = new byte[StoreEncryption.KEY_BYTES];
+    Arrays.fill(key, b);
+    return key;
+  }
+
+  @Test
+  void every_field_round_trips_plain_and_encrypted() {
+    for (RecordCodec codec : new RecordCodec[] {
+        new RecordCodec(), new RecordCodec(StoreEncryption.aes256Gcm(KEY_A))}) {
+      assertThat(codec.decode(codec.encode(full), "t")).isEqualTo(full);
+      assertThat(codec.decode(codec.encode(minimal), "t")).isEqualTo(minimal);
+    }
+  }
+
+  @Test
+  void every_single_bit_flip_is_detected() {
+    byte[] bytes = new RecordCodec().encode(full);
+    for (int i = 0; i < bytes.length; i++) {
+      for (int bit = 0; bit < 8; bit++) {
+        byte[] damaged = bytes.clone();
+        damaged[i] ^= (byte) (1 << bit);
+        int at = i;
+        assertThatThrownBy(() -> new RecordCodec().decode(damaged, "flip@" + at))
+            .isInstanceOf(StoreCorruptedException.class)
+            .hasMessageStartingWith("flip@" + at);
+      }
+    }
+  }
+
+  @Test
+  void every_truncation_is_detected() {
+    byte[] bytes = new RecordCodec().encode(full);
+    for (int length = 0; length < bytes.length; length++) {
+      byte[] cut = Arrays.copyOf(bytes, length);
+      assertThatThrownBy(() -> new RecordCodec().decode(cut, "cut"))
+          .isInstanceOf(StoreCorruptedException.class);
+    }
+  }
+
+  @Test
+  void a_future_format_version_is_a_clear_error() {
+    byte[] bytes = new RecordCodec().encode(minimal);
+    bytes[2] = 9;
+    assertThatThrownBy(() -> new RecordCodec().decode(bytes, "store.db"))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("version 9")
+        .hasMessageContaining("1 to 1");
+  }
+
+  @Test
+  void a_wrong_or_missing_key_is_a_typed_error() {
+    byte[] sealed = new RecordCodec(StoreEncryption.aes256Gcm(KEY_A)).encode(full);
+    assertThatThrownBy(() -> new RecordCodec(StoreEncryption.aes256Gcm(KEY_B)).decode(sealed, "s"))
+        .isInstanceOf(StoreEncryptionException.class)
+        .hasMessageContaining("another encryption key");
+    assertThatThrownBy(() -> new RecordCodec().decode(sealed, "s"))
+        .isInstanceOf(StoreEncryptionException.class)
+        .hasMessageContaining("without StoreEncryption");
+  }
+
+  @Test
+  void encrypted_bytes_hold_no_key_body_or_response_in_clear() {
+    IntentRecord record = full.toBuilder().businessId("order-77").build();
+    String bytes = new String(new RecordCodec(StoreEncryption.aes256Gcm(KEY_A)).encode(record),
+        StandardCharsets.ISO_8859_1);
+    assertThat(bytes)
+        .doesNotContain("secret-key-1")
+        .doesNotContain("\"amount\"")
+        .doesNotContain("\"status\"")
+        .doesNotContain(full.fingerprint())
+        .contains("tenant")
+        .contains("order-77");
+  }
+
+  @Test
+  void lookup_key_separates_scope_operation_and_key() {
+    assertThat(RecordCodec.lookupKey(IntentId.of("ab", "c", "k")))
+        .hasSize(32)
+        .isNotEqualTo(RecordCodec.lookupKey(IntentId.of("a", "bc", "k")))
+        .isEqualTo(RecordCodec.lookupKey(IntentId.of("ab", "c", "k")));
+  }
+
+  @Test
+  void encryption_key_must_be_32_bytes() {
+    assertThatThrownBy(() -> StoreEncryption.aes256Gcm(new byte[16]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("32 bytes, was 16");
+  }
+}
