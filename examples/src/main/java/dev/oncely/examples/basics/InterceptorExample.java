@@ -1,6 +1,7 @@
 package dev.oncely.examples.basics;
 
 import dev.oncely.client.IdempotencyInterceptor;
+import dev.oncely.examples.server.FaultKind;
 import dev.oncely.examples.server.FaultPlan;
 import dev.oncely.examples.server.ReferenceServer;
 import java.io.IOException;
@@ -40,8 +41,7 @@ public final class InterceptorExample {
       }
       System.out.println("payments on the server: " + server.stats().effects()
           + ", duplicates: " + server.stats().duplicates()
-          + ", answers dropped: " + server.stats().faults().get(
-              dev.oncely.examples.server.FaultKind.DROP));
+          + ", answers dropped: " + server.stats().faults(FaultKind.DROP));
     }
   }
 }

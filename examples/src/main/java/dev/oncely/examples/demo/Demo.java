@@ -137,8 +137,8 @@ public final class Demo {
       c.polls202 = atKill.status202() + report.get("status202").asLong();
       c.status409 = atKill.status409() + report.get("status409").asLong();
       c.wallMs = wallMs;
-      report.get("retriesByCause").fields()
-          .forEachRemaining(e -> c.causes.put(e.getKey(), e.getValue().asLong()));
+      report.get("retriesByCause").properties()
+          .forEach(e -> c.causes.put(e.getKey(), e.getValue().asLong()));
       c.faults = stats.faults().toString();
       return c;
     }
