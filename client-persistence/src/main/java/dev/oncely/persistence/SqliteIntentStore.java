@@ -57,11 +57,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Crash semantics.</b> A crash before the commit point loses the batch as a whole (SQLite
  * ignores WAL frames without a valid commit frame and checksums); a crash after it loses nothing.
- * On open, SQLite replays the WAL, then this class runs {@code PRAGMA integrity_check} and verifies
- * the schema and the canary. A file that fails is reported as {@link StoreCorruptedException}
- * naming the path ({@link CorruptionPolicy#FAIL}) or moved aside ({@link CorruptionPolicy#QUARANTINE}).
- * Damage inside a record (which {@code integrity_check} cannot see) is caught by the record checksum on
- * the read that meets it.
+ * A new file is created under a temporary name and renamed into place once its schema is
+ * committed, so an existing file without a schema is damage, never a fresh store. On open, SQLite
+ * replays the WAL; then this class checks, with reads only, the SQLite header,
+ * {@code PRAGMA integrity_check} (which, unlike {@code quick_check}, also compares indexes with the
+ * table: a damaged key index would otherwise hide a record), the schema version and the canary.
+ * A file that fails is reported as {@link StoreCorruptedException} naming the path
+ * ({@link CorruptionPolicy#FAIL}, nothing touched) or moved aside with its WAL
+ * ({@link CorruptionPolicy#QUARANTINE}). Damage inside a record, which {@code integrity_check}
+ * cannot see, is caught by the record checksum on the read that meets it.
  *
  * <p><b>File-system assumptions.</b> A local file system where {@code fsync} is honest, POSIX or
  * Windows locking works, and shared memory can be mapped beside the file (not NFS or SMB). New
@@ -108,7 +112,8 @@ public final class SqliteIntentStore implements IntentStore {
 
   /**
    * Opens the store at {@code file}, creating it (and a missing directory) if missing. The WAL left
-   * by a crash is replayed; the file is checked with {@code PRAGMA integrity_check}.
+   * by a crash is replayed; the file is checked with {@code PRAGMA integrity_check}, whose cost
+   * grows with the file (measured: about 0.2 s for 10,000 records, seconds for 100,000).
    *
    * @throws NullPointerException if an argument is null
    * @throws StoreLockedException if another instance (in this JVM or another process) has the file
