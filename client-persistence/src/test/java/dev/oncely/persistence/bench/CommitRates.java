@@ -142,14 +142,15 @@ public final class CommitRates {
         records, size, open, quick, integrity);
     Path copy = file.resolveSibling(file.getFileName() + ".copy");
     Files.copy(file, copy);
+    int purged;
+    double purgeMs;
     try (IntentStore store = CrashEngines.open("sqlite", file)) {
       start = System.nanoTime();
-      int purged = store.purgeExpired(expiry);
-      double purgeMs = seconds(start) * 1000;
-      store.close();
-      System.out.printf("  purge of %,d with incremental_vacuum: %.0f ms, file %,d -> %,d bytes%n",
-          purged, purgeMs, size, Files.size(file));
+      purged = store.purgeExpired(expiry);
+      purgeMs = seconds(start) * 1000;
     }
+    System.out.printf("  purge of %,d with incremental_vacuum: %.0f ms, file %,d -> %,d bytes%n",
+        purged, purgeMs, size, Files.size(file));
     double vacuumMs;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
         Statement st = c.createStatement()) {
