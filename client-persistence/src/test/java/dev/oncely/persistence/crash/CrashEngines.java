@@ -11,14 +11,14 @@ import java.util.List;
  * tests, add its name to {@link #NAMES} and a case to {@link #open}: the child JVM and the verifier
  * use nothing else.
  */
-public final class CrashEngines {
+final class CrashEngines {
   /** Every engine the kill test runs against. */
-  public static final List<String> NAMES = List.of("sqlite");
+  static final List<String> NAMES = List.of("sqlite");
 
   private CrashEngines() {}
 
   /** Opens (or creates) the store of {@code engine} at {@code path} with default options. */
-  public static IntentStore open(String engine, Path path) {
+  static IntentStore open(String engine, Path path) {
     return switch (engine) {
       case "sqlite" -> SqliteIntentStore.open(path, StoreOptions.defaults());
       default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; known: "
