@@ -280,7 +280,8 @@ public final class SqliteFile {
     return path.resolveSibling(path.getFileName() + suffix);
   }
 
-  private static void closeAll(Exception primary, Connection... connections) {
+  /** Closes each non-null connection, adding close failures to {@code primary}. */
+  public static void closeAll(Throwable primary, Connection... connections) {
     for (Connection c : connections) {
       if (c != null) {
         try {
