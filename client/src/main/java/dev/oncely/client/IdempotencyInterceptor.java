@@ -55,6 +55,12 @@ import okhttp3.Response;
  * <p>Thread-safe; share one instance.
  */
 public final class IdempotencyInterceptor implements Interceptor {
+  /**
+   * Response header ({@code true}) on an answer that came from the configured store instead of the
+   * network: a repeat of a key whose call already finished.
+   */
+  public static final String STORED_RESPONSE_HEADER = InterceptedCall.STORED_RESPONSE_HEADER;
+
   private final InterceptedCall.Config config;
 
   private IdempotencyInterceptor(Builder b) {

@@ -258,7 +258,7 @@ class IdempotencyInterceptorTest {
     client.newCall(request).execute().close();
     try (Response again = client.newCall(request).execute()) {
       assertThat(again.code()).isEqualTo(201);
-      assertThat(again.header(dev.oncely.client.internal.InterceptedCall.STORED_RESPONSE_HEADER))
+      assertThat(again.header(IdempotencyInterceptor.STORED_RESPONSE_HEADER))
           .isEqualTo("true");
       assertThat(again.body().string()).isEqualTo("{\"id\":1}");
     }
