@@ -526,6 +526,81 @@ class IdempotentClientTest {
   }
 
   @Test
+  void resume_honours_the_wait_the_last_drive_still_owed() {
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "4").build());
+    IntentSpec spec = spec(BODY);
+    IntentOutcome first = client(clientBuilder().retryPolicy(
+        RetryPolicy.builder().maxAttempts(1).build())).execute(spec);
+    assertThat(first).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+        p -> assertThat(p.checkAgainAt()).isEqualTo(T0.plusSeconds(4)));
+    clock.advance(Duration.ofSeconds(1));
+    server.enqueue(created());
+
+    assertThat(client().resumePending().get(0).join()).isInstanceOf(IntentOutcome.Completed.class);
+
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void failing_header_provider_sends_nothing_and_the_attempt_is_retried() throws Exception {
+    server.enqueue(created());
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentClient client = client(clientBuilder().headerProvider((id, url) -> {
+      if (calls.incrementAndGet() == 1) {
+        throw new IllegalStateException("token endpoint down");
+      }
+      return Map.of("Authorization", "Bearer fresh");
+    }));
+
+    assertThat(client.execute(spec(BODY))).isInstanceOf(IntentOutcome.Completed.class);
+
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(server.takeRequest().getHeaders().get("Authorization")).isEqualTo("Bearer fresh");
+    assertThat(events.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void failing_reconciler_leaves_the_record_for_the_next_resume() {
+    server.enqueue(status(503));
+    IntentSpec spec = spec(BODY);
+    client(clientBuilder().retryPolicy(RetryPolicy.builder().maxAttempts(1).build()))
+        .execute(spec);
+    clock.advance(Duration.ofHours(25));
+
+    IntentOutcome outcome = client(clientBuilder().reconciler(record -> {
+      throw new java.io.IOException("lookup failed");
+    })).resumePending().get(0).join();
+
+    assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.NeedsReconciliation.class,
+        n -> assertThat(n.reason()).contains("reconciler failed"));
+    assertThat(store.listUnfinished()).singleElement()
+        .satisfies(r -> assertThat(r.state()).isEqualTo(IntentState.NEEDS_RECONCILIATION));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void gate_closed_until_the_deadline_leaves_the_intent_pending_offline() {
+    IdempotentClient client = client(clientBuilder()
+        .networkGate(new NetworkGate() {
+          @Override
+          public boolean isOpen() {
+            return false;
+          }
+
+          @Override
+          public void whenOpen(Runnable action) {}
+        })
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(200)).build()));
+
+    IntentOutcome outcome = client.execute(spec(BODY));
+
+    assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+        p -> assertThat(p.reason()).isEqualTo(PendingReason.OFFLINE));
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(events.attempts()).isZero();
+  }
+
+  @Test
   void resume_continues_polling_the_stored_status_url_instead_of_resending() throws Exception {
     server.enqueue(new MockResponse.Builder().code(202).addHeader("Location", "/status/9").build());
     IntentSpec spec = spec(BODY);

@@ -110,8 +110,21 @@ public final class IntentDriver {
       emit(new IntentEvent.NeedsReconciliation(id, reason));
       return reconcile();
     }
+    Instant notBefore = record.nextAttemptAt();
     update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
     deadline = now().plus(c.policy().deadline());
+    if (notBefore != null && now().isBefore(notBefore)) {
+      // The last drive stopped with a wait still owed (backoff or Retry-After): honour it.
+      Duration owed = Duration.between(now(), notBefore);
+      emit(new IntentEvent.RetryScheduled(id, attempts + 1, owed,
+          "waiting for the stored next attempt time"));
+      try {
+        c.sleeper().sleep(owed);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return giveUp(PendingReason.INTERRUPTED, notBefore, null);
+      }
+    }
     while (true) {
       IntentOutcome blocked = awaitGate();
       if (blocked != null) {
@@ -337,6 +350,11 @@ public final class IntentDriver {
   private String describeLast() {
     if (attemptsThisDrive == 0) {
       return "no attempt was sent in this drive";
+    }
+    if (lastFailure instanceof java.net.ConnectException
+        || lastFailure instanceof java.net.UnknownHostException) {
+      return "attempt " + attempts + " could not connect (" + lastFailure.getClass().getSimpleName()
+          + ")";
     }
     if (lastFailure != null) {
       return "attempt " + attempts + " got no answer (" + lastFailure.getClass().getSimpleName()
