@@ -283,6 +283,28 @@ class IdempotencyInterceptorTest {
   }
 
   @Test
+  void attempts_without_an_answer_end_in_the_last_exception_and_a_pending_record()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201)
+        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(new MockResponse.Builder().code(201)
+        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    OkHttpClient client = plainClient(interceptor().store(store).retryPolicy(RetryPolicy.builder()
+        .maxAttempts(2).attemptTimeout(Duration.ofMillis(150)).build()).build());
+    Request request = post(BODY).newBuilder().header("Idempotency-Key", "\"k-stall\"").build();
+
+    assertThatThrownBy(() -> client.newCall(request).execute())
+        .isInstanceOf(java.net.SocketTimeoutException.class);
+
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-stall");
+    assertThat(store.get(id).orElseThrow().state()).isEqualTo(IntentState.PENDING);
+    assertThat(store.get(id).orElseThrow().attempts()).isEqualTo(2);
+    assertThat(events.gaveUpUnknown()).isEqualTo(1);
+  }
+
+  @Test
   void body_over_the_limit_fails_before_anything_is_sent() {
     OkHttpClient client = plainClient(interceptor().maxBodyBytes(4).build());
 

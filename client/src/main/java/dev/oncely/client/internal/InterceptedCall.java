@@ -221,6 +221,8 @@ public final class InterceptedCall {
         seen = HttpParts.read(response, c.maxResponseBytes());
       } catch (IOException e) {
         response.close();
+        pending(PendingReason.ATTEMPTS_EXHAUSTED, "attempt " + n + " lost its answer while"
+            + " reading it (" + e.getClass().getSimpleName() + ")", null);
         throw e;
       }
       int status = seen.status();
