@@ -92,7 +92,8 @@ public final class IdempotencyInterceptor implements Interceptor {
   }
 
   /**
-   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument.
+   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
    * Defaults: {@link Dialects#ietf()}, {@link RetryPolicy#defaults()}, a new {@link
    * RetryBudget#standard()}, {@link LoggingListener}, methods {@code POST} and {@code PATCH}, no
    * store, scope = the URL's host, operation = method and path, body limit {@link

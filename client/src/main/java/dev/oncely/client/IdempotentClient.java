@@ -338,7 +338,10 @@ public final class IdempotentClient implements AutoCloseable {
     }
   }
 
-  /** Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument. */
+  /**
+   * Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
+   */
   public static final class Builder {
     private OkHttpClient okHttpClient;
     private IntentStore store;

@@ -295,7 +295,8 @@ class IdempotencyInterceptorTest {
     Request request = post(BODY).newBuilder().header("Idempotency-Key", "\"k-stall\"").build();
 
     assertThatThrownBy(() -> client.newCall(request).execute())
-        .isInstanceOf(java.net.SocketTimeoutException.class);
+        .isInstanceOf(java.net.SocketTimeoutException.class)
+        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
 
     assertThat(server.getRequestCount()).isEqualTo(2);
     IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-stall");

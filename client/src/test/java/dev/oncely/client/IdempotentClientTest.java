@@ -405,6 +405,8 @@ class IdempotentClientTest {
       assertThat(p.reason()).isEqualTo(PendingReason.DEADLINE_EXCEEDED);
       assertThat(p.detail()).contains("no answer");
       assertThat(p.checkAgainAt()).isNotNull();
+      assertThat(p.cause()).isInstanceOf(java.io.InterruptedIOException.class);
+      assertThat(p.cause().getSuppressed()).hasSize(1);
     });
     assertThat(server.getRequestCount()).isEqualTo(2);
     IntentRecord stored = store.get(spec.id()).orElseThrow();

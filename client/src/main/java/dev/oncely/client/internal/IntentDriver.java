@@ -40,6 +40,7 @@ public final class IntentDriver {
   private int backoffIndex;
   private StoredResponse lastResponse;
   private IOException lastFailure;
+  private final Failures failures = new Failures();
   private boolean lastWasAccepted;
   private Instant deadline;
 
@@ -242,6 +243,7 @@ public final class IntentDriver {
   private Step decide(Result result) {
     if (result.failure() != null) {
       lastFailure = result.failure();
+      failures.add(lastFailure);
       lastWasAccepted = false;
       return retry(null, "no answer (" + result.failure().getClass().getSimpleName() + ")", true);
     }
@@ -344,7 +346,7 @@ public final class IntentDriver {
         .nextAttemptAt(due).lastResponse(keep));
     emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
     return new IntentOutcome.Pending(id, reason, detail, due, keep,
-        cause != null ? cause : lastFailure);
+        failures.attachTo(cause != null ? cause : lastFailure));
   }
 
   private String describeLast() {

@@ -64,6 +64,7 @@ public final class InterceptedCall {
   private int attempts;
   private int backoffIndex;
   private Instant deadline;
+  private final Failures failures = new Failures();
 
   /** Prepares the call for {@code chain}. */
   public InterceptedCall(Config config, Interceptor.Chain chain) {
@@ -202,17 +203,18 @@ public final class InterceptedCall {
             .proceed(current);
       } catch (IOException e) {
         emit(new IntentEvent.AttemptEnded(id, n, -1, e.getClass().getSimpleName(), since(start)));
+        failures.add(e);
         if (chain.call().isCanceled()) {
           pending(PendingReason.INTERRUPTED, "the call was canceled", null);
-          throw e;
+          throw failures.attachTo(e);
         }
         Duration delay = c.policy().backoff(backoffIndex++, c.random());
         if (!mayRetry(thisCall, delay)) {
           pending(stopReason(thisCall, false), "attempt " + n + " got no answer ("
               + e.getClass().getSimpleName() + "); the server may have processed it", null);
-          throw e;
+          throw failures.attachTo(e);
         }
-        chargeBudget(url.host(), e, null);
+        chargeBudget(url.host(), null);
         waitBeforeRetry(n, delay, "no answer (" + e.getClass().getSimpleName() + ")");
         continue;
       }
@@ -283,7 +285,7 @@ public final class InterceptedCall {
         return response;
       }
       if (charge) {
-        chargeBudget(url.host(), null, response);
+        chargeBudget(url.host(), response);
       }
       response.close();
       waitBeforeRetry(n, delay, cause);
@@ -311,7 +313,7 @@ public final class InterceptedCall {
     return thisCall < c.policy().maxAttempts() && now().plus(delay).isBefore(deadline);
   }
 
-  private void chargeBudget(String host, IOException failure, Response response)
+  private void chargeBudget(String host, Response response)
       throws RetryBudgetExhaustedException {
     try {
       c.budget().acquireRetry(host);
@@ -319,9 +321,7 @@ public final class InterceptedCall {
       if (response != null) {
         response.close();
       }
-      if (failure != null) {
-        e.addSuppressed(failure);
-      }
+      failures.attachTo(e);
       emit(new IntentEvent.BudgetExhausted(id, host));
       pending(PendingReason.RETRY_BUDGET_EXHAUSTED, "the retry budget for " + host + " is empty",
           null);
@@ -364,7 +364,7 @@ public final class InterceptedCall {
   private void checkCanceled() throws IOException {
     if (chain.call().isCanceled()) {
       pending(PendingReason.INTERRUPTED, "the call was canceled", null);
-      throw new IOException("Canceled");
+      throw failures.attachTo(new IOException("Canceled"));
     }
   }
 
