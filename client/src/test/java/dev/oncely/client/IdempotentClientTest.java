@@ -466,6 +466,27 @@ class IdempotentClientTest {
   }
 
   @Test
+  void same_key_string_in_two_scopes_or_operations_is_three_separate_intents() {
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(created());
+    }
+    IntentSpec.Builder base = IntentSpec.builder().post(server.url("/payments").toString())
+        .jsonBody(BODY).keyStrategy(KeyStrategy.existing("shared-key"));
+    IntentSpec a = base.operation("create-payment").scope("tenant-a").build();
+    IntentSpec b = base.operation("create-payment").scope("tenant-b").build();
+    IntentSpec c = base.operation("refund").scope("tenant-a").build();
+    IdempotentClient client = client();
+
+    for (IntentSpec spec : List.of(a, b, c)) {
+      assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+    }
+
+    assertThat(server.getRequestCount()).isEqualTo(3);
+    assertThat(List.of(a.id(), b.id(), c.id()))
+        .allSatisfy(id -> assertThat(store.get(id)).isPresent());
+  }
+
+  @Test
   void eight_threads_submitting_one_intent_share_one_drive() throws Exception {
     IntentSpec spec = spec(BODY);
     int threads = 8;
