@@ -303,7 +303,7 @@ class IdempotentClientTest {
 
   @Test
   void accepted_202_with_location_is_polled_until_200() throws Exception {
-    IntentSpec spec = spec(BODY);
+    IntentSpec spec = spec(BODY).toBuilder().header("X-Tenant", "tenant-a").build();
     AtomicReference<String> pollUrlAtPoll = new AtomicReference<>();
     AtomicInteger polls = new AtomicInteger();
     server.setDispatcher(new Dispatcher() {
@@ -329,6 +329,8 @@ class IdempotentClientTest {
     assertThat(requests).extracting(RecordedRequest::getMethod)
         .containsExactly("POST", "GET", "GET");
     assertThat(requests.get(1).getUrl().encodedPath()).isEqualTo("/payments/p-1/status");
+    assertThat(requests.get(1).getHeaders().get("X-Tenant")).isEqualTo("tenant-a");
+    assertThat(requests.get(1).getHeaders().get("Idempotency-Key")).isNull();
     assertThat(pollUrlAtPoll.get()).isEqualTo(server.url("/payments/p-1/status").toString());
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(1));
     assertThat(events.accepted()).isEqualTo(2);

@@ -202,11 +202,11 @@ public final class IntentDriver {
     HttpUrl url = HttpUrl.get(poll ? record.pollUrl() : record.url());
     String method = poll ? "GET" : record.method();
     Request.Builder request = new Request.Builder().url(url);
+    record.headers().forEach((name, values) -> values.forEach(v -> request.addHeader(name, v)));
     if (poll) {
-      request.get();
+      request.get().removeHeader("Content-Type").removeHeader("Content-Length");
     } else {
       request.method(method, HttpParts.body(method, record.body(), record.mediaType()));
-      record.headers().forEach((name, values) -> values.forEach(v -> request.addHeader(name, v)));
       request.header(c.dialect().keyHeader(), c.dialect().formatKey(id.key()));
     }
     int n = ++attempts;
