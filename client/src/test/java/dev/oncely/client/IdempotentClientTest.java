@@ -210,6 +210,23 @@ class IdempotentClientTest {
   }
 
   @Test
+  void response_cut_during_its_body_is_retried_with_the_same_key() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"pay_1\",\"pad\":\""
+        + "x".repeat(64 * 1024) + "\"}")
+        .onResponseBody(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(created());
+    IntentSpec spec = spec(BODY);
+
+    IntentOutcome outcome = client().execute(spec);
+
+    assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.Completed.class,
+        c -> assertThat(new String(c.response().body(), StandardCharsets.UTF_8))
+            .isEqualTo("{\"id\":\"pay_1\"}"));
+    assertThat(requests()).extracting(r -> r.getHeaders().get("Idempotency-Key"))
+        .containsExactly(quoted(spec.key()), quoted(spec.key()));
+  }
+
+  @Test
   void retry_after_in_seconds_sets_the_wait() {
     server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "3").build());
     server.enqueue(created());
