@@ -37,7 +37,7 @@ public final class IntentDriver {
   private IntentRecord record;
   private int attempts;
   private int attemptsThisDrive;
-  private int backoffIndex;
+  private final Waits waits;
   private StoredResponse lastResponse;
   private IOException lastFailure;
   private final Failures failures = new Failures();
@@ -50,6 +50,7 @@ public final class IntentDriver {
     this.record = record;
     this.attempts = record.attempts();
     this.lastResponse = record.lastResponse();
+    this.waits = new Waits(c.policy(), c.random(), c.listener(), id);
   }
 
   /** Drives {@code record} until it has an outcome or the drive gives up; never throws. */
@@ -302,29 +303,9 @@ public final class IntentDriver {
   }
 
   private Retry retry(StoredResponse response, String cause, boolean chargeBudget) {
-    String header = response == null ? null : response.header("Retry-After");
-    RetryAfter.Parsed parsed = RetryAfter.parse(header, now());
-    if (parsed.malformed()) {
-      emit(new IntentEvent.MalformedRetryAfter(id, printable(header)));
-    }
-    Duration delay;
-    if (parsed.delay() != null) {
-      Duration cap = c.policy().maxDelay();
-      delay = parsed.delay().compareTo(cap) > 0 ? cap : parsed.delay();
-      cause = cause + ", Retry-After";
-    } else {
-      delay = c.policy().backoff(backoffIndex++, c.random());
-    }
-    return new Retry(delay, cause, chargeBudget);
-  }
-
-  private static String printable(String value) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < value.length() && out.length() < 64; i++) {
-      char ch = value.charAt(i);
-      out.append(ch >= 32 && ch < 127 ? ch : '?');
-    }
-    return out.toString();
+    Duration delay = waits.next(response, now());
+    return new Retry(delay, Waits.serverChose(response) ? cause + ", Retry-After" : cause,
+        chargeBudget);
   }
 
   private IntentOutcome finish(IntentState state, StoredResponse response, boolean replayed,

@@ -30,15 +30,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.random.RandomGenerator;
-import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
-import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 import okio.Buffer;
 
 /**
@@ -62,7 +59,7 @@ public final class InterceptedCall {
   private IntentId id;
   private IntentRecord record;
   private int attempts;
-  private int backoffIndex;
+  private Waits waits;
   private Instant deadline;
   private final Failures failures = new Failures();
 
@@ -94,6 +91,7 @@ public final class InterceptedCall {
     }
     Request request = builder.build();
     id = IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+    waits = new Waits(c.policy(), c.random(), c.listener(), id);
     if (c.store() != null) {
       Response stored = openRecord(request, body, type);
       if (stored != null) {
@@ -127,7 +125,7 @@ public final class InterceptedCall {
         throw new PayloadMismatchException(id);
       }
       if (r.state().isTerminal() && r.lastResponse() != null) {
-        return storedAnswer(request, r.lastResponse());
+        return HttpParts.toResponse(request, r.lastResponse(), STORED_RESPONSE_HEADER);
       }
       record = r;
       attempts = r.attempts();
@@ -166,22 +164,6 @@ public final class InterceptedCall {
     return Fingerprints.ofBytes(body, mediaType);
   }
 
-  private static Response storedAnswer(Request request, StoredResponse stored) {
-    Headers.Builder headers = new Headers.Builder();
-    stored.headers().forEach((name, values) -> values.forEach(v -> headers.addUnsafeNonAscii(name, v)));
-    headers.set(STORED_RESPONSE_HEADER, "true");
-    String contentType = stored.header("Content-Type");
-    return new Response.Builder()
-        .request(request)
-        .protocol(Protocol.HTTP_1_1)
-        .code(stored.status())
-        .message("")
-        .headers(headers.build())
-        .body(ResponseBody.create(stored.body(),
-            contentType == null ? null : MediaType.parse(contentType)))
-        .build();
-  }
-
   private Response loop(Request request) throws IOException {
     Request current = request;
     int thisCall = 0;
@@ -208,7 +190,7 @@ public final class InterceptedCall {
           pending(PendingReason.INTERRUPTED, "the call was canceled", null);
           throw failures.attachTo(e);
         }
-        Duration delay = c.policy().backoff(backoffIndex++, c.random());
+        Duration delay = waits.next(null, now());
         if (!mayRetry(thisCall, delay)) {
           pending(stopReason(thisCall, false), "attempt " + n + " got no answer ("
               + e.getClass().getSimpleName() + "); the server may have processed it", null);
@@ -278,7 +260,7 @@ public final class InterceptedCall {
             break;
         }
       }
-      Duration delay = retryDelay(seen);
+      Duration delay = waits.next(seen, now());
       if (!mayRetry(thisCall, delay)) {
         pending(stopReason(thisCall, verdict == Verdict.ACCEPTED),
             "attempt " + n + " was answered " + status, seen);
@@ -327,20 +309,6 @@ public final class InterceptedCall {
           null);
       throw e;
     }
-  }
-
-  private Duration retryDelay(StoredResponse seen) {
-    String header = seen.header("Retry-After");
-    RetryAfter.Parsed parsed = RetryAfter.parse(header, now());
-    if (parsed.malformed()) {
-      emit(new IntentEvent.MalformedRetryAfter(id, header.length() > 64
-          ? header.substring(0, 64) : header));
-    }
-    if (parsed.delay() != null) {
-      Duration cap = c.policy().maxDelay();
-      return parsed.delay().compareTo(cap) > 0 ? cap : parsed.delay();
-    }
-    return c.policy().backoff(backoffIndex++, c.random());
   }
 
   private void waitBeforeRetry(int attempt, Duration delay, String cause) throws IOException {
