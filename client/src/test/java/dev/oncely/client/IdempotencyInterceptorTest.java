@@ -269,6 +269,27 @@ class IdempotencyInterceptorTest {
   }
 
   @Test
+  void with_a_store_credentials_of_the_request_are_never_recorded() throws Exception {
+    server.enqueue(status(201));
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    OkHttpClient client = plainClient(interceptor().store(store).build());
+    Request request = post(BODY).newBuilder()
+        .header("Idempotency-Key", "\"k-auth\"")
+        .header("Authorization", "Bearer secret")
+        .header("Cookie", "session=1")
+        .header("X-Trace", "t-1")
+        .build();
+
+    client.newCall(request).execute().close();
+
+    assertThat(server.takeRequest().getHeaders().get("Authorization")).isEqualTo("Bearer secret");
+    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-auth");
+    assertThat(store.get(id).orElseThrow().headers())
+        .containsKey("X-Trace")
+        .doesNotContainKeys("Authorization", "Cookie", "Idempotency-Key");
+  }
+
+  @Test
   void with_a_store_a_changed_body_under_a_used_key_is_refused_before_io() throws Exception {
     server.enqueue(status(201));
     OkHttpClient client = plainClient(interceptor().store(new InMemoryIntentStore()).build());
