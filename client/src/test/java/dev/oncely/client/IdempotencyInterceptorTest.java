@@ -206,6 +206,23 @@ class IdempotencyInterceptorTest {
   }
 
   @Test
+  void answer_cut_during_its_body_is_retried_with_the_same_key() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).body("x".repeat(64 * 1024))
+        .onResponseBody(new SocketEffect.CloseSocket(true, false, false)).build());
+    server.enqueue(new MockResponse.Builder().code(201).body("whole").build());
+    OkHttpClient client = plainClient(interceptor().build());
+
+    try (Response response = client.newCall(post(BODY)).execute()) {
+      assertThat(response.body().string()).isEqualTo("whole");
+    }
+
+    List<RecordedRequest> requests = requests();
+    assertThat(requests).hasSize(2);
+    assertThat(requests.get(0).getHeaders().get("Idempotency-Key"))
+        .isEqualTo(requests.get(1).getHeaders().get("Idempotency-Key"));
+  }
+
+  @Test
   void empty_retry_budget_fails_the_call_fast_with_a_typed_exception() {
     server.enqueue(status(503));
     OkHttpClient client = plainClient(interceptor()

@@ -176,6 +176,7 @@ public final class InterceptedCall {
       emit(new IntentEvent.AttemptStarted(id, n, current.method(), url.host(), poll));
       long start = System.nanoTime();
       Response response;
+      StoredResponse seen;
       try {
         int ms = (int) Math.max(1, Math.min(c.policy().attemptTimeout().toMillis(),
             Duration.between(now(), deadline).toMillis()));
@@ -183,6 +184,12 @@ public final class InterceptedCall {
             .withReadTimeout(ms, TimeUnit.MILLISECONDS)
             .withWriteTimeout(ms, TimeUnit.MILLISECONDS)
             .proceed(current);
+        try {
+          seen = HttpParts.read(response, c.maxResponseBytes());
+        } catch (IOException cut) {
+          response.close();
+          throw cut;
+        }
       } catch (IOException e) {
         emit(new IntentEvent.AttemptEnded(id, n, -1, e.getClass().getSimpleName(), since(start)));
         failures.add(e);
@@ -199,15 +206,6 @@ public final class InterceptedCall {
         chargeBudget(url.host(), null);
         waitBeforeRetry(n, delay, "no answer (" + e.getClass().getSimpleName() + ")");
         continue;
-      }
-      StoredResponse seen;
-      try {
-        seen = HttpParts.read(response, c.maxResponseBytes());
-      } catch (IOException e) {
-        response.close();
-        pending(PendingReason.ATTEMPTS_EXHAUSTED, "attempt " + n + " lost its answer while"
-            + " reading it (" + e.getClass().getSimpleName() + ")", null);
-        throw e;
       }
       int status = seen.status();
       emit(new IntentEvent.AttemptEnded(id, n, status, null, since(start)));
