@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The SDK wired for an Android app: an {@link IdempotentClient} on an
@@ -122,8 +123,14 @@ public final class OncelyAndroid implements AutoCloseable {
     CompletableFuture<List<IntentOutcome>> result = new CompletableFuture<>();
     try {
       background.execute(() -> {
+        IdempotentClient current = client;
+        if (current == null) {
+          // A reconnect while start() is still building the client: its own resume follows.
+          result.complete(new ArrayList<>());
+          return;
+        }
         try {
-          List<CompletableFuture<IntentOutcome>> drives = client.resumePending();
+          List<CompletableFuture<IntentOutcome>> drives = current.resumePending();
           CompletableFuture.allOf(drives.toArray(new CompletableFuture<?>[0]))
               .whenComplete((done, failure) -> {
                 if (failure != null) {
@@ -140,7 +147,7 @@ public final class OncelyAndroid implements AutoCloseable {
           result.completeExceptionally(e);
         }
       });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       result.completeExceptionally(new IllegalStateException("OncelyAndroid is closed", e));
     }
     return result;
