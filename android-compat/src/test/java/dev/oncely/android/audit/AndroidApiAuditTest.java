@@ -83,6 +83,13 @@ public class AndroidApiAuditTest {
   }
 
   @Test
+  public void every_reviewed_entry_still_matches_a_finding() {
+    assertThat(reviewed.unused(apk))
+        .as("entries of android-api-audit-reviewed.txt that no longer match anything; delete them")
+        .isEmpty();
+  }
+
+  @Test
   public void caffeine_is_off_the_apk_classpath_and_its_missing_apis_are_reported() {
     assertThat(apk.keySet()).noneMatch(jar -> jar.startsWith("caffeine-"));
     assertThat(optional.keySet()).anyMatch(jar -> jar.startsWith("caffeine-"));
