@@ -1,0 +1,67 @@
+package dev.oncely.examples.demo;
+
+import dev.oncely.examples.cli.Command;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The one-command demonstration (issue 4, section 2): the {@link SdkScenario} (durable store,
+ * SIGKILL, resume) and then the {@link NaiveScenario} with the same workload and faults; progress
+ * on stderr, the comparison table and the verdict on stdout.
+ *
+ * <p>{@link #run} returns {@link Command#EXIT_OK} when the SDK made no duplicate charge and lost no
+ * intent, and {@link Command#EXIT_FAILURE} otherwise or when a step failed.
+ */
+public final class Demo {
+  private final DemoSettings settings;
+  private final ProgressBar bar;
+  private RunSummary sdk;
+  private RunSummary naive;
+
+  /** A demo with {@code settings} reporting progress on {@code bar}. */
+  public Demo(DemoSettings settings, ProgressBar bar) {
+    this.settings = settings;
+    this.bar = bar;
+  }
+
+  /** Runs both scenarios, prints the table and the verdict, and returns the exit code. */
+  public int run(PrintStream out) throws InterruptedException {
+    bar.message(String.format(Locale.ROOT, "Oncely demo: %,d payment intents at concurrency %d;"
+        + " server faults %s, %.0f%% answered 202 and finished later",
+        settings.intents(), settings.concurrency(), settings.faults().toSpec(),
+        settings.slowShare() * 100));
+    try {
+      bar.message("[1/2] Oncely SDK in a child JVM with a SQLite store in a temp directory;"
+          + " SIGKILL once " + settings.killAfter() + " payments exist, then 'resume'");
+      sdk = new SdkScenario(settings, bar).run();
+      bar.message("[2/2] naive client: plain OkHttp, the same retries, no idempotency key");
+      naive = new NaiveScenario(settings, bar).run();
+    } catch (DemoFailedException e) {
+      bar.message("demo failed: " + e.getMessage());
+      return Command.EXIT_FAILURE;
+    }
+    out.println();
+    out.print(ResultTable.render(List.of(sdk, naive)));
+    out.println();
+    boolean exact = sdk.duplicates() == 0 && sdk.lost() == 0;
+    out.println(exact
+        ? String.format(Locale.ROOT, "Oncely: every intent paid exactly once across a SIGKILL"
+            + " (0 duplicates, 0 lost). Naive retries: %,d duplicate charges, %,d lost.",
+            naive.duplicates(), naive.lost())
+        : String.format(Locale.ROOT, "FAILED: the SDK made %,d duplicate charges and lost %,d"
+            + " intents.", sdk.duplicates(), sdk.lost()));
+    out.flush();
+    return exact ? Command.EXIT_OK : Command.EXIT_FAILURE;
+  }
+
+  /** The SDK's result, or null before {@link #run} got that far. */
+  public RunSummary sdkResult() {
+    return sdk;
+  }
+
+  /** The naive client's result, or null before {@link #run} got that far. */
+  public RunSummary naiveResult() {
+    return naive;
+  }
+}

@@ -1,0 +1,112 @@
+package dev.oncely.examples.demo;
+
+import java.io.PrintStream;
+import java.util.Objects;
+
+/**
+ * A progress line on stderr. On a terminal it redraws one line in place with a carriage return;
+ * otherwise (piped, CI) it prints a plain line each time another tenth of the work is done and
+ * when the note changes, so logs stay short and readable. Thread-safe.
+ *
+ * <pre>
+ * SDK run    [##############..........................]   352/1000  1m 2s  req 431  SIGKILL at 401
+ * </pre>
+ */
+public final class ProgressBar {
+  /** Width of the bar between the brackets, in characters. */
+  public static final int BAR_WIDTH = 30;
+
+  private final PrintStream err;
+  private final boolean interactive;
+  private int lastWidth;
+  private String lastLabel;
+  private String lastNote;
+  private long lastTenth = -1;
+
+  /**
+   * @param interactive redraw in place (a terminal) or print plain lines (a log)
+   */
+  public ProgressBar(PrintStream err, boolean interactive) {
+    this.err = Objects.requireNonNull(err, "err");
+    this.interactive = interactive;
+  }
+
+  /**
+   * A bar that redraws in place when this JVM has a console and the {@code CI} environment
+   * variable is not set, and prints plain lines otherwise.
+   */
+  public static ProgressBar forStderr(PrintStream err) {
+    return new ProgressBar(err, System.console() != null && System.getenv("CI") == null);
+  }
+
+  /** Whether the bar redraws in place. */
+  public boolean interactive() {
+    return interactive;
+  }
+
+  /**
+   * Shows {@code done} of {@code total} for the phase {@code label}, with a short {@code note}.
+   */
+  public synchronized void update(String label, long done, long total, String note) {
+    String line = render(label, done, total, note);
+    if (interactive) {
+      redraw(line);
+      return;
+    }
+    long tenth = total <= 0 ? 10 : Math.min(10, done * 10 / total);
+    if (!label.equals(lastLabel) || !note.equals(lastNote) || tenth > lastTenth) {
+      err.println(line);
+      lastLabel = label;
+      lastNote = note;
+      lastTenth = tenth;
+    }
+  }
+
+  /** Shows the final state of the phase and ends its line. */
+  public synchronized void finish(String label, long done, long total, String note) {
+    String line = render(label, done, total, note);
+    if (interactive) {
+      redraw(line);
+      err.println();
+    } else {
+      err.println(line);
+    }
+    err.flush();
+    lastWidth = 0;
+    lastLabel = null;
+    lastNote = null;
+    lastTenth = -1;
+  }
+
+  /** Prints a message on a line of its own, ending the line being redrawn first. */
+  public synchronized void message(String text) {
+    if (interactive && lastWidth > 0) {
+      err.println();
+      lastWidth = 0;
+    }
+    err.println(text);
+    err.flush();
+  }
+
+  private void redraw(String line) {
+    StringBuilder sb = new StringBuilder("\r").append(line);
+    for (int i = line.length(); i < lastWidth; i++) {
+      sb.append(' ');
+    }
+    err.print(sb);
+    err.flush();
+    lastWidth = line.length();
+  }
+
+  /** The line for a state, without a line end. */
+  static String render(String label, long done, long total, String note) {
+    long shown = Math.max(0, Math.min(done, total));
+    int filled = total <= 0 ? BAR_WIDTH : (int) (shown * BAR_WIDTH / total);
+    StringBuilder bar = new StringBuilder(BAR_WIDTH);
+    for (int i = 0; i < BAR_WIDTH; i++) {
+      bar.append(i < filled ? '#' : '.');
+    }
+    String count = String.format("%" + String.valueOf(total).length() + "d/%d", done, total);
+    return String.format("%-12s [%s] %s  %s", label, bar, count, note).stripTrailing();
+  }
+}
