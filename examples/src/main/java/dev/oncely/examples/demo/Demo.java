@@ -1,7 +1,9 @@
 package dev.oncely.examples.demo;
 
 import dev.oncely.examples.cli.Command;
+import dev.oncely.examples.server.FaultPlan;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -27,10 +29,10 @@ public final class Demo {
 
   /** Runs both scenarios, prints the table and the verdict, and returns the exit code. */
   public int run(PrintStream out) throws InterruptedException {
-    bar.message(String.format(Locale.ROOT, "Oncely demo: %,d payment intents at concurrency %d;"
-        + " server faults %s, %.0f%% answered 202 and finished later",
-        settings.intents(), settings.concurrency(), settings.faults().toSpec(),
-        settings.slowShare() * 100));
+    bar.message(String.format(Locale.ROOT, "Oncely demo: %,d payment intents at concurrency %d"
+        + " against a server that %s; %s answered 202 and finished later (seed %d)",
+        settings.intents(), settings.concurrency(), describe(settings.faults()),
+        percent(settings.slowShare()), settings.seed()));
     try {
       bar.message("[1/2] Oncely SDK in a child JVM with a SQLite store in a temp directory;"
           + " SIGKILL once " + settings.killAfter() + " payments exist, then 'resume'");
@@ -46,13 +48,42 @@ public final class Demo {
     out.println();
     boolean exact = sdk.duplicates() == 0 && sdk.lost() == 0;
     out.println(exact
-        ? String.format(Locale.ROOT, "Oncely: every intent paid exactly once across a SIGKILL"
-            + " (0 duplicates, 0 lost). Naive retries: %,d duplicate charges, %,d lost.",
-            naive.duplicates(), naive.lost())
+        ? "Oncely: every intent paid exactly once across a SIGKILL (0 duplicates, 0 lost)."
         : String.format(Locale.ROOT, "FAILED: the SDK made %,d duplicate charges and lost %,d"
             + " intents.", sdk.duplicates(), sdk.lost()));
+    out.println(String.format(Locale.ROOT, "Naive retries without a key: %,d duplicate charges,"
+        + " %,d lost, and the client believed %,d payments went through once.",
+        naive.duplicates(), naive.lost(), naive.completed()));
     out.flush();
     return exact ? Command.EXIT_OK : Command.EXIT_FAILURE;
+  }
+
+  /** The faults in words, for example "drops 8% of answers after charging, ...". */
+  static String describe(FaultPlan f) {
+    List<String> parts = new ArrayList<>();
+    if (f.drop() > 0) {
+      parts.add("drops " + percent(f.drop()) + " of answers after charging");
+    }
+    if (f.stall() > 0) {
+      parts.add("stalls " + percent(f.stall()) + " after charging for " + f.stallFor().toMillis()
+          + " ms");
+    }
+    if (f.refuse() > 0) {
+      parts.add("refuses " + percent(f.refuse()) + " of connections");
+    }
+    if (f.burst503() > 0) {
+      parts.add("starts a burst of " + f.burstLength() + " x 503 on " + percent(f.burst503())
+          + " of requests");
+    }
+    if (!f.latency().isZero()) {
+      parts.add("adds " + f.latency().toMillis() + " ms latency");
+    }
+    return parts.isEmpty() ? "injects no faults" : String.join(", ", parts);
+  }
+
+  private static String percent(double share) {
+    return new java.math.BigDecimal(share * 100).round(new java.math.MathContext(3))
+        .stripTrailingZeros().toPlainString() + "%";
   }
 
   /** The SDK's result, or null before {@link #run} got that far. */

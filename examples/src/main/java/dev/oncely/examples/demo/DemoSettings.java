@@ -26,11 +26,11 @@ public final class DemoSettings {
   public static final long DEFAULT_SEED = 42;
   /** Default faults of the reference server, in its spec grammar (the seed is added). */
   public static final String DEFAULT_FAULTS =
-      "drop=0.08,stall=0.02,stallfor=3s,refuse=0.04,burst503=0.01,burstlen=3,latency=1ms";
+      "drop=0.08,stall=0.02,stallfor=4s,refuse=0.04,burst503=0.01,burstlen=3,latency=1ms";
   /** Default share of payments the server answers with {@code 202} and creates later. */
   public static final double DEFAULT_SLOW_SHARE = 0.05;
   /** Default per-attempt timeout of both clients, in milliseconds (below the stall time). */
-  public static final int DEFAULT_ATTEMPT_TIMEOUT_MS = 1000;
+  public static final int DEFAULT_ATTEMPT_TIMEOUT_MS = 2000;
 
   private final int intents;
   private final int concurrency;

@@ -1,5 +1,6 @@
 package dev.oncely.examples.demo;
 
+import dev.oncely.examples.load.LoadDriver;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -21,8 +22,8 @@ import okhttp3.Response;
  * backoff on timeouts, connection failures and {@code 5xx}/{@code 408}/{@code 429}, and <em>no
  * idempotency key</em>. Every resend of a payment whose first answer was lost is a second charge.
  *
- * <p>{@link #run} sends the workload's {@link PaymentBodies} to {@code POST /payments}. Thread-safe
- * counters may be read while it runs.
+ * <p>{@link #run} sends the load driver's {@linkplain LoadDriver#paymentBody payment bodies} to
+ * {@code POST /payments}. Thread-safe counters may be read while it runs.
  */
 public final class NaiveClient {
   /** Attempts per payment, the same as the SDK's default. */
@@ -79,7 +80,7 @@ public final class NaiveClient {
   }
 
   private void pay(int i) {
-    RequestBody body = RequestBody.create(PaymentBodies.of(i), JSON);
+    RequestBody body = RequestBody.create(LoadDriver.paymentBody(i), JSON);
     Request request = new Request.Builder().url(paymentsUrl).post(body).build();
     try {
       for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {

@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * A progress line on stderr. On a terminal it redraws one line in place with a carriage return;
- * otherwise (piped, CI) it prints a plain line each time another tenth of the work is done and
- * when the note changes, so logs stay short and readable. Thread-safe.
+ * otherwise (piped, CI) it prints a plain line when a phase starts and each time another tenth of
+ * its work is done, so logs stay short and readable. Thread-safe.
  *
  * <pre>
  * SDK run    [##############..........................]   352/1000  1m 2s  req 431  SIGKILL at 401
@@ -20,7 +20,6 @@ public final class ProgressBar {
   private final boolean interactive;
   private int lastWidth;
   private String lastLabel;
-  private String lastNote;
   private long lastTenth = -1;
 
   /**
@@ -54,10 +53,9 @@ public final class ProgressBar {
       return;
     }
     long tenth = total <= 0 ? 10 : Math.min(10, done * 10 / total);
-    if (!label.equals(lastLabel) || !note.equals(lastNote) || tenth > lastTenth) {
+    if (!label.equals(lastLabel) || tenth > lastTenth) {
       err.println(line);
       lastLabel = label;
-      lastNote = note;
       lastTenth = tenth;
     }
   }
@@ -74,7 +72,6 @@ public final class ProgressBar {
     err.flush();
     lastWidth = 0;
     lastLabel = null;
-    lastNote = null;
     lastTenth = -1;
   }
 

@@ -12,7 +12,7 @@ import java.util.function.Function;
  * retries by cause, {@code 202} polls, {@code 409}s, the SIGKILL and wall time.
  */
 public final class ResultTable {
-  private static final int LABEL_WIDTH = 34;
+  private static final int LABEL_WIDTH = 38;
   private static final int COLUMN_WIDTH = 22;
 
   private ResultTable() {}
@@ -35,11 +35,12 @@ public final class ResultTable {
     rows.add(row("  after a refused connection", runs, r -> num(r.faults(FaultKind.REFUSE))));
     rows.add(row("  after a 503 + Retry-After", runs, r -> num(r.faults(FaultKind.BURST_503))));
     rows.add(row("  after a 409 (same key in flight)", runs, r -> num(r.server().status409())));
+    rows.add(row("  after the restart or a slow answer", runs, r -> num(r.otherRetries())));
     rows.add(row("202 accepted / status polls", runs,
         r -> num(r.server().status202()) + " / " + num(r.server().polls())));
     rows.add(row("409 in progress", runs, r -> num(r.server().status409())));
     rows.add(row("client JVM SIGKILLed", runs, r -> r.killedAt() < 0 ? "no"
-        : "at " + num(r.killedAt()) + " payments, resumed"));
+        : "at " + num(r.killedAt()) + "/" + num(r.intents()) + ", resumed"));
     rows.add(row("wall time", runs, r -> String.format(Locale.ROOT, "%.1f s",
         r.wall().toMillis() / 1000.0)));
     StringBuilder sb = new StringBuilder();

@@ -51,6 +51,20 @@ public record RunSummary(String client, long intents, long completed, long pendi
     return Math.max(0, server.requests() - server.polls() - intents);
   }
 
+  /**
+   * Retries no injected fault or {@code 409} explains: resends of the intents in flight when the
+   * client was killed, and attempts that timed out on an answer that was merely slow.
+   */
+  public long otherRetries() {
+    long explained = server.status409();
+    for (FaultKind kind : FaultKind.values()) {
+      if (kind != FaultKind.LATENCY) {
+        explained += server.faults(kind);
+      }
+    }
+    return Math.max(0, retries() - explained);
+  }
+
   /** How often the server injected {@code kind}; each one leaves the client to resend or give up. */
   public long faults(FaultKind kind) {
     return server.faults(kind);
