@@ -65,8 +65,8 @@ public final class Demo {
       parts.add("drops " + percent(f.drop()) + " of answers after charging");
     }
     if (f.stall() > 0) {
-      parts.add("stalls " + percent(f.stall()) + " after charging for " + f.stallFor().toMillis()
-          + " ms");
+      parts.add("holds " + percent(f.stall()) + " of answers for " + seconds(f.stallFor())
+          + " after charging");
     }
     if (f.refuse() > 0) {
       parts.add("refuses " + percent(f.refuse()) + " of connections");
@@ -79,6 +79,11 @@ public final class Demo {
       parts.add("adds " + f.latency().toMillis() + " ms latency");
     }
     return parts.isEmpty() ? "injects no faults" : String.join(", ", parts);
+  }
+
+  private static String seconds(java.time.Duration d) {
+    return new java.math.BigDecimal(d.toMillis()).movePointLeft(3).stripTrailingZeros()
+        .toPlainString() + " s";
   }
 
   private static String percent(double share) {

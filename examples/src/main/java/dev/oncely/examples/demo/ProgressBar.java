@@ -1,6 +1,7 @@
 package dev.oncely.examples.demo;
 
 import java.io.PrintStream;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Objects;
  * its work is done, so logs stay short and readable. Thread-safe.
  *
  * <pre>
- * SDK run    [##############..........................]   352/1000  1m 2s  req 431  SIGKILL at 401
+ * SDK run      [##########....................]  352/1000   6.1s  req 431  SIGKILL at 401
  * </pre>
  */
 public final class ProgressBar {
@@ -19,7 +20,9 @@ public final class ProgressBar {
   private final PrintStream err;
   private final boolean interactive;
   private int lastWidth;
+  private String lastLine = "";
   private String lastLabel;
+  private long phaseStart;
   private long lastTenth = -1;
 
   /**
@@ -47,22 +50,31 @@ public final class ProgressBar {
    * Shows {@code done} of {@code total} for the phase {@code label}, with a short {@code note}.
    */
   public synchronized void update(String label, long done, long total, String note) {
-    String line = render(label, done, total, note);
+    boolean newPhase = !label.equals(lastLabel);
+    if (newPhase) {
+      lastLabel = label;
+      phaseStart = System.nanoTime();
+    }
+    String line = render(label, done, total, note, elapsedMillis());
     if (interactive) {
-      redraw(line);
+      if (!line.equals(lastLine)) {
+        redraw(line);
+      }
       return;
     }
     long tenth = total <= 0 ? 10 : Math.min(10, done * 10 / total);
-    if (!label.equals(lastLabel) || tenth > lastTenth) {
+    if (newPhase || tenth > lastTenth) {
       err.println(line);
-      lastLabel = label;
       lastTenth = tenth;
     }
   }
 
   /** Shows the final state of the phase and ends its line. */
   public synchronized void finish(String label, long done, long total, String note) {
-    String line = render(label, done, total, note);
+    if (!label.equals(lastLabel)) {
+      phaseStart = System.nanoTime();
+    }
+    String line = render(label, done, total, note, elapsedMillis());
     if (interactive) {
       redraw(line);
       err.println();
@@ -71,6 +83,7 @@ public final class ProgressBar {
     }
     err.flush();
     lastWidth = 0;
+    lastLine = "";
     lastLabel = null;
     lastTenth = -1;
   }
@@ -80,6 +93,7 @@ public final class ProgressBar {
     if (interactive && lastWidth > 0) {
       err.println();
       lastWidth = 0;
+      lastLine = "";
     }
     err.println(text);
     err.flush();
@@ -93,10 +107,15 @@ public final class ProgressBar {
     err.print(sb);
     err.flush();
     lastWidth = line.length();
+    lastLine = line;
+  }
+
+  private long elapsedMillis() {
+    return (System.nanoTime() - phaseStart) / 1_000_000;
   }
 
   /** The line for a state, without a line end. */
-  static String render(String label, long done, long total, String note) {
+  static String render(String label, long done, long total, String note, long elapsedMs) {
     long shown = Math.max(0, Math.min(done, total));
     int filled = total <= 0 ? BAR_WIDTH : (int) (shown * BAR_WIDTH / total);
     StringBuilder bar = new StringBuilder(BAR_WIDTH);
@@ -104,6 +123,7 @@ public final class ProgressBar {
       bar.append(i < filled ? '#' : '.');
     }
     String count = String.format("%" + String.valueOf(total).length() + "d/%d", done, total);
-    return String.format("%-12s [%s] %s  %s", label, bar, count, note).stripTrailing();
+    return String.format(Locale.ROOT, "%-12s [%s] %s %6.1fs  %s", label, bar, count,
+        elapsedMs / 1000.0, note).stripTrailing();
   }
 }

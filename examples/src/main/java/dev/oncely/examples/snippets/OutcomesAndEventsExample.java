@@ -38,8 +38,7 @@ public final class OutcomesAndEventsExample {
     try (ReferenceServer server = ReferenceServer.builder()
             .faults(FaultPlan.parse("drop=0.2,burst503=0.1,burstlen=2,seed=11"))
             .slowShare(0.4)
-            .slowFor(Duration.ofMillis(100))
-            .retryAfterSeconds(0)
+            .slowFor(Duration.ofMillis(200))
             .build()
             .start();
         IdempotentClient client = IdempotentClient.builder()

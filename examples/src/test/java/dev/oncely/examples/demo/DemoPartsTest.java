@@ -57,6 +57,15 @@ class DemoPartsTest {
   }
 
   @Test
+  void faults_are_described_in_words_for_the_banner() {
+    assertThat(Demo.describe(FaultPlan.parse(DemoSettings.DEFAULT_FAULTS)))
+        .isEqualTo("drops 8% of answers after charging, holds 2% of answers for 4 s after"
+            + " charging, refuses 4% of connections, starts a burst of 3 x 503 on 1% of requests,"
+            + " adds 1 ms latency");
+    assertThat(Demo.describe(FaultPlan.none())).isEqualTo("injects no faults");
+  }
+
+  @Test
   void kill_point_is_drawn_from_the_seed_between_35_and_45_percent() {
     DemoSettings a = DemoSettings.builder().intents(1000).seed(1).build();
     DemoSettings b = DemoSettings.builder().intents(1000).seed(1).build();
