@@ -48,7 +48,9 @@ public final class Demo {
     out.println();
     boolean exact = sdk.duplicates() == 0 && sdk.lost() == 0;
     out.println(exact
-        ? "Oncely: every intent paid exactly once across a SIGKILL (0 duplicates, 0 lost)."
+        ? "Oncely: every intent paid exactly once" + (sdk.killedAt() < 0
+            ? " (0 duplicates, 0 lost; the run finished before the kill point)."
+            : " across a SIGKILL (0 duplicates, 0 lost).")
         : String.format(Locale.ROOT, "FAILED: the SDK made %,d duplicate charges and lost %,d"
             + " intents.", sdk.duplicates(), sdk.lost()));
     out.println(String.format(Locale.ROOT, "Naive retries without a key: %,d duplicate charges,"
