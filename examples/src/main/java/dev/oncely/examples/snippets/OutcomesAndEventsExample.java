@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
 public final class OutcomesAndEventsExample {
   private OutcomesAndEventsExample() {}
 
-  /** Submits six payments to a slow, flaky server and reports what happened. */
+  /** Submits six payments (one invalid) to a slow, flaky server and reports what happened. */
   public static void main(String[] args) {
     EventCounter counter = new EventCounter();
     IntentListener printer = event -> {
@@ -46,11 +46,13 @@ public final class OutcomesAndEventsExample {
             .build()) {
       List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
       for (int i = 1; i <= 6; i++) {
+        // The last one has an amount the server refuses: a business rejection, not a failure.
+        int amount = i < 6 ? 100 * i : -5;
         futures.add(client.submit(IntentSpec.builder()
             .scope("shop-17")
             .operation("create-payment")
             .post(server.baseUrl() + "payments")
-            .jsonBody("{\"amount\":" + (100 * i) + ",\"currency\":\"JPY\",\"order\":\"o-" + i
+            .jsonBody("{\"amount\":" + amount + ",\"currency\":\"JPY\",\"order\":\"o-" + i
                 + "\"}")
             .build()));
       }
@@ -59,7 +61,7 @@ public final class OutcomesAndEventsExample {
       }
       System.out.println("events: " + counter.attempts() + " attempts, " + counter.retries()
           + " retries, " + counter.accepted() + " accepted (202), " + counter.completed()
-          + " completed");
+          + " completed, " + counter.rejected() + " rejected");
       System.out.println("payments created: " + server.stats().effects());
     }
   }

@@ -6,11 +6,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Runs each small example's {@code main} in this JVM (each starts its own reference server) and
  * checks what it printed: the example finished and the server saw exactly one payment per intent.
  */
+@Isolated("replaces System.out while an example runs")
 class SnippetsTest {
   @FunctionalInterface
   private interface MainMethod {
@@ -67,9 +69,12 @@ class SnippetsTest {
   }
 
   @Test
-  void outcomes_and_events_example_reports_every_payment_once() throws Exception {
+  void outcomes_and_events_example_pays_five_and_reports_the_invalid_one_as_rejected()
+      throws Exception {
     String out = runMain(OutcomesAndEventsExample::main);
-    assertThat(out).contains("6 completed").contains("payments created: 6");
-    assertThat(out.lines().filter(l -> l.contains(": paid ("))).hasSize(6);
+    assertThat(out).contains("5 completed, 1 rejected").contains("payments created: 5");
+    assertThat(out.lines().filter(l -> l.contains(": paid ("))).hasSize(5);
+    assertThat(out.lines().filter(l -> l.contains(": refused (400), tell the customer")))
+        .hasSize(1);
   }
 }
