@@ -3,6 +3,9 @@ package dev.oncely.examples.demo;
 import dev.oncely.examples.cli.Command;
 import dev.oncely.examples.server.FaultPlan;
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -83,14 +86,14 @@ public final class Demo {
     return parts.isEmpty() ? "injects no faults" : String.join(", ", parts);
   }
 
-  private static String seconds(java.time.Duration d) {
-    return new java.math.BigDecimal(d.toMillis()).movePointLeft(3).stripTrailingZeros()
+  private static String seconds(Duration d) {
+    return BigDecimal.valueOf(d.toMillis()).movePointLeft(3).stripTrailingZeros()
         .toPlainString() + " s";
   }
 
   private static String percent(double share) {
-    return new java.math.BigDecimal(share * 100).round(new java.math.MathContext(3))
-        .stripTrailingZeros().toPlainString() + "%";
+    return new BigDecimal(share * 100).round(new MathContext(3)).stripTrailingZeros()
+        .toPlainString() + "%";
   }
 
   /** The SDK's result, or null before {@link #run} got that far. */
