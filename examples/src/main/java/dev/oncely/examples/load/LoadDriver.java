@@ -17,6 +17,7 @@ import dev.oncely.persistence.SqliteIntentStore;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -90,7 +92,7 @@ public final class LoadDriver {
     RunManifest manifest = mode == Mode.RUN
         ? RunManifest.createOrMatch(settings)
         : RunManifest.requireExisting(settings);
-    String label = mode.name().toLowerCase(java.util.Locale.ROOT);
+    String label = mode.name().toLowerCase(Locale.ROOT);
     EventCounter events = new EventCounter();
     RetryCauses causes = new RetryCauses();
     Tally tally = new Tally();
@@ -179,7 +181,7 @@ public final class LoadDriver {
         .build();
   }
 
-  private static java.util.concurrent.ThreadFactory daemon() {
+  private static ThreadFactory daemon() {
     AtomicLong n = new AtomicLong();
     return r -> {
       Thread t = new Thread(r, "oncely-load-" + n.incrementAndGet());
