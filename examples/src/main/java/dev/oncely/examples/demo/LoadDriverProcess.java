@@ -34,7 +34,7 @@ public final class LoadDriverProcess implements AutoCloseable {
   private final Deque<String> stderrTail = new ArrayDeque<>();
   private volatile String lastStdoutLine;
 
-  private LoadDriverProcess(String subcommand, Process process, Consumer<String> stderrLines) {
+  private LoadDriverProcess(String subcommand, Process process) {
     this.subcommand = subcommand;
     this.process = process;
     this.stdoutReader = drain(process.getInputStream(), subcommand + "-stdout", line -> {
@@ -49,18 +49,16 @@ public final class LoadDriverProcess implements AutoCloseable {
           stderrTail.removeFirst();
         }
       }
-      stderrLines.accept(line);
     });
   }
 
   /**
    * Starts {@code subcommand} with {@code args} in a child JVM.
    *
-   * @param stderrLines receives each stderr line of the child, on a reader thread
    * @throws UncheckedIOException if the JVM cannot be started
    */
   public static LoadDriverProcess start(DemoSettings settings, String subcommand,
-      List<String> args, Consumer<String> stderrLines) {
+      List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(settings.javaCommand().toString());
     // A short-lived load driver on a small machine: C1 alone and the serial collector leave
@@ -75,7 +73,7 @@ public final class LoadDriverProcess implements AutoCloseable {
     try {
       Process p = new ProcessBuilder(command).start();
       p.getOutputStream().close();
-      return new LoadDriverProcess(subcommand, p, stderrLines);
+      return new LoadDriverProcess(subcommand, p);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the '" + subcommand + "' child JVM with "
           + settings.javaCommand(), e);

@@ -76,10 +76,12 @@ public final class SdkScenario {
       throws DemoFailedException, InterruptedException {
     int total = settings.intents();
     String note = "SIGKILL at " + settings.killAfter();
-    try (LoadDriverProcess child = LoadDriverProcess.start(settings, "run", args, line -> {})) {
+    try (LoadDriverProcess child = LoadDriverProcess.start(settings, "run", args)) {
+      long deadline = System.nanoTime() + CHILD_TIMEOUT.toNanos();
       while (!child.waitFor(TICK)) {
         ServerStats s = server.stats();
         bar.update("SDK run", s.effects(), total, "req " + s.requests() + "  " + note);
+        checkDeadline(child, "run", deadline);
         if (s.effects() >= settings.killAfter()) {
           child.killHard();
           long at = server.stats().effects();
@@ -103,16 +105,12 @@ public final class SdkScenario {
   private DriverReport drive(String subcommand, String label, ReferenceServer server,
       List<String> args) throws DemoFailedException, InterruptedException {
     int total = settings.intents();
-    try (LoadDriverProcess child = LoadDriverProcess.start(settings, subcommand, args, l -> {})) {
+    try (LoadDriverProcess child = LoadDriverProcess.start(settings, subcommand, args)) {
       long deadline = System.nanoTime() + CHILD_TIMEOUT.toNanos();
       while (!child.waitFor(TICK)) {
         ServerStats s = server.stats();
         bar.update(label, s.effects(), total, "req " + s.requests());
-        if (System.nanoTime() > deadline) {
-          child.killHard();
-          throw new DemoFailedException("the '" + subcommand + "' child ran longer than "
-              + CHILD_TIMEOUT.toMinutes() + " min; its stderr:\n" + child.stderrTail());
-        }
+        checkDeadline(child, subcommand, deadline);
       }
       int code = child.awaitExit(TICK);
       ServerStats s = server.stats();
@@ -126,6 +124,15 @@ public final class SdkScenario {
       } catch (IllegalArgumentException e) {
         throw new DemoFailedException(e.getMessage() + "; its stderr:\n" + child.stderrTail());
       }
+    }
+  }
+
+  private static void checkDeadline(LoadDriverProcess child, String subcommand, long deadline)
+      throws DemoFailedException, InterruptedException {
+    if (System.nanoTime() > deadline) {
+      child.killHard();
+      throw new DemoFailedException("the '" + subcommand + "' child ran longer than "
+          + CHILD_TIMEOUT.toMinutes() + " min; its stderr:\n" + child.stderrTail());
     }
   }
 
