@@ -64,9 +64,16 @@ class MainTest {
   }
 
   @Test
-  void demo_is_the_default_subcommand_so_its_bad_options_are_reported_under_its_name() {
-    assertThat(run("--kill-at", "2")).isEqualTo(2);
-    assertThat(err()).contains("demo: option --kill-at of demo").contains("'2'");
+  void demo_is_the_default_subcommand_and_refuses_a_bad_option_naming_it() {
+    assertThat(run("--intents", "0")).isEqualTo(2);
+    assertThat(err()).contains("demo: option --intents of demo must be an integer in [1, 1000000]")
+        .contains("was '0'");
+  }
+
+  @Test
+  void demo_refuses_a_bad_faults_item_naming_it() {
+    assertThat(run("demo", "--faults", "stal=0.1")).isEqualTo(2);
+    assertThat(err()).contains("bad faults item 'stal=0.1'");
   }
 
   @Test

@@ -1,60 +1,66 @@
 package dev.oncely.examples.cli;
 
 import dev.oncely.examples.demo.Demo;
-import dev.oncely.examples.server.FaultPlan;
+import dev.oncely.examples.demo.DemoSettings;
+import dev.oncely.examples.demo.ProgressBar;
 import dev.oncely.examples.server.FaultSpecException;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
 /**
- * {@code demo}, the default command: the SDK (killed and resumed) against a naive client on the
- * same faulty server, with a table of the results. Exits {@link #EXIT_OK} when the SDK run was
- * exactly once (no duplicate, nothing lost, nothing pending), else {@link #EXIT_FAILURE}.
+ * {@code demo}, the default command: the Oncely SDK in a child JVM that is SIGKILLed part-way and
+ * resumed, against a faulty reference server, then a naive client with the same workload; prints a
+ * live progress bar on stderr and the comparison table on stdout. Exits {@link #EXIT_OK} when the
+ * SDK made no duplicate charge and lost no intent, {@link #EXIT_FAILURE} otherwise.
  */
 public final class DemoCommand implements Command {
-  private static final Set<String> VALUED =
-      Set.of("intents", "concurrency", "faults", "kill-at", "attempt-timeout-ms");
+  private static final Set<String> VALUED = Set.of("intents", "concurrency", "seed", "faults");
 
   @Override
   public String summary() {
-    return "the SDK, killed and resumed, vs a naive client on a faulty server (default)";
+    return "exactly-once SDK (killed and resumed) vs naive retries against a faulty server";
   }
 
   @Override
   public String usage() {
-    return "demo [--intents N] [--concurrency C] [--faults SPEC] [--kill-at SHARE]"
-        + " [--attempt-timeout-ms T]\n  defaults: 1000 intents, concurrency 32, kill at 0.4,"
-        + " attempt timeout 2000 ms, faults " + Demo.DEFAULT_FAULTS;
+    return "demo [--intents N] [--concurrency C] [--seed S] [--faults SPEC]\n"
+        + "  defaults: --intents " + DemoSettings.DEFAULT_INTENTS + " --concurrency "
+        + DemoSettings.DEFAULT_CONCURRENCY + " --seed " + DemoSettings.DEFAULT_SEED
+        + " --faults " + DemoSettings.DEFAULT_FAULTS + "\n"
+        + "  SPEC: drop=P,stall=P,refuse=P,burst503=P,burstlen=N,latency=D,stallfor=D,seed=S"
+        + " (P in [0,1], D like 5ms or 2s; the demo's --seed is used unless SPEC has one)";
   }
 
   @Override
   public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-    Options o = Options.parse("demo", args, VALUED, Set.of());
-    FaultPlan faults;
+    DemoSettings settings = configure(args).build();
     try {
-      faults = FaultPlan.parse(o.string("faults", Demo.DEFAULT_FAULTS));
-    } catch (FaultSpecException e) {
-      throw new UsageException("option --faults of demo: " + e.getMessage());
-    }
-    Demo.Settings settings = new Demo.Settings(
-        o.intValue("intents", 1000, 1, 1_000_000),
-        o.intValue("concurrency", 32, 1, 1024),
-        faults,
-        o.share("kill-at", 0.4),
-        Duration.ofMillis(o.intValue("attempt-timeout-ms", 2000, 1, 600_000)));
-    try {
-      Demo.Result result = new Demo(settings, out, err).run();
-      return result.exactlyOnce() ? EXIT_OK : EXIT_FAILURE;
-    } catch (IOException | RuntimeException e) {
-      err.println("demo: failed: " + e);
-      return EXIT_FAILURE;
+      return new Demo(settings, ProgressBar.forStderr(err)).run(out);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       err.println("demo: interrupted");
       return EXIT_FAILURE;
     }
+  }
+
+  /**
+   * Turns the arguments into settings.
+   *
+   * @throws UsageException naming the first bad option or faults item
+   */
+  public static DemoSettings.Builder configure(List<String> args) throws UsageException {
+    Options o = Options.parse("demo", args, VALUED, Set.of());
+    long seed = o.longValue("seed", DemoSettings.DEFAULT_SEED);
+    DemoSettings.Builder b = DemoSettings.builder()
+        .intents(o.intValue("intents", DemoSettings.DEFAULT_INTENTS, 1, 1_000_000))
+        .concurrency(o.intValue("concurrency", DemoSettings.DEFAULT_CONCURRENCY, 1, 1024))
+        .seed(seed);
+    try {
+      b.faults(DemoSettings.withSeed(o.string("faults", DemoSettings.DEFAULT_FAULTS), seed));
+    } catch (FaultSpecException e) {
+      throw new UsageException("option --faults of demo: " + e.getMessage());
+    }
+    return b;
   }
 }

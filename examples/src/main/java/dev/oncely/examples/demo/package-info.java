@@ -1,2 +1,6 @@
-/** The {@code demo} subcommand: the SDK against a naive client on a faulty server. */
+/**
+ * The one-command demo: {@link dev.oncely.examples.demo.Demo} runs the SDK in a child JVM that is
+ * killed and resumed, then a naive client, against the faulty reference server, and renders the
+ * comparison.
+ */
 package dev.oncely.examples.demo;

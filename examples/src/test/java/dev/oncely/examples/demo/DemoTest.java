@@ -2,37 +2,51 @@ package dev.oncely.examples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.examples.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The demo end to end, small: real child JVMs, a real SIGKILL, real servers. */
+/**
+ * The whole demo at a small size, end to end: the load driver runs in a real child JVM, is killed
+ * with SIGKILL part-way, and a second child resumes from the durable store; then the naive client
+ * runs the same workload. Seeded, so the faults are the same on every run for the same arrival
+ * order.
+ */
 class DemoTest {
-  private static final Pattern DUPLICATES =
-      Pattern.compile("duplicates \\(double charges\\)\\s+(\\d+)\\s+(\\d+)");
-
   @Test
-  void sdk_survives_a_kill_with_zero_duplicates_while_the_naive_client_double_charges() {
+  void sdk_pays_every_intent_exactly_once_across_a_sigkill_while_naive_retries_charge_twice()
+      throws InterruptedException {
+    DemoSettings settings = DemoSettings.builder()
+        .intents(200)
+        .concurrency(8)
+        .seed(42)
+        .classPath(System.getProperty("surefire.test.class.path",
+            System.getProperty("java.class.path")))
+        .build();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int exit = Main.run(new String[] {"demo", "--intents", "80", "--concurrency", "6",
-            "--faults", "drop=0.3,refuse=0.05,latency=30ms,seed=1", "--kill-at", "0.3",
-            "--attempt-timeout-ms", "2000"},
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    String table = out.toString(StandardCharsets.UTF_8);
-    String progress = err.toString(StandardCharsets.UTF_8);
+    Demo demo = new Demo(settings,
+        new ProgressBar(new PrintStream(err, true, StandardCharsets.UTF_8), false));
 
-    assertThat(exit).as(progress + table).isZero();
-    assertThat(progress).contains("client JVM killed (SIGKILL) at");
-    Matcher m = DUPLICATES.matcher(table);
-    assertThat(m.find()).as(table).isTrue();
-    assertThat(Long.parseLong(m.group(1))).as("SDK duplicates").isZero();
-    assertThat(Long.parseLong(m.group(2))).as("naive duplicates").isPositive();
-    assertThat(table).contains("Oncely: every intent took effect exactly once");
+    int code = demo.run(new PrintStream(out, true, StandardCharsets.UTF_8));
+
+    assertThat(code).as("exit code; progress:%n%s", err).isZero();
+    RunSummary sdk = demo.sdkResult();
+    assertThat(sdk.killedAt()).isGreaterThanOrEqualTo(settings.killAfter()).isLessThan(200);
+    assertThat(sdk.duplicates()).isZero();
+    assertThat(sdk.lost()).isZero();
+    assertThat(sdk.effects()).isEqualTo(200);
+    assertThat(sdk.completed()).isEqualTo(200);
+    assertThat(sdk.retries()).isPositive();
+
+    RunSummary naive = demo.naiveResult();
+    assertThat(naive.duplicates()).isPositive();
+    assertThat(naive.effects()).isEqualTo(200 - naive.lost() + naive.duplicates());
+
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("duplicate charges")
+        .contains("Oncely: every intent paid exactly once across a SIGKILL");
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("SIGKILL (pid ");
   }
 }
