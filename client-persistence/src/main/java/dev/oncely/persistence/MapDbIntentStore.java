@@ -13,7 +13,7 @@ import dev.oncely.persistence.internal.MapDbCopies;
 import dev.oncely.persistence.internal.MapDbRecords;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.io.IOException;
 import java.nio.file.Path;

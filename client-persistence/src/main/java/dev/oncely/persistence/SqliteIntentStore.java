@@ -12,7 +12,7 @@ import dev.oncely.persistence.internal.BusinessKey;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
 import dev.oncely.persistence.internal.SqliteTransaction;

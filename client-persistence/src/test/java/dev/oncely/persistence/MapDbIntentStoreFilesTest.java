@@ -8,6 +8,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreEncryptionException;
 import dev.oncely.client.spi.StoreLockedException;
 import java.io.IOException;
 import java.io.RandomAccessFile;

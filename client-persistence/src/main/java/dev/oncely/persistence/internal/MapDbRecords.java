@@ -3,6 +3,7 @@ package dev.oncely.persistence.internal;
 import dev.oncely.client.spi.DuplicateIntentException;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -179,7 +180,7 @@ public final class MapDbRecords {
    *
    * @return how many records the copy holds
    * @throws StoreCorruptedException naming the path and the first inconsistency
-   * @throws dev.oncely.persistence.StoreEncryptionException if a record needs another key
+   * @throws dev.oncely.client.spi.StoreEncryptionException if a record needs another key
    */
   public long verify(MapDbFile file) {
     String where = file.path().toString();
