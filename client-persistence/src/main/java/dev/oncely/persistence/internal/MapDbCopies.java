@@ -119,15 +119,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       return;
     }
     otherInSync = state.otherInSync();
-    if (otherInSync) {
-      try {
-        files[other] = openVerified(other, sequence);
-        return;
-      } catch (StoreCorruptedException e) {
-        control.write(new ControlFile.State(trusted, sequence, false));
-        otherInSync = false;
-      }
-    }
     copyTrustedToOther();
   }
 
@@ -167,7 +158,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         throw new StoreCorruptedException(paths[copy] + ": holds commit " + actual
             + " but the control file says " + expectedSequence);
       }
-      file.walk();
       verifier.accept(file);
       return file;
     } catch (RuntimeException e) {

@@ -150,6 +150,11 @@ public final class MapDbFile implements AutoCloseable {
   private static BTreeMap<byte[], byte[]> map(DB db, String name, boolean create) {
     DB.TreeMapMaker<byte[], byte[]> maker =
         db.treeMap(name, Serializer.BYTE_ARRAY, Serializer.BYTE_ARRAY);
+    if (name.equals(NAMES[RECORDS]) || name.equals(NAMES[UNFINISHED])) {
+      // Leaf nodes then hold keys and value pointers only: a lookup or an insert rewrites a
+      // small node instead of ~32 whole records.
+      maker = maker.valuesOutsideNodesEnable();
+    }
     return create ? maker.create() : maker.open();
   }
 
