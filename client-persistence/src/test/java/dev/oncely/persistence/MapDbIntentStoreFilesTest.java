@@ -8,9 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -27,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -310,6 +313,36 @@ class MapDbIntentStoreFilesTest {
         .hasMessageContaining(store().toString());
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.sorted().toList()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void a_newer_layout_version_is_refused_and_never_quarantined() throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      fill(s, 3);
+    }
+    try (RandomAccessFile f = new RandomAccessFile(store().toFile(), "rw")) {
+      for (long slot : new long[] {0, 4096}) {
+        byte[] bytes = new byte[28];
+        f.seek(slot);
+        f.readFully(bytes);
+        bytes[4] = 2;
+        CRC32 crc = new CRC32();
+        crc.update(bytes, 0, 24);
+        ByteBuffer.wrap(bytes, 24, 4).putInt((int) crc.getValue());
+        f.seek(slot);
+        f.write(bytes);
+      }
+    }
+    StoreOptions quarantine = StoreOptions.builder()
+        .corruptionPolicy(CorruptionPolicy.QUARANTINE).build();
+    assertThatThrownBy(() -> MapDbIntentStore.open(store(), quarantine))
+        .isInstanceOf(StoreException.class)
+        .isNotInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("version 2");
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .noneMatch(name -> name.contains(".corrupt-"));
     }
   }
 
