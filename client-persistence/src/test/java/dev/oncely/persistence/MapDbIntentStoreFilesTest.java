@@ -21,6 +21,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -266,6 +267,60 @@ class MapDbIntentStoreFilesTest {
     Path killed = copyOf(store(), "killed");
     s.close();
     assertThat(openAndCompare(killed, written)).isEqualTo("recovered");
+  }
+
+  @Test
+  void reopen_after_many_writes_lists_exactly_the_unfinished_records_oldest_first()
+      throws Exception {
+    int count = 600;
+    List<IntentRecord> unfinished = new ArrayList<>();
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      try {
+        List<Future<IntentRecord>> futures = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          int n = i;
+          futures.add(pool.submit(() -> {
+            IntentRecord r = newRecord("t", "op", "k" + n).toBuilder()
+                .createdAt(Instant.parse("2026-11-30T00:00:00Z").plusSeconds(count - n)).build();
+            s.create(r);
+            if (n % 4 != 0) {
+              return null;
+            }
+            IntentRecord pending = r.successor().state(IntentState.PENDING).build();
+            assertThat(s.compareAndSet(r, pending)).isTrue();
+            return pending;
+          }));
+          if (i % 4 == 1) {
+            int n2 = i;
+            futures.add(pool.submit(() -> {
+              IntentRecord r = newRecord("t", "done", "k" + n2);
+              s.create(r);
+              assertThat(s.compareAndSet(r, r.successor().state(IntentState.REJECTED).build()))
+                  .isTrue();
+              return null;
+            }));
+          }
+        }
+        for (Future<IntentRecord> f : futures) {
+          IntentRecord r = f.get(5, TimeUnit.MINUTES);
+          if (r != null) {
+            unfinished.add(r);
+          }
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    unfinished.sort(Comparator.comparing(IntentRecord::createdAt));
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      List<IntentRecord> listed = s.listUnfinished();
+      assertThat(listed.stream().filter(r -> r.state() == IntentState.PENDING).toList())
+          .containsExactlyElementsOf(unfinished);
+      assertThat(listed).hasSize(count)
+          .allSatisfy(r -> assertThat(r.state().isTerminal()).isFalse())
+          .isSortedAccordingTo(Comparator.comparing(IntentRecord::createdAt));
+    }
   }
 
   @Test
