@@ -32,6 +32,9 @@ import java.util.function.Function;
  * copy it writes, so a reader that started before a flip finishes before that copy changes.
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
+  /** MapDB keeps a transaction in memory: a rebuild commits in steps (the file is not yet used). */
+  private static final int REBUILD_COMMIT_EVERY = 5_000;
+
   private final Path[] paths;
   private final ControlFile control;
   private final Consumer<MapDbFile> verifier;
@@ -303,9 +306,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       Path temp = tempOf(paths[other]);
       MapDbFile fresh = MapDbFile.create(temp, sequence);
       try {
+        int uncommitted = 0;
         for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
           for (Map.Entry<byte[], byte[]> e : files[trusted].all(map)) {
             fresh.put(map, e.getKey(), e.getValue());
+            if (++uncommitted == REBUILD_COMMIT_EVERY) {
+              fresh.commit();
+              uncommitted = 0;
+            }
           }
         }
         fresh.commit();
