@@ -32,6 +32,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -74,7 +76,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * WAL after a crash loses the commits it holds.
  */
 public final class SqliteIntentStore implements IntentStore {
-  private static final System.Logger LOG = System.getLogger(SqliteIntentStore.class.getName());
+  private static final Logger LOG = Logger.getLogger(SqliteIntentStore.class.getName());
 
   private final Path path;
   private final String name;
@@ -171,12 +173,12 @@ public final class SqliteIntentStore implements IntentStore {
       failure.addSuppressed(e);
       throw failure;
     }
-    LOG.log(System.Logger.Level.WARNING, "{0}: damaged store moved aside as {1}: {2}",
-        path, moved, cause.getMessage());
+    LOG.log(Level.WARNING, "{0}: damaged store moved aside as {1}: {2}",
+        new Object[] {path, moved, cause.getMessage()});
     try {
       options.quarantineListener().accept(new QuarantineReport(path, moved, cause.getMessage()));
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "quarantine listener of " + path + " threw", e);
+      LOG.log(Level.WARNING, "quarantine listener of " + path + " threw", e);
     }
   }
 

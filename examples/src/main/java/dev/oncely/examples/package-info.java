@@ -1,2 +1,5 @@
-/** Runnable programs: the demo, the load driver, the reference server. Work in progress (issue 4). */
+/**
+ * Runnable programs: {@link dev.oncely.examples.Main} dispatches the subcommands of {@code
+ * java -jar oncely-examples.jar} (the demo, the load driver, the reference server).
+ */
 package dev.oncely.examples;

@@ -128,7 +128,10 @@ public final class SqliteFile {
     byte[] head = new byte[HEADER_MAGIC.length];
     int read;
     try (InputStream in = Files.newInputStream(path)) {
-      read = in.readNBytes(head, 0, head.length);
+      read = 0;
+      for (int n; read < head.length && (n = in.read(head, read, head.length - read)) > 0; ) {
+        read += n;
+      }
     }
     long size = Files.size(path);
     if (read < head.length || size < MIN_FILE_BYTES || !Arrays.equals(head, HEADER_MAGIC)) {

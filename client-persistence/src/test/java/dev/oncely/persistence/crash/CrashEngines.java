@@ -13,14 +13,14 @@ import java.util.List;
  * tests, add its name to {@link #NAMES} and a case to {@link #open}: the child JVM and the verifier
  * use nothing else.
  */
-final class CrashEngines {
+public final class CrashEngines {
   /** Every engine the kill test runs against. */
-  static final List<String> NAMES = List.of("sqlite", "mapdb");
+  public static final List<String> NAMES = List.of("sqlite", "mapdb");
 
   private CrashEngines() {}
 
   /** Opens (or creates) the store of {@code engine} at {@code path} with default options. */
-  static IntentStore open(String engine, Path path) {
+  public static IntentStore open(String engine, Path path) {
     return switch (engine) {
       case "sqlite" -> SqliteIntentStore.open(path, StoreOptions.defaults());
       case "mapdb" -> MapDbIntentStore.open(path, StoreOptions.defaults());

@@ -1,0 +1,239 @@
+package dev.oncely.client;
+
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.event.LoggingListener;
+import dev.oncely.client.internal.InterceptedCall;
+import dev.oncely.client.internal.SafeListener;
+import dev.oncely.client.spi.IntentStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * An OkHttp <em>application</em> interceptor that makes unsafe calls idempotent within one call:
+ * add it with {@code new OkHttpClient.Builder().addInterceptor(interceptor)}.
+ *
+ * <p>For each call whose method is in {@link Builder#methods} (default {@code POST} and {@code PATCH})
+ * it:
+ * <ul>
+ *   <li>uses the key header the app set, unchanged, or mints a random key for this call and keeps it
+ *       across all of this call's retries;
+ *   <li>buffers the body once and sends the same bytes on every attempt;
+ *   <li>retries connect failures, timeouts, resets and transient statuses with full-jitter backoff,
+ *       {@code Retry-After} and the {@link RetryBudget}; waits out {@code 409 in progress}; follows
+ *       a {@code 202} to its {@code Location}/{@code Content-Location} with GET, or resends;
+ *   <li>closes every response it discards; stops when the call is canceled or its call timeout
+ *       fires;
+ *   <li>if a {@link Builder#store store} is configured, records the intent (state, attempts,
+ *       response) and answers a repeat of a finished key from the store without I/O; refuses a
+ *       changed body under a used key with {@link PayloadMismatchException}.
+ * </ul>
+ *
+ * <p>What it returns: the final response (2xx, business 4xx, or the server's mismatch answer), or
+ * the last response when the attempts or the deadline ran out while the server kept answering
+ * {@code 202}/{@code 409}/{@code 5xx}. It throws the last {@link IOException} when no attempt got
+ * an answer, and {@link RetryBudgetExhaustedException} when the budget refused a retry.
+ *
+ * <p><b>What it cannot do</b> (use {@link IdempotentClient} for these): the key lives only as long
+ * as the call, so a process restart loses it unless the app set the key header itself; nothing
+ * resumes a call after a crash; there is no single-flight across concurrent calls with the same key
+ * (the server's 409 handling covers that); outcomes are not reported as pending, the app sees the
+ * last response or exception.
+ *
+ * <p>Thread-safe; share one instance.
+ */
+public final class IdempotencyInterceptor implements Interceptor {
+  /**
+   * Response header ({@code true}) on an answer that came from the configured store instead of the
+   * network: a repeat of a key whose call already finished.
+   */
+  public static final String STORED_RESPONSE_HEADER = InterceptedCall.STORED_RESPONSE_HEADER;
+
+  private final InterceptedCall.Config config;
+
+  private IdempotencyInterceptor(Builder b) {
+    this.config = new InterceptedCall.Config(b.dialect, b.retryPolicy,
+        b.retryBudget != null ? b.retryBudget : RetryBudget.standard(),
+        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.store,
+        Set.copyOf(b.methods), b.scope, b.operation, b.maxBodyBytes,
+        b.keyRetention != null ? b.keyRetention : b.dialect.keyRetention(),
+        IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES);
+  }
+
+  /** Returns a builder holding the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** An interceptor with every default: IETF dialect, default policy, POST and PATCH, no store. */
+  public static IdempotencyInterceptor create() {
+    return builder().build();
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Request request = chain.request();
+    if (!config.methods().contains(request.method())) {
+      return chain.proceed(request);
+    }
+    return new InterceptedCall(config, chain).run();
+  }
+
+  /**
+   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
+   * Defaults: {@link Dialects#ietf()}, {@link RetryPolicy#defaults()}, a new {@link
+   * RetryBudget#standard()}, {@link LoggingListener}, methods {@code POST} and {@code PATCH}, no
+   * store, scope = the URL's host, operation = method and path, body limit {@link
+   * IntentSpec#DEFAULT_MAX_BODY_BYTES}.
+   */
+  public static final class Builder {
+    private Dialect dialect = Dialects.ietf();
+    private RetryPolicy retryPolicy = RetryPolicy.defaults();
+    private RetryBudget retryBudget;
+    private IntentListener listener = LoggingListener.instance();
+    private Clock clock = Clock.systemUTC();
+    private Sleeper sleeper = Sleeper.SYSTEM;
+    private Random jitter = new Random();
+    private IntentStore store;
+    private final Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
+    private Function<Request, String> scope = r -> r.url().host();
+    private Function<Request, String> operation =
+        r -> cut(r.method() + " " + r.url().encodedPath());
+    private long maxBodyBytes = IntentSpec.DEFAULT_MAX_BODY_BYTES;
+    private Duration keyRetention;
+
+    private Builder() {}
+
+    private static String cut(String s) {
+      return s.length() <= 255 ? s : s.substring(0, 255);
+    }
+
+    /** Sets the server dialect (default {@link Dialects#ietf()}). */
+    public Builder dialect(Dialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect");
+      return this;
+    }
+
+    /** Sets the retry policy; its attempt timeout becomes each attempt's connect/read/write timeout. */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+      return this;
+    }
+
+    /** Sets the retry budget, which may be shared with an {@link IdempotentClient}. */
+    public Builder retryBudget(RetryBudget retryBudget) {
+      this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+      return this;
+    }
+
+    /** Sets the event listener (default {@link LoggingListener}); its exceptions are ignored. */
+    public Builder listener(IntentListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Sets the clock for record times, deadlines and {@code Retry-After} dates. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Sets how waits happen (tests inject one that does not wait). Waits are cut into slices of at
+     * most 100 ms so a canceled call stops waiting promptly.
+     */
+    public Builder sleeper(Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    /** Sets the random source of the backoff jitter; must be thread-safe. */
+    public Builder jitter(Random jitter) {
+      this.jitter = Objects.requireNonNull(jitter, "jitter");
+      return this;
+    }
+
+    /** Sets a store that records every intercepted intent (default: none). */
+    public Builder store(IntentStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * Sets the methods that get a key (default {@code POST}, {@code PATCH}).
+     *
+     * @throws IllegalArgumentException if none is given or one is blank
+     */
+    public Builder methods(String... methods) {
+      if (methods == null || methods.length == 0) {
+        throw new IllegalArgumentException("methods must name at least one HTTP method");
+      }
+      Set<String> chosen = new TreeSet<>();
+      for (String m : methods) {
+        if (m == null || m.isBlank()) {
+          throw new IllegalArgumentException("methods must not contain a blank name");
+        }
+        chosen.add(m.trim().toUpperCase(Locale.ROOT));
+      }
+      this.methods.clear();
+      this.methods.addAll(chosen);
+      return this;
+    }
+
+    /** Sets how a request's key scope is chosen (default: the URL's host). */
+    public Builder scope(Function<Request, String> scope) {
+      this.scope = Objects.requireNonNull(scope, "scope");
+      return this;
+    }
+
+    /** Sets how a request's operation name is chosen (default: method and path). */
+    public Builder operation(Function<Request, String> operation) {
+      this.operation = Objects.requireNonNull(operation, "operation");
+      return this;
+    }
+
+    /**
+     * Sets the largest body the interceptor buffers (default 1 MiB); a larger body fails the call
+     * with {@link BodyTooLargeException} before anything is sent.
+     *
+     * @throws IllegalArgumentException if it is negative
+     */
+    public Builder maxBodyBytes(long maxBodyBytes) {
+      if (maxBodyBytes < 0) {
+        throw new IllegalArgumentException("maxBodyBytes must be >= 0, was " + maxBodyBytes);
+      }
+      this.maxBodyBytes = maxBodyBytes;
+      return this;
+    }
+
+    /**
+     * Sets how long finished records are kept in the store (default: the dialect's key retention).
+     *
+     * @throws IllegalArgumentException if it is null, zero or negative
+     */
+    public Builder keyRetention(Duration keyRetention) {
+      if (keyRetention == null || keyRetention.isNegative() || keyRetention.isZero()) {
+        throw new IllegalArgumentException("keyRetention must be > 0, was " + keyRetention);
+      }
+      this.keyRetention = keyRetention;
+      return this;
+    }
+
+    /** Returns the interceptor. */
+    public IdempotencyInterceptor build() {
+      return new IdempotencyInterceptor(this);
+    }
+  }
+}

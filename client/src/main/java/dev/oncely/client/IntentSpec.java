@@ -1,0 +1,435 @@
+package dev.oncely.client;
+
+import dev.oncely.client.internal.Fingerprints;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.SecretHeaders;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import okhttp3.HttpUrl;
+
+/**
+ * One business intent, ready to be executed exactly once: operation, scope, method, URL, body,
+ * extra headers and an optional business id, plus the idempotency key minted when {@link
+ * Builder#build()} ran and the payload fingerprint. Immutable and thread-safe; the body bytes are
+ * kept exactly and sent identically on every attempt.
+ *
+ * <p>The fingerprint is the hex SHA-256 of the normalized payload: for JSON bodies (media type
+ * {@code application/json} or {@code +json}) the object keys are sorted, insignificant whitespace is
+ * removed and the {@linkplain Builder#volatileFields volatile fields} are left out; any other body is
+ * hashed as its media type and bytes. Method and URL are not part of it.
+ *
+ * <pre>{@code
+ * IntentSpec spec = IntentSpec.builder()
+ *     .operation("create-payment")
+ *     .scope("tenant-42")
+ *     .post("https://api.example.com/payments")
+ *     .jsonBody("{\"amount\":1000,\"currency\":\"JPY\"}")
+ *     .businessId("order-7")
+ *     .build();
+ * }</pre>
+ */
+public final class IntentSpec {
+  /** Default {@link Builder#maxBodyBytes(long) body size limit}: 1 MiB. */
+  public static final long DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+  private final String operation;
+  private final String scope;
+  private final String method;
+  private final HttpUrl url;
+  private final byte[] body;
+  private final String mediaType;
+  private final Map<String, List<String>> headers;
+  private final String businessId;
+  private final Set<String> volatileFields;
+  private final IntentId id;
+  private final String fingerprint;
+
+  private IntentSpec(Builder b, IntentId id, String fingerprint) {
+    this.operation = b.operation;
+    this.scope = b.scope;
+    this.method = b.method;
+    this.url = b.url;
+    this.body = b.body;
+    this.mediaType = b.mediaType;
+    this.headers = copyHeaders(b.headers);
+    this.businessId = b.businessId;
+    this.volatileFields = Collections.unmodifiableSet(new LinkedHashSet<>(b.volatileFields));
+    this.id = id;
+    this.fingerprint = fingerprint;
+  }
+
+  private static Map<String, List<String>> copyHeaders(Map<String, List<String>> headers) {
+    Map<String, List<String>> copy = new LinkedHashMap<>();
+    headers.forEach((name, values) -> copy.put(name, List.copyOf(values)));
+    return Collections.unmodifiableMap(copy);
+  }
+
+  /** Returns a new builder: method {@code POST}, no body, random key, 1 MiB body limit. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns a builder holding every setting of this spec <em>and its key</em>. Use it to rebuild the
+   * same intent (for example after a restart); a changed payload under that key is refused by
+   * {@link IdempotentClient} with {@link PayloadMismatchException}.
+   */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.operation = operation;
+    b.scope = scope;
+    b.method = method;
+    b.url = url;
+    b.body = body;
+    b.mediaType = mediaType;
+    b.json = Fingerprints.isJson(mediaType);
+    headers.forEach((name, values) -> b.headers.put(name, new ArrayList<>(values)));
+    b.businessId = businessId;
+    b.volatileFields.addAll(volatileFields);
+    b.keyStrategy = KeyStrategy.existing(id.key());
+    return b;
+  }
+
+  /** The business operation, for example {@code "create-payment"}. */
+  public String operation() {
+    return operation;
+  }
+
+  /** The tenant, account or actor the key is scoped to. */
+  public String scope() {
+    return scope;
+  }
+
+  /** The HTTP method, upper case. */
+  public String method() {
+    return method;
+  }
+
+  /** The request URL, normalized. */
+  public String url() {
+    return url.toString();
+  }
+
+  /** A copy of the exact body bytes (empty for no body). */
+  public byte[] body() {
+    return body.clone();
+  }
+
+  /** The body's media type, or null when there is no body. */
+  public String mediaType() {
+    return mediaType;
+  }
+
+  /** Extra (non-secret) request headers; unmodifiable. */
+  public Map<String, List<String>> headers() {
+    return headers;
+  }
+
+  /** The stable business id (order id, event id), or null. */
+  public String businessId() {
+    return businessId;
+  }
+
+  /** The JSON fields left out of the fingerprint; unmodifiable. */
+  public Set<String> volatileFields() {
+    return volatileFields;
+  }
+
+  /** The idempotency key. Never log it: use {@code id().safeKey()}. */
+  public String key() {
+    return id.key();
+  }
+
+  /** Scope, operation and key: the identity of this intent's record. */
+  public IntentId id() {
+    return id;
+  }
+
+  /** Hex SHA-256 of the normalized payload. */
+  public String fingerprint() {
+    return fingerprint;
+  }
+
+  /** Describes the intent without its key, body or headers. */
+  @Override
+  public String toString() {
+    return "IntentSpec{" + id + ", " + method + " " + url.host() + ", bodyBytes=" + body.length + "}";
+  }
+
+  /**
+   * Builds {@link IntentSpec}s. Not thread-safe. Required: {@link #operation}, {@link #scope} and
+   * {@link #url}. Every setter checks its argument at once and names the setting when it refuses.
+   */
+  public static final class Builder {
+    private String operation;
+    private String scope;
+    private String method = "POST";
+    private HttpUrl url;
+    private byte[] body = new byte[0];
+    private String mediaType;
+    private boolean json;
+    private final Map<String, List<String>> headers = new LinkedHashMap<>();
+    private String businessId;
+    private final Set<String> volatileFields = new LinkedHashSet<>();
+    private KeyStrategy keyStrategy = KeyStrategy.random();
+    private long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+
+    private Builder() {}
+
+    /**
+     * Sets the business operation name, part of the key's scope.
+     *
+     * @throws InvalidIntentException if it is null, blank, too long or has control characters
+     */
+    public Builder operation(String operation) {
+      this.operation = checkPart("operation", operation);
+      return this;
+    }
+
+    /**
+     * Sets the tenant, account or actor the key belongs to.
+     *
+     * @throws InvalidIntentException if it is null, blank, too long or has control characters
+     */
+    public Builder scope(String scope) {
+      this.scope = checkPart("scope", scope);
+      return this;
+    }
+
+    /**
+     * Sets the HTTP method (default {@code POST}).
+     *
+     * @throws InvalidIntentException if it is not an HTTP token
+     */
+    public Builder method(String method) {
+      if (method == null || method.isEmpty()
+          || !method.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+        throw new InvalidIntentException("method", "must be an HTTP token like POST");
+      }
+      this.method = method.toUpperCase(Locale.ROOT);
+      return this;
+    }
+
+    /**
+     * Sets the request URL.
+     *
+     * @throws InvalidIntentException if it is not an absolute http or https URL
+     */
+    public Builder url(String url) {
+      HttpUrl parsed = url == null ? null : HttpUrl.parse(url);
+      if (parsed == null) {
+        throw new InvalidIntentException("url", "must be an absolute http:// or https:// URL");
+      }
+      this.url = parsed;
+      return this;
+    }
+
+    /** Same as {@code method("POST").url(url)}. */
+    public Builder post(String url) {
+      return method("POST").url(url);
+    }
+
+    /**
+     * Sets a JSON body from text, encoded as UTF-8, media type {@code application/json}. The text is
+     * checked when the spec is built.
+     *
+     * @throws InvalidIntentException if {@code json} is null
+     */
+    public Builder jsonBody(String json) {
+      if (json == null) {
+        throw new InvalidIntentException("body", "must not be null");
+      }
+      return jsonBody(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Sets a JSON body from UTF-8 bytes, sent exactly as given; media type
+     * {@code application/json; charset=utf-8}.
+     *
+     * @throws InvalidIntentException if {@code json} is null
+     */
+    public Builder jsonBody(byte[] json) {
+      if (json == null) {
+        throw new InvalidIntentException("body", "must not be null");
+      }
+      this.body = json.clone();
+      this.mediaType = "application/json; charset=utf-8";
+      this.json = true;
+      return this;
+    }
+
+    /**
+     * Sets a body of any type, sent exactly as given. A JSON media type makes the fingerprint
+     * JSON-normalized.
+     *
+     * @throws InvalidIntentException if {@code bytes} or {@code mediaType} is null or the media
+     *     type cannot be parsed
+     */
+    public Builder body(byte[] bytes, String mediaType) {
+      if (bytes == null) {
+        throw new InvalidIntentException("body", "must not be null");
+      }
+      if (mediaType == null || okhttp3.MediaType.parse(mediaType) == null) {
+        throw new InvalidIntentException("mediaType", "must be a media type like"
+            + " application/octet-stream");
+      }
+      this.body = bytes.clone();
+      this.mediaType = mediaType;
+      this.json = Fingerprints.isJson(mediaType);
+      return this;
+    }
+
+    /**
+     * Adds a request header sent on every attempt and stored with the record.
+     *
+     * @throws InvalidIntentException if the name or value is not valid HTTP, or the header carries
+     *     credentials ({@code Authorization}, {@code Cookie}, ...): supply those from a {@link
+     *     HeaderProvider} at send time
+     */
+    public Builder header(String name, String value) {
+      if (name == null || value == null) {
+        throw new InvalidIntentException("header", "name and value must not be null");
+      }
+      if (SecretHeaders.isSecret(name)) {
+        throw new InvalidIntentException("header", "'" + name + "' carries credentials and is"
+            + " never stored; supply it from a HeaderProvider at send time");
+      }
+      try {
+        new okhttp3.Headers.Builder().add(name, value);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidIntentException("header", "'" + name + "' is not a valid HTTP header");
+      }
+      headers.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+      return this;
+    }
+
+    /**
+     * Sets the stable business id (order id, event id). Within one scope and operation a business id
+     * belongs to one intent; {@link KeyStrategy#derived} needs it.
+     *
+     * @throws InvalidIntentException if it is blank, too long or has control characters
+     */
+    public Builder businessId(String businessId) {
+      this.businessId = checkPart("businessId", businessId);
+      return this;
+    }
+
+    /**
+     * Names JSON fields left out of the fingerprint (timestamps, trace ids): top-level member names,
+     * or JSON Pointers such as {@code /meta/sentAt} for nested members. Only valid with a JSON body.
+     *
+     * @throws InvalidIntentException if a name is null or empty
+     */
+    public Builder volatileFields(String... fields) {
+      for (String f : Objects.requireNonNull(fields, "fields")) {
+        if (f == null || f.isEmpty() || f.equals("/")) {
+          throw new InvalidIntentException("volatileFields", "names must not be empty");
+        }
+        volatileFields.add(f);
+      }
+      return this;
+    }
+
+    /**
+     * Sets how the key is minted (default {@link KeyStrategy#random()}).
+     *
+     * @throws InvalidIntentException if {@code keyStrategy} is null
+     */
+    public Builder keyStrategy(KeyStrategy keyStrategy) {
+      if (keyStrategy == null) {
+        throw new InvalidIntentException("keyStrategy", "must not be null");
+      }
+      this.keyStrategy = keyStrategy;
+      return this;
+    }
+
+    /**
+     * Sets the largest accepted body in bytes (default {@link #DEFAULT_MAX_BODY_BYTES}).
+     *
+     * @throws InvalidIntentException if {@code maxBodyBytes} is negative
+     */
+    public Builder maxBodyBytes(long maxBodyBytes) {
+      if (maxBodyBytes < 0) {
+        throw new InvalidIntentException("maxBodyBytes", "must be >= 0, was " + maxBodyBytes);
+      }
+      this.maxBodyBytes = maxBodyBytes;
+      return this;
+    }
+
+    /**
+     * Checks the combination, mints the key and computes the fingerprint.
+     *
+     * @throws InvalidIntentException if operation, scope or URL is missing; a body is set on GET or
+     *     HEAD; volatile fields are set for a non-JSON body; a JSON body is not well-formed JSON; or
+     *     {@link KeyStrategy#derived} is used without a business id
+     * @throws BodyTooLargeException if the body is over {@link #maxBodyBytes(long)}
+     */
+    public IntentSpec build() {
+      require("operation", operation);
+      require("scope", scope);
+      require("url", url);
+      if (body.length > maxBodyBytes) {
+        throw new BodyTooLargeException(body.length, maxBodyBytes);
+      }
+      if ((method.equals("GET") || method.equals("HEAD")) && mediaType != null) {
+        throw new InvalidIntentException("body", method + " requests cannot carry a body");
+      }
+      if (!volatileFields.isEmpty() && !json) {
+        throw new InvalidIntentException("volatileFields", "need a JSON body; the body's media"
+            + " type is " + (mediaType == null ? "none" : "'" + mediaType + "'"));
+      }
+      if (keyStrategy.needsBusinessId() && businessId == null) {
+        throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
+      }
+      String fingerprint;
+      if (json) {
+        try {
+          fingerprint = Fingerprints.ofJson(body, volatileFields);
+        } catch (IOException e) {
+          throw new InvalidIntentException("body", "is declared JSON ('" + mediaType
+              + "') but is not one well-formed JSON value");
+        }
+      } else {
+        fingerprint = Fingerprints.ofBytes(body, mediaType);
+      }
+      IntentId id;
+      try {
+        id = IntentId.of(scope, operation, keyStrategy.mint(scope, operation, businessId));
+      } catch (IllegalArgumentException e) {
+        throw new InvalidIntentException("keyStrategy", "minted an unusable key: " + e.getMessage());
+      }
+      return new IntentSpec(this, id, fingerprint);
+    }
+
+    private static void require(String setting, Object value) {
+      if (value == null) {
+        throw new InvalidIntentException(setting, "is required");
+      }
+    }
+
+    private static String checkPart(String setting, String value) {
+      if (value == null || value.isBlank()) {
+        throw new InvalidIntentException(setting, "must not be blank");
+      }
+      if (value.length() > IntentId.MAX_PART_LENGTH) {
+        throw new InvalidIntentException(setting, "is " + value.length()
+            + " characters; the limit is " + IntentId.MAX_PART_LENGTH);
+      }
+      for (int i = 0; i < value.length(); i++) {
+        if (Character.isISOControl(value.charAt(i))) {
+          throw new InvalidIntentException(setting, "contains a control character at index " + i);
+        }
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package dev.oncely.client;
+
+/** Why an intent is still {@link IntentState#PENDING}: its outcome is not known yet. */
+public enum PendingReason {
+  /**
+   * The server accepted the intent ({@code 202}) and was still processing it when the attempts or
+   * the deadline ran out.
+   */
+  STILL_PROCESSING,
+  /** Every attempt the {@link RetryPolicy} allows was used. */
+  ATTEMPTS_EXHAUSTED,
+  /** The {@link RetryPolicy} deadline passed, or the next wait would pass it. */
+  DEADLINE_EXCEEDED,
+  /** The {@link RetryBudget} for the host was empty: no retry storm was sent. */
+  RETRY_BUDGET_EXHAUSTED,
+  /** The {@link dev.oncely.client.spi.NetworkGate} stayed closed (offline) until the deadline. */
+  OFFLINE,
+  /** The driving thread was interrupted or the client closed. */
+  INTERRUPTED,
+  /** The store failed while recording the outcome; the last durable state is kept. */
+  STORE_FAILED,
+  /** Another client instance or process changed the record while this one drove it. */
+  DRIVEN_ELSEWHERE
+}

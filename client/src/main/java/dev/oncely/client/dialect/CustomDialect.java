@@ -1,0 +1,244 @@
+package dev.oncely.client.dialect;
+
+import dev.oncely.client.spi.StoredResponse;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A {@link Dialect} assembled from settings: key header, quoting, in-progress and mismatch statuses,
+ * an optional classifier consulted first, a replay marker header and the server's key retention.
+ * Immutable and thread-safe. Built by {@link Dialects#custom(String)}.
+ *
+ * <p>Classification order: the classifier (if it returns a verdict); then a replayed {@code 5xx} is
+ * {@link Verdict#RECONCILE}; then the in-progress and mismatch statuses; then {@link
+ * Dialects#standardVerdict(int)}.
+ */
+public final class CustomDialect implements Dialect {
+  private final String name;
+  private final String keyHeader;
+  private final boolean quoteKey;
+  private final String replayHeader;
+  private final Set<Integer> inProgress;
+  private final Set<Integer> mismatch;
+  private final ResponseClassifier classifier;
+  private final Duration keyRetention;
+
+  private CustomDialect(Builder b) {
+    this.name = b.name;
+    this.keyHeader = b.keyHeader;
+    this.quoteKey = b.quoteKey;
+    this.replayHeader = b.replayHeader;
+    this.inProgress = Collections.unmodifiableSet(new LinkedHashSet<>(b.inProgress));
+    this.mismatch = Collections.unmodifiableSet(new LinkedHashSet<>(b.mismatch));
+    this.classifier = b.classifier;
+    this.keyRetention = b.keyRetention;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String keyHeader() {
+    return keyHeader;
+  }
+
+  @Override
+  public String formatKey(String key) {
+    if (!quoteKey) {
+      return key;
+    }
+    return '"' + key.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+  }
+
+  @Override
+  public String parseKey(String headerValue) {
+    if (headerValue == null) {
+      return null;
+    }
+    String value = headerValue.trim();
+    if (!quoteKey) {
+      return value.isEmpty() ? null : value;
+    }
+    if (value.length() < 3 || value.charAt(0) != '"' || value.charAt(value.length() - 1) != '"') {
+      return null;
+    }
+    StringBuilder key = new StringBuilder();
+    for (int i = 1; i < value.length() - 1; i++) {
+      char c = value.charAt(i);
+      if (c == '\\' && i + 1 < value.length() - 1) {
+        c = value.charAt(++i);
+      } else if (c == '"' || c == '\\') {
+        return null;
+      }
+      key.append(c);
+    }
+    return key.toString();
+  }
+
+  @Override
+  public Verdict classify(StoredResponse response) {
+    Objects.requireNonNull(response, "response");
+    if (classifier != null) {
+      Verdict verdict = classifier.classify(response);
+      if (verdict != null) {
+        return verdict;
+      }
+    }
+    int status = response.status();
+    if (status >= 500 && isReplay(response)) {
+      return Verdict.RECONCILE;
+    }
+    if (inProgress.contains(status)) {
+      return Verdict.IN_PROGRESS;
+    }
+    if (mismatch.contains(status)) {
+      return Verdict.PAYLOAD_MISMATCH;
+    }
+    return Dialects.standardVerdict(status);
+  }
+
+  @Override
+  public boolean isReplay(StoredResponse response) {
+    if (replayHeader == null) {
+      return false;
+    }
+    String value = response.header(replayHeader);
+    if (value == null) {
+      return false;
+    }
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    return v.equals("true") || v.equals("1") || v.equals("?1");
+  }
+
+  @Override
+  public Duration keyRetention() {
+    return keyRetention;
+  }
+
+  @Override
+  public String toString() {
+    return "Dialect{" + name + ", keyHeader=" + keyHeader + ", quoted=" + quoteKey + "}";
+  }
+
+  /** Builds {@link CustomDialect}s. Not thread-safe; each setter validates its argument. */
+  public static final class Builder {
+    private final String name;
+    private String keyHeader = "Idempotency-Key";
+    private boolean quoteKey;
+    private String replayHeader;
+    private final Set<Integer> inProgress = new LinkedHashSet<>();
+    private final Set<Integer> mismatch = new LinkedHashSet<>();
+    private ResponseClassifier classifier;
+    private Duration keyRetention = Dialects.defaultRetention();
+
+    Builder(String name) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("dialect name must not be blank");
+      }
+      this.name = name;
+    }
+
+    /**
+     * Sets the request header that carries the key (default {@code Idempotency-Key}).
+     *
+     * @throws IllegalArgumentException if it is not a valid header name
+     */
+    public Builder keyHeader(String keyHeader) {
+      this.keyHeader = headerName("keyHeader", keyHeader);
+      return this;
+    }
+
+    /** Whether the key is written as a quoted Structured Field string (default false). */
+    public Builder quoteKey(boolean quoteKey) {
+      this.quoteKey = quoteKey;
+      return this;
+    }
+
+    /**
+     * Sets the response header whose value {@code true} (or {@code 1}, {@code ?1}) marks a replay.
+     *
+     * @throws IllegalArgumentException if it is not a valid header name
+     */
+    public Builder replayHeader(String replayHeader) {
+      this.replayHeader = headerName("replayHeader", replayHeader);
+      return this;
+    }
+
+    /**
+     * Adds a status meaning "a request with this key is still in progress".
+     *
+     * @throws IllegalArgumentException if it is not a 4xx status or is already a mismatch status
+     */
+    public Builder inProgressStatus(int status) {
+      checkClientError("inProgressStatus", status, mismatch);
+      inProgress.add(status);
+      return this;
+    }
+
+    /**
+     * Adds a status meaning "this key was used with another payload" (for example 422, 409, 417).
+     *
+     * @throws IllegalArgumentException if it is not a 4xx status or is already an in-progress status
+     */
+    public Builder mismatchStatus(int status) {
+      checkClientError("mismatchStatus", status, inProgress);
+      mismatch.add(status);
+      return this;
+    }
+
+    /**
+     * Sets a classifier consulted before every other rule; it returns null to fall through.
+     *
+     * @throws IllegalArgumentException if {@code classifier} is null
+     */
+    public Builder classifier(ResponseClassifier classifier) {
+      if (classifier == null) {
+        throw new IllegalArgumentException("classifier must not be null");
+      }
+      this.classifier = classifier;
+      return this;
+    }
+
+    /**
+     * Sets how long the server keeps keys (default 24 hours).
+     *
+     * @throws IllegalArgumentException if it is null, zero or negative
+     */
+    public Builder keyRetention(Duration keyRetention) {
+      if (keyRetention == null || keyRetention.isNegative() || keyRetention.isZero()) {
+        throw new IllegalArgumentException("keyRetention must be > 0, was " + keyRetention);
+      }
+      this.keyRetention = keyRetention;
+      return this;
+    }
+
+    /** Returns the dialect. */
+    public CustomDialect build() {
+      return new CustomDialect(this);
+    }
+
+    private static String headerName(String setting, String name) {
+      if (name == null || name.isEmpty()
+          || !name.chars().allMatch(c -> c > 32 && c < 127 && c != ':')) {
+        throw new IllegalArgumentException(setting + " must be a header name, was '" + name + "'");
+      }
+      return name;
+    }
+
+    private static void checkClientError(String setting, int status, Set<Integer> other) {
+      if (status < 400 || status > 499) {
+        throw new IllegalArgumentException(setting + " must be a 4xx status, was " + status);
+      }
+      if (other.contains(status)) {
+        throw new IllegalArgumentException(setting + " " + status
+            + " is already used for the other meaning");
+      }
+    }
+  }
+}

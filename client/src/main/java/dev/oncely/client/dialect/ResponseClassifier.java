@@ -1,0 +1,16 @@
+package dev.oncely.client.dialect;
+
+import dev.oncely.client.spi.StoredResponse;
+
+/**
+ * Decides what a server answer means. Implementations are pure functions of the response: thread-safe,
+ * fast, never throwing.
+ */
+@FunctionalInterface
+public interface ResponseClassifier {
+  /**
+   * Returns the verdict for {@code response}, or null to fall back to the {@linkplain
+   * Dialects#standardVerdict(int) standard rules}.
+   */
+  Verdict classify(StoredResponse response);
+}

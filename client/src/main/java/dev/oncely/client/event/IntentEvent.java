@@ -1,0 +1,57 @@
+package dev.oncely.client.event;
+
+import dev.oncely.client.PendingReason;
+import dev.oncely.client.spi.IntentId;
+import java.time.Duration;
+
+/**
+ * Something that happened while driving an intent. Events never carry keys, payloads or headers: the
+ * {@link IntentId} prints only a short hash of its key. Attempts are numbered from 1 within one
+ * record's life (restarts continue the count).
+ */
+public sealed interface IntentEvent {
+  /** The intent the event belongs to. */
+  IntentId id();
+
+  /** An attempt (or a poll of a status URL) is about to be sent. */
+  record AttemptStarted(IntentId id, int attempt, String method, String host, boolean poll)
+      implements IntentEvent {}
+
+  /**
+   * An attempt ended: with an HTTP status, or with {@code status == -1} and the failure's class
+   * name (timeout, reset, refused connect).
+   */
+  record AttemptEnded(IntentId id, int attempt, int status, String failure, Duration elapsed)
+      implements IntentEvent {}
+
+  /** Another attempt will be sent after {@code delay}; {@code cause} says why, in safe words. */
+  record RetryScheduled(IntentId id, int nextAttempt, Duration delay, String cause)
+      implements IntentEvent {}
+
+  /** The server answered {@code 202 Accepted}; {@code pollUrl} tells whether it gave a status URL. */
+  record Accepted(IntentId id, boolean pollUrl) implements IntentEvent {}
+
+  /** The server said a request with this key is still in progress (for example {@code 409}). */
+  record InProgress(IntentId id, int status) implements IntentEvent {}
+
+  /** The server said the key was used with another payload; the intent is a key conflict. */
+  record PayloadMismatch(IntentId id, int status) implements IntentEvent {}
+
+  /** The intent completed; {@code replayed} if the server marked the answer as a replay. */
+  record Completed(IntentId id, int status, boolean replayed) implements IntentEvent {}
+
+  /** The server refused the intent with a business error. */
+  record Rejected(IntentId id, int status) implements IntentEvent {}
+
+  /** The drive stopped with the outcome unknown; the intent stays pending. */
+  record GaveUpUnknown(IntentId id, PendingReason reason, String detail) implements IntentEvent {}
+
+  /** The intent cannot be resent safely and needs reconciliation. */
+  record NeedsReconciliation(IntentId id, String reason) implements IntentEvent {}
+
+  /** A {@code Retry-After} value could not be parsed and was ignored (value cut to 64 chars). */
+  record MalformedRetryAfter(IntentId id, String value) implements IntentEvent {}
+
+  /** A retry was refused because the host's retry budget is empty. */
+  record BudgetExhausted(IntentId id, String host) implements IntentEvent {}
+}

@@ -1,0 +1,89 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.spi.StoredResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import okhttp3.Headers;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/** Conversions between OkHttp values and the stored forms. */
+public final class HttpParts {
+  private HttpParts() {}
+
+  /** A request body of exactly {@code bytes}, or null where the method takes none and none is set. */
+  public static RequestBody body(String method, byte[] bytes, String mediaType) {
+    boolean noBodyMethod = method.equals("GET") || method.equals("HEAD");
+    if (noBodyMethod || (bytes.length == 0 && mediaType == null
+        && (method.equals("DELETE") || method.equals("OPTIONS")))) {
+      return null;
+    }
+    return RequestBody.create(bytes, mediaType == null ? null : MediaType.parse(mediaType));
+  }
+
+  /** Headers as a map in arrival order, names as the server sent them. */
+  public static Map<String, List<String>> toMap(Headers headers) {
+    Map<String, List<String>> map = new LinkedHashMap<>();
+    for (int i = 0; i < headers.size(); i++) {
+      String name = headers.name(i);
+      String existing = map.keySet().stream().filter(name::equalsIgnoreCase).findFirst()
+          .orElse(name);
+      map.computeIfAbsent(existing, n -> new ArrayList<>()).add(headers.value(i));
+    }
+    return map;
+  }
+
+  /**
+   * Reads {@code response} into a stored response, keeping at most {@code maxBodyBytes} of the body.
+   * Does not close the response.
+   */
+  public static StoredResponse read(Response response, long maxBodyBytes) throws IOException {
+    byte[] body = response.peekBody(maxBodyBytes).bytes();
+    return StoredResponse.of(response.code(), toMap(response.headers()), body);
+  }
+
+  /**
+   * A live response built from a stored one for {@code request}, with header {@code marker: true}
+   * so the app can tell it came from the store.
+   */
+  public static Response toResponse(Request request, StoredResponse stored, String marker) {
+    Headers.Builder headers = new Headers.Builder();
+    stored.headers().forEach((name, values) -> values.forEach(v -> headers.addUnsafeNonAscii(name, v)));
+    headers.set(marker, "true");
+    String contentType = stored.header("Content-Type");
+    return new Response.Builder()
+        .request(request)
+        .protocol(Protocol.HTTP_1_1)
+        .code(stored.status())
+        .message("")
+        .headers(headers.build())
+        .body(ResponseBody.create(stored.body(),
+            contentType == null ? null : MediaType.parse(contentType)))
+        .build();
+  }
+
+  /**
+   * The absolute status URL of a {@code 202}: {@code Location}, else {@code Content-Location},
+   * resolved against {@code base}; null when neither is usable.
+   */
+  public static String pollUrl(StoredResponse response, HttpUrl base) {
+    for (String name : new String[] {"Location", "Content-Location"}) {
+      String value = response.header(name);
+      if (value != null && !value.isBlank()) {
+        HttpUrl resolved = base.resolve(value.trim());
+        if (resolved != null) {
+          return resolved.toString();
+        }
+      }
+    }
+    return null;
+  }
+}

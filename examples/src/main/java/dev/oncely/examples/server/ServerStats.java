@@ -1,0 +1,154 @@
+package dev.oncely.examples.server;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A consistent-enough snapshot of a {@link ReferenceServer}'s counters, as served by
+ * {@code GET /stats}. Counters are read one after another while requests may run, so a snapshot
+ * taken under load can be off by in-flight requests; a snapshot of an idle server is exact.
+ * Immutable.
+ *
+ * <p>An <em>effect</em> is one payment created (the business effect a duplicate would repeat).
+ * {@link #duplicates()} counts effects beyond the first for the same {@code order} field, which is
+ * how a keyless client's retries show up.
+ */
+public final class ServerStats {
+  private final long requests;
+  private final long effects;
+  private final long keylessEffects;
+  private final long replays;
+  private final long status409;
+  private final long status422;
+  private final long status202;
+  private final long polls;
+  private final Map<FaultKind, Long> faults;
+  private final Map<String, Long> effectsPerKey;
+  private final Map<String, Long> effectsPerOrder;
+
+  ServerStats(long requests, long effects, long keylessEffects, long replays, long status409,
+      long status422, long status202, long polls, Map<FaultKind, Long> faults,
+      Map<String, Long> effectsPerKey, Map<String, Long> effectsPerOrder) {
+    this.requests = requests;
+    this.effects = effects;
+    this.keylessEffects = keylessEffects;
+    this.replays = replays;
+    this.status409 = status409;
+    this.status422 = status422;
+    this.status202 = status202;
+    this.polls = polls;
+    EnumMap<FaultKind, Long> f = new EnumMap<>(FaultKind.class);
+    for (FaultKind k : FaultKind.values()) {
+      f.put(k, faults.getOrDefault(k, 0L));
+    }
+    this.faults = Collections.unmodifiableMap(f);
+    this.effectsPerKey = Collections.unmodifiableMap(new TreeMap<>(effectsPerKey));
+    this.effectsPerOrder = Collections.unmodifiableMap(new TreeMap<>(effectsPerOrder));
+  }
+
+  /** Requests to {@code /payments} and {@code /payments/{id}}, including faulted ones. */
+  public long requests() {
+    return requests;
+  }
+
+  /** Payments created, with or without a key. */
+  public long effects() {
+    return effects;
+  }
+
+  /** Payments created by requests without an {@code Idempotency-Key}. */
+  public long keylessEffects() {
+    return keylessEffects;
+  }
+
+  /** Effects beyond the first for the same {@code order}: the sum of (count - 1). */
+  public long duplicates() {
+    long d = 0;
+    for (long c : effectsPerOrder.values()) {
+      d += c - 1;
+    }
+    return d;
+  }
+
+  /** Repeats answered with the stored response and {@code Idempotent-Replayed: true}. */
+  public long replays() {
+    return replays;
+  }
+
+  /** Repeats answered {@code 409} because the first request was still processing. */
+  public long status409() {
+    return status409;
+  }
+
+  /** Keys reused with another payload: {@code 422}, or {@code 400} in the Stripe dialect. */
+  public long status422() {
+    return status422;
+  }
+
+  /** {@code POST /payments} answered {@code 202} (slow operations accepted). */
+  public long status202() {
+    return status202;
+  }
+
+  /** {@code GET /payments/{id}} requests. */
+  public long polls() {
+    return polls;
+  }
+
+  /** How often {@code kind} was injected. */
+  public long faults(FaultKind kind) {
+    return faults.get(kind);
+  }
+
+  /** Injections by kind, every kind present. */
+  public Map<FaultKind, Long> faults() {
+    return faults;
+  }
+
+  /** Effects created by {@code key} (in any scope): 0 or 1 on a correct server. */
+  public long effectsForKey(String key) {
+    return effectsPerKey.getOrDefault(key, 0L);
+  }
+
+  /** Effects per idempotency key, sorted by key. */
+  public Map<String, Long> effectsPerKey() {
+    return effectsPerKey;
+  }
+
+  /** Effects per {@code order} field of the payment, sorted by order; counts above 1 are duplicates. */
+  public Map<String, Long> effectsPerOrder() {
+    return effectsPerOrder;
+  }
+
+  /** The JSON served by {@code GET /stats}. */
+  public String toJson() {
+    ObjectNode root = JsonBodies.MAPPER.createObjectNode();
+    root.put("requests", requests);
+    root.put("effects", effects);
+    root.put("duplicates", duplicates());
+    root.put("keylessEffects", keylessEffects);
+    root.put("replays", replays);
+    root.put("status409", status409);
+    root.put("status422", status422);
+    root.put("status202", status202);
+    root.put("polls", polls);
+    ObjectNode f = root.putObject("faults");
+    faults.forEach((k, v) -> f.put(k.specName(), v));
+    ObjectNode perKey = root.putObject("effectsPerKey");
+    effectsPerKey.forEach(perKey::put);
+    ObjectNode perOrder = root.putObject("effectsPerOrder");
+    effectsPerOrder.forEach(perOrder::put);
+    return new String(JsonBodies.bytes(root), StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String toString() {
+    return "ServerStats[requests=" + requests + ", effects=" + effects + ", duplicates="
+        + duplicates() + ", replays=" + replays + ", 409=" + status409 + ", 422=" + status422
+        + ", 202=" + status202 + ", faults=" + faults + "]";
+  }
+}
