@@ -43,17 +43,26 @@ public final class IntentDriver {
   private boolean lastWasAccepted;
   private Instant deadline;
 
-  private IntentDriver(EngineConfig c, IntentRecord record) {
+  private final boolean claimed;
+
+  private IntentDriver(EngineConfig c, IntentRecord record, boolean claimed) {
     this.c = c;
     this.id = record.id();
     this.record = record;
+    this.claimed = claimed;
     this.attempts = record.attempts();
     this.lastResponse = record.lastResponse();
   }
 
-  /** Drives {@code record} until it has an outcome or the drive gives up; never throws. */
-  public static IntentOutcome drive(EngineConfig config, IntentRecord record) {
-    return new IntentDriver(config, record).run();
+  /**
+   * Drives {@code record} until it has an outcome or the drive gives up; never throws.
+   *
+   * @param claimed true when the caller has just created {@code record} in state
+   *     {@code IN_FLIGHT} (revision 0): that create was the claim, so no compare-and-set to
+   *     {@code IN_FLIGHT} is committed before the first send
+   */
+  public static IntentOutcome drive(EngineConfig config, IntentRecord record, boolean claimed) {
+    return new IntentDriver(config, record, claimed).run();
   }
 
   private static final class LostOwnership extends RuntimeException {
@@ -105,7 +114,9 @@ public final class IntentDriver {
       emit(new IntentEvent.NeedsReconciliation(id, reason));
       return reconcile();
     }
-    update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
+    if (!claimed) {
+      update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
+    }
     deadline = now().plus(c.policy().deadline());
     while (true) {
       IntentOutcome blocked = awaitGate();
