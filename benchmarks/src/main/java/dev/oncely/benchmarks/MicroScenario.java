@@ -36,7 +36,7 @@ final class MicroScenario {
     Options options = new OptionsBuilder()
         .include("dev\\.oncely\\.benchmarks\\.micro\\..*")
         .forks(settings.microForks())
-        .warmupIterations(settings.microIterations() > 1 ? 3 : 0)
+        .warmupIterations(settings.microIterations() > 1 ? 2 : 0)
         .warmupTime(TimeValue.milliseconds(ms))
         .measurementIterations(settings.microIterations())
         .measurementTime(TimeValue.milliseconds(ms))
