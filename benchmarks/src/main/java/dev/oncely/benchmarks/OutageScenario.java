@@ -20,7 +20,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.random.RandomGenerator;
 import okhttp3.OkHttpClient;
 
 /**
@@ -46,16 +45,13 @@ final class OutageScenario {
   private record Run(double peakPerSecond, double firstSecond, double requests, double drainSeconds,
       double completed, double duplicates) {}
 
-  /** Backoff without jitter: {@code nextLong(bound)} is always {@code bound - 1}, the ceiling. */
-  private static final class NoJitter implements RandomGenerator {
-    @Override
-    public long nextLong() {
-      return Long.MAX_VALUE;
-    }
+  /** Backoff without jitter: {@code nextDouble()} is always just below 1, so every wait is its ceiling. */
+  private static final class NoJitter extends Random {
+    private static final long serialVersionUID = 1L;
 
     @Override
-    public long nextLong(long bound) {
-      return bound - 1;
+    public double nextDouble() {
+      return Math.nextDown(1.0);
     }
   }
 
@@ -103,7 +99,7 @@ final class OutageScenario {
         + " Requests are counted where they are sent (AttemptStarted events).");
   }
 
-  private Run once(OkHttpClient http, RandomGenerator random) {
+  private Run once(OkHttpClient http, Random random) {
     int n = settings.outageClients();
     long[] sent = new long[n * (MAX_ATTEMPTS + 1)];
     AtomicInteger sentCount = new AtomicInteger();

@@ -16,7 +16,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
-import java.util.random.RandomGenerator;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -55,6 +54,12 @@ import okhttp3.Response;
  * <p>Thread-safe; share one instance.
  */
 public final class IdempotencyInterceptor implements Interceptor {
+  /**
+   * Response header ({@code true}) on an answer that came from the configured store instead of the
+   * network: a repeat of a key whose call already finished.
+   */
+  public static final String STORED_RESPONSE_HEADER = InterceptedCall.STORED_RESPONSE_HEADER;
+
   private final InterceptedCall.Config config;
 
   private IdempotencyInterceptor(Builder b) {
@@ -86,7 +91,8 @@ public final class IdempotencyInterceptor implements Interceptor {
   }
 
   /**
-   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument.
+   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
    * Defaults: {@link Dialects#ietf()}, {@link RetryPolicy#defaults()}, a new {@link
    * RetryBudget#standard()}, {@link LoggingListener}, methods {@code POST} and {@code PATCH}, no
    * store, scope = the URL's host, operation = method and path, body limit {@link
@@ -99,7 +105,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     private IntentListener listener = LoggingListener.instance();
     private Clock clock = Clock.systemUTC();
     private Sleeper sleeper = Sleeper.SYSTEM;
-    private RandomGenerator jitter = new Random();
+    private Random jitter = new Random();
     private IntentStore store;
     private final Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
     private Function<Request, String> scope = r -> r.url().host();
@@ -154,7 +160,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     }
 
     /** Sets the random source of the backoff jitter; must be thread-safe. */
-    public Builder jitter(RandomGenerator jitter) {
+    public Builder jitter(Random jitter) {
       this.jitter = Objects.requireNonNull(jitter, "jitter");
       return this;
     }

@@ -29,12 +29,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.random.RandomGenerator;
 import okhttp3.OkHttpClient;
 
 /**
@@ -65,6 +65,8 @@ import okhttp3.OkHttpClient;
 public final class IdempotentClient implements AutoCloseable {
   /** Default limit of a kept response body, in bytes (1 MiB). */
   public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+  /** Default number of threads of the client's own driver pool. */
+  public static final int DEFAULT_DRIVER_THREADS = 16;
   /** How many finished records are cached to answer repeats without a store read. */
   public static final long FINISHED_CACHE_SIZE = 10_000;
 
@@ -105,7 +107,10 @@ public final class IdempotentClient implements AutoCloseable {
       this.ownedExecutor = null;
       this.executor = b.executor;
     } else {
-      this.ownedExecutor = Executors.newCachedThreadPool(new DriverThreads());
+      ThreadPoolExecutor pool = new ThreadPoolExecutor(b.driverThreads, b.driverThreads,
+          30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DriverThreads());
+      pool.allowCoreThreadTimeOut(true);
+      this.ownedExecutor = pool;
       this.executor = ownedExecutor;
     }
   }
@@ -188,6 +193,18 @@ public final class IdempotentClient implements AutoCloseable {
   public Optional<IntentOutcome> outcomeOf(IntentId id) {
     Objects.requireNonNull(id, "id");
     return config.store().get(id).map(Outcomes::of);
+  }
+
+  /**
+   * Deletes finished records whose retention ended (see {@link Builder#keyRetention}), using the
+   * client's clock. Unfinished records are never purged.
+   *
+   * @return how many records were deleted
+   * @throws StoreException if the store fails
+   */
+  public int purgeExpired() {
+    checkOpen();
+    return config.store().purgeExpired(config.clock().instant());
   }
 
   /** The store records are kept in. */
@@ -342,7 +359,10 @@ public final class IdempotentClient implements AutoCloseable {
     }
   }
 
-  /** Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument. */
+  /**
+   * Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
+   */
   public static final class Builder {
     private OkHttpClient okHttpClient;
     private IntentStore store;
@@ -359,7 +379,8 @@ public final class IdempotentClient implements AutoCloseable {
     private java.util.concurrent.Executor executor;
     private RecordCache.Factory recordCacheFactory;
     private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
-    private RandomGenerator jitter = new Random();
+    private Random jitter = new Random();
+    private int driverThreads = DEFAULT_DRIVER_THREADS;
 
     private Builder() {}
 
@@ -448,11 +469,26 @@ public final class IdempotentClient implements AutoCloseable {
     }
 
     /**
-     * Sets the executor {@link #submit} and {@link #resumePending} drive intents on (default: an
-     * own pool of daemon threads, shut down by {@link #close}). A given executor is not shut down.
+     * Sets the executor {@link IdempotentClient#submit} and {@link IdempotentClient#resumePending}
+     * drive intents on (default: an own pool of {@link #driverThreads} daemon threads, shut down by
+     * {@link IdempotentClient#close}). A given executor is not shut down.
      */
     public Builder executor(java.util.concurrent.Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Sets the size of the client's own driver pool (default {@value #DEFAULT_DRIVER_THREADS});
+     * further drives queue. Ignored when an {@link #executor} is given.
+     *
+     * @throws IllegalArgumentException if {@code driverThreads} is below 1
+     */
+    public Builder driverThreads(int driverThreads) {
+      if (driverThreads < 1) {
+        throw new IllegalArgumentException("driverThreads must be >= 1, was " + driverThreads);
+      }
+      this.driverThreads = driverThreads;
       return this;
     }
 
@@ -483,7 +519,7 @@ public final class IdempotentClient implements AutoCloseable {
      * Sets the random source of the backoff jitter (default a thread-safe {@link Random}); a fixed
      * source makes retry schedules reproducible in simulations. Must be thread-safe.
      */
-    public Builder jitter(RandomGenerator jitter) {
+    public Builder jitter(Random jitter) {
       this.jitter = Objects.requireNonNull(jitter, "jitter");
       return this;
     }

@@ -64,9 +64,9 @@ class MainTest {
   }
 
   @Test
-  void demo_is_the_default_subcommand_and_says_it_is_not_yet_available() {
-    assertThat(run()).isEqualTo(2);
-    assertThat(err()).contains("demo: not yet available");
+  void demo_is_the_default_subcommand_so_its_bad_options_are_reported_under_its_name() {
+    assertThat(run("--kill-at", "2")).isEqualTo(2);
+    assertThat(err()).contains("demo: option --kill-at of demo").contains("'2'");
   }
 
   @Test

@@ -42,15 +42,20 @@ final class ChildProcess {
    */
   static ChildProcess start(String engine, Path store, long seed, int count, String haltInCommit,
       Path workDir, int run) throws IOException {
+    return start(engine, store, seed, count, haltInCommit == null ? List.of()
+        : List.of("-Doncely.test.haltInCommit=" + haltInCommit), workDir, run);
+  }
+
+  /** Starts the child with extra JVM arguments (crash points). */
+  static ChildProcess start(String engine, Path store, long seed, int count,
+      List<String> jvmArguments, Path workDir, int run) throws IOException {
     Path nativeDir = Files.createDirectories(workDir.resolve("native"));
     Path stderr = workDir.resolve("child-" + run + ".err");
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
         "-Dorg.sqlite.tmpdir=" + nativeDir));
-    if (haltInCommit != null) {
-      command.add("-Doncely.test.haltInCommit=" + haltInCommit);
-    }
+    command.addAll(jvmArguments);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         CrashChild.class.getName(), engine, store.toString(), Long.toString(seed),
         Integer.toString(count)));
