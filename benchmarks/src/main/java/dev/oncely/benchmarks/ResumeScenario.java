@@ -26,8 +26,8 @@ final class ResumeScenario {
   static final String SECTION = "resume";
   private static final int FILL_THREADS = 128;
   private static final int MIN_REPS = 3;
-  private static final Duration FILL_BUDGET = Duration.ofSeconds(45);
-  private static final Duration REOPEN_BUDGET = Duration.ofSeconds(30);
+  private static final Duration FILL_BUDGET = Duration.ofSeconds(35);
+  private static final Duration REOPEN_BUDGET = Duration.ofSeconds(20);
 
   private final Settings settings;
   private final Results results;
