@@ -131,12 +131,13 @@ public final class IdempotentClient implements AutoCloseable {
    * @throws IllegalStateException if the client is closed
    */
   public IntentOutcome execute(IntentSpec spec) {
-    IntentRecord record = prepare(spec);
+    Prepared prepared = prepare(spec);
+    IntentRecord record = prepared.record();
     if (record.state().isTerminal()) {
       return Outcomes.of(record);
     }
     try {
-      return start(record.id(), true).join();
+      return start(record.id(), true, prepared.claimed()).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
@@ -157,11 +158,12 @@ public final class IdempotentClient implements AutoCloseable {
    * @throws IllegalStateException if the client is closed
    */
   public CompletableFuture<IntentOutcome> submit(IntentSpec spec) {
-    IntentRecord record = prepare(spec);
+    Prepared prepared = prepare(spec);
+    IntentRecord record = prepared.record();
     if (record.state().isTerminal()) {
       return CompletableFuture.completedFuture(Outcomes.of(record));
     }
-    return start(record.id(), false);
+    return start(record.id(), false, prepared.claimed());
   }
 
   /**
@@ -177,7 +179,7 @@ public final class IdempotentClient implements AutoCloseable {
     checkOpen();
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
     for (IntentRecord record : config.store().listUnfinished()) {
-      futures.add(start(record.id(), false));
+      futures.add(start(record.id(), false, null));
     }
     return futures;
   }
@@ -235,12 +237,18 @@ public final class IdempotentClient implements AutoCloseable {
     }
   }
 
-  private IntentRecord prepare(IntentSpec spec) {
+  /**
+   * The record an execute/submit continues; {@code claimed} is the record this call created, which
+   * its drive owns without another compare-and-set, or null when the record already existed.
+   */
+  private record Prepared(IntentRecord record, IntentRecord claimed) {}
+
+  private Prepared prepare(IntentSpec spec) {
     Objects.requireNonNull(spec, "spec");
     checkOpen();
     IntentRecord existing = find(spec);
     if (existing != null) {
-      return sameIntent(existing, spec);
+      return new Prepared(sameIntent(existing, spec), null);
     }
     Instant now = config.clock().instant();
     IntentRecord fresh = IntentRecord.builder()
@@ -251,20 +259,23 @@ public final class IdempotentClient implements AutoCloseable {
         .headers(spec.headers())
         .body(spec.body(), spec.mediaType())
         .fingerprint(spec.fingerprint())
-        .state(IntentState.NEW)
+        // Created already claimed: this one commit is the only one before the first send. The
+        // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
+        // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
+        .state(IntentState.IN_FLIGHT)
         .createdAt(now)
         .updatedAt(now)
         .expiresAt(now.plus(config.keyRetention()))
         .build();
     try {
       config.store().create(fresh);
-      return fresh;
+      return new Prepared(fresh, fresh);
     } catch (DuplicateIntentException e) {
       IntentRecord raced = find(spec);
       if (raced == null) {
         throw e;
       }
-      return sameIntent(raced, spec);
+      return new Prepared(sameIntent(raced, spec), null);
     }
   }
 
@@ -292,7 +303,8 @@ public final class IdempotentClient implements AutoCloseable {
     return existing;
   }
 
-  private CompletableFuture<IntentOutcome> start(IntentId id, boolean inline) {
+  private CompletableFuture<IntentOutcome> start(IntentId id, boolean inline,
+      IntentRecord claimed) {
     CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
     CompletableFuture<IntentOutcome> running = drives.putIfAbsent(id, mine);
     if (running != null) {
@@ -300,12 +312,16 @@ public final class IdempotentClient implements AutoCloseable {
     }
     Runnable drive = () -> {
       try {
+        if (claimed != null) {
+          mine.complete(IntentDriver.drive(config, claimed, true));
+          return;
+        }
         // Read again now that this thread owns the drive: another drive may have just finished.
         Optional<IntentRecord> current = config.store().get(id);
         if (current.isEmpty()) {
           mine.completeExceptionally(new StoreException("record " + id + " is not in the store"));
         } else {
-          mine.complete(IntentDriver.drive(config, current.get()));
+          mine.complete(IntentDriver.drive(config, current.get(), false));
         }
       } catch (RuntimeException | Error e) {
         mine.completeExceptionally(e);

@@ -44,18 +44,27 @@ public final class IntentDriver {
   private boolean lastWasAccepted;
   private Instant deadline;
 
-  private IntentDriver(EngineConfig c, IntentRecord record) {
+  private final boolean claimed;
+
+  private IntentDriver(EngineConfig c, IntentRecord record, boolean claimed) {
     this.c = c;
     this.id = record.id();
     this.record = record;
+    this.claimed = claimed;
     this.attempts = record.attempts();
     this.lastResponse = record.lastResponse();
     this.waits = new Waits(c.policy(), c.random(), c.listener(), id);
   }
 
-  /** Drives {@code record} until it has an outcome or the drive gives up; never throws. */
-  public static IntentOutcome drive(EngineConfig config, IntentRecord record) {
-    return new IntentDriver(config, record).run();
+  /**
+   * Drives {@code record} until it has an outcome or the drive gives up; never throws.
+   *
+   * @param claimed true when the caller has just created {@code record} in state
+   *     {@code IN_FLIGHT} (revision 0): that create was the claim, so no compare-and-set to
+   *     {@code IN_FLIGHT} is committed before the first send
+   */
+  public static IntentOutcome drive(EngineConfig config, IntentRecord record, boolean claimed) {
+    return new IntentDriver(config, record, claimed).run();
   }
 
   private static final class LostOwnership extends RuntimeException {
@@ -113,7 +122,9 @@ public final class IntentDriver {
       return reconcile();
     }
     Instant notBefore = record.nextAttemptAt();
-    update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
+    if (!claimed) {
+      update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
+    }
     deadline = now().plus(c.policy().deadline());
     if (notBefore != null && now().isBefore(notBefore)) {
       // The last drive stopped with a wait still owed (backoff or Retry-After): honour it.

@@ -1,0 +1,108 @@
+package dev.oncely.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The end-to-end harness: runs every scenario of the issue in one process and writes
+ * {@code results.csv}, {@code results.json} and {@code results.md}.
+ *
+ * <pre>
+ * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
+ *     [--only a,b] [--out DIR]
+ * </pre>
+ *
+ * <p>{@code --only} takes any of {@value #SCENARIOS}; {@code --out} defaults to
+ * {@code benchmarks/results}. Exit code 0 on success, 2 on bad usage.
+ */
+public final class Main {
+  static final String SCENARIOS = "throughput,commit,resume,retry,outage,micro";
+  static final String COMMAND = "mvn -B -q -pl benchmarks -am package -DskipTests"
+      + " && java -jar benchmarks/target/oncely-benchmarks.jar";
+
+  private Main() {}
+
+  /** Runs the harness; see the class description for arguments. */
+  public static void main(String[] args) {
+    int code = run(args);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  /** Runs the harness and returns the exit code instead of exiting. */
+  public static int run(String[] args) {
+    Settings settings = Settings.full();
+    Path out = Path.of("benchmarks", "results");
+    Set<String> only = new LinkedHashSet<>(Arrays.asList(SCENARIOS.split(",")));
+    List<String> argv = new ArrayList<>(Arrays.asList(args));
+    try {
+      while (!argv.isEmpty()) {
+        String arg = argv.remove(0);
+        switch (arg) {
+          case "--smoke" -> settings = Settings.smoke();
+          case "--reps" -> settings = settings.withReps(Integer.parseInt(value(arg, argv)));
+          case "--resume-intents" -> settings =
+              settings.withResumeIntents(Integer.parseInt(value(arg, argv)));
+          case "--out" -> out = Path.of(value(arg, argv));
+          case "--only" -> {
+            only = new LinkedHashSet<>(Arrays.asList(value(arg, argv).split(",")));
+            for (String s : only) {
+              if (!Arrays.asList(SCENARIOS.split(",")).contains(s)) {
+                throw new IllegalArgumentException("unknown scenario '" + s + "'; known: "
+                    + SCENARIOS);
+              }
+            }
+          }
+          default -> throw new IllegalArgumentException("unknown argument '" + arg + "'");
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("oncely-benchmarks: " + e.getMessage());
+      System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
+          + " [--only " + SCENARIOS + "] [--out DIR]");
+      return 2;
+    }
+    String command = COMMAND + (args.length == 0 ? "" : " " + String.join(" ", args));
+    Results results = new Results(Machine.describe(settings, command));
+    long start = System.nanoTime();
+    for (String scenario : only) {
+      long t0 = System.nanoTime();
+      System.out.println("== " + scenario);
+      scenario(scenario, settings, results);
+      System.out.printf(Locale.ROOT, "   (%s took %.1f s)%n", scenario, (System.nanoTime() - t0) / 1e9);
+      results.write(out);
+    }
+    results.fact("load average at end", Machine.loadAverage());
+    results.fact("suite wall time", String.format(Locale.ROOT, "%.0f s",
+        Duration.ofNanos(System.nanoTime() - start).toMillis() / 1000.0));
+    results.write(out);
+    System.out.println("results written to " + out.toAbsolutePath());
+    return 0;
+  }
+
+  private static void scenario(String name, Settings settings, Results results) {
+    switch (name) {
+      case "throughput" -> new ThroughputScenario(settings, results).run();
+      case "commit" -> new CommitScenario(settings, results).run();
+      case "resume" -> new ResumeScenario(settings, results).run();
+      case "retry" -> new RetryScenario(settings, results).run();
+      case "outage" -> new OutageScenario(settings, results).run();
+      case "micro" -> new MicroScenario(settings, results).run();
+      default -> throw new IllegalArgumentException("unknown scenario " + name);
+    }
+  }
+
+  private static String value(String option, List<String> argv) {
+    if (argv.isEmpty()) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return argv.remove(0);
+  }
+}

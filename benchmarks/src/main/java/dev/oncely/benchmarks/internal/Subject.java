@@ -1,0 +1,94 @@
+package dev.oncely.benchmarks.internal;
+
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentSpec;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.spi.IntentStore;
+import java.nio.file.Path;
+import okhttp3.OkHttpClient;
+
+/**
+ * One thing that sends payment intents: plain OkHttp, or the SDK over one store engine. Opening it
+ * creates a fresh store in a scratch directory; closing it closes the client and store and deletes
+ * the directory.
+ */
+public final class Subject implements AutoCloseable {
+  private final String label;
+  private final Load.Op op;
+  private final IdempotentClient client;
+  private final IntentStore store;
+  private final Path dir;
+
+  private Subject(String label, Load.Op op, IdempotentClient client, IntentStore store, Path dir) {
+    this.label = label;
+    this.op = op;
+    this.client = client;
+    this.store = store;
+    this.dir = dir;
+  }
+
+  /** The label of plain OkHttp. */
+  public static final String PLAIN = "plain OkHttp";
+
+  /** Labels in comparison order: plain first, then the SDK per engine. */
+  public static String label(Engine engine) {
+    return engine == null ? PLAIN : "SDK + " + engine.label();
+  }
+
+  /** Plain OkHttp: one keyed POST per intent, no record, no retry. */
+  public static Subject plain(OkHttpClient http, String url) {
+    return new Subject(PLAIN, seq -> Http.plainPost(http, url, Payloads.payment(seq)), null, null,
+        null);
+  }
+
+  /**
+   * The SDK over {@code engine}: each intent is built ({@code IntentSpec}: key minted, payload
+   * fingerprinted) and executed on the calling thread until it completes.
+   */
+  public static Subject sdk(Engine engine, OkHttpClient http, String url) {
+    Path dir = engine.durable() ? TempDirs.create(engine.name().toLowerCase()) : null;
+    IntentStore store = engine.open(dir);
+    IdempotentClient client = IdempotentClient.builder()
+        .okHttpClient(http)
+        .store(store)
+        .listener(IntentListener.NONE)
+        .build();
+    Load.Op op = seq -> {
+      IntentSpec spec = IntentSpec.builder()
+          .operation("create-payment")
+          .scope("bench")
+          .post(url)
+          .jsonBody(Payloads.payment(seq))
+          .build();
+      return client.execute(spec) instanceof IntentOutcome.Completed;
+    };
+    return new Subject(label(engine), op, client, store, dir);
+  }
+
+  /** Opens plain OkHttp ({@code engine} null) or the SDK over {@code engine}. */
+  public static Subject open(Engine engine, OkHttpClient http, String url) {
+    return engine == null ? plain(http, url) : sdk(engine, http, url);
+  }
+
+  /** The row label. */
+  public String label() {
+    return label;
+  }
+
+  /** Sends one intent; true when it completed. */
+  public Load.Op op() {
+    return op;
+  }
+
+  @Override
+  public void close() {
+    if (client != null) {
+      client.close();
+    }
+    if (store != null) {
+      store.close();
+    }
+    TempDirs.delete(dir);
+  }
+}

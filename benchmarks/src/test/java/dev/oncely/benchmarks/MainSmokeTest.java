@@ -1,0 +1,38 @@
+package dev.oncely.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Checks that the harness runs: one short iteration of every scenario against the real reference
+ * server and real store files. It measures nothing (the numbers of so short a run mean nothing);
+ * the published numbers come from {@code java -jar oncely-benchmarks.jar}.
+ */
+class MainSmokeTest {
+
+  @Test
+  void one_short_iteration_of_every_scenario_writes_csv_json_and_markdown(@TempDir Path out)
+      throws Exception {
+    int code = Main.run(new String[] {"--smoke", "--out", out.toString()});
+
+    assertThat(code).isZero();
+    String csv = Files.readString(out.resolve("results.csv"));
+    for (String section : Main.SCENARIOS.split(",")) {
+      assertThat(csv).as("rows of section %s", section).contains("\"" + section + "\"");
+    }
+    assertThat(csv).contains("SDK + MapDB / plain, c=1", "durable writes before first send",
+        "attempts per intent", "peak rate full jitter / no jitter", "fingerprintJson size=65536");
+    assertThat(Files.readString(out.resolve("results.json"))).contains("\"machine\"", "\"rows\"");
+    assertThat(Files.readString(out.resolve("results.md")))
+        .contains("# Oncely benchmark results", "| metric | unit | min | median | max |");
+  }
+
+  @Test
+  void an_unknown_scenario_is_bad_usage(@TempDir Path out) {
+    assertThat(Main.run(new String[] {"--only", "nope", "--out", out.toString()})).isEqualTo(2);
+  }
+}
