@@ -2,7 +2,7 @@ package dev.oncely.benchmarks.micro;
 
 import dev.oncely.benchmarks.internal.Records;
 import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
