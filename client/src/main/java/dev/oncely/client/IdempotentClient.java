@@ -246,10 +246,12 @@ public final class IdempotentClient implements AutoCloseable {
   private Prepared prepare(IntentSpec spec) {
     Objects.requireNonNull(spec, "spec");
     checkOpen();
-    IntentRecord existing = find(spec);
-    if (existing != null) {
-      return new Prepared(sameIntent(existing, spec), null);
+    IntentRecord finished = config.finished().getIfPresent(spec.id());
+    if (finished != null) {
+      return new Prepared(sameIntent(finished, spec), null);
     }
+    // Create first, look up only when the store refuses: a new intent (the common case) then
+    // costs one durable write and no read. The refusal happens before any network I/O.
     Instant now = config.clock().instant();
     IntentRecord fresh = IntentRecord.builder()
         .id(spec.id())
