@@ -1,6 +1,7 @@
 package dev.oncely.persistence.crash;
 
 import dev.oncely.client.spi.IntentStore;
+import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
 import dev.oncely.persistence.StoreOptions;
 import java.nio.file.Path;
@@ -13,7 +14,7 @@ import java.util.List;
  */
 final class CrashEngines {
   /** Every engine the kill test runs against. */
-  static final List<String> NAMES = List.of("sqlite");
+  static final List<String> NAMES = List.of("sqlite", "mapdb");
 
   private CrashEngines() {}
 
@@ -21,6 +22,7 @@ final class CrashEngines {
   static IntentStore open(String engine, Path path) {
     return switch (engine) {
       case "sqlite" -> SqliteIntentStore.open(path, StoreOptions.defaults());
+      case "mapdb" -> MapDbIntentStore.open(path, StoreOptions.defaults());
       default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; known: "
           + NAMES);
     };
