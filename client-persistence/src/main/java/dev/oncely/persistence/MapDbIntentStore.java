@@ -147,21 +147,7 @@ public final class MapDbIntentStore implements IntentStore {
   }
 
   private static MapDbCopies openChecked(Path path, MapDbRecords records) {
-    MapDbCopies copies = MapDbCopies.open(path);
-    try {
-      copies.read(file -> {
-        records.checkFirstRecord(file);
-        return null;
-      });
-      return copies;
-    } catch (RuntimeException e) {
-      try {
-        copies.close();
-      } catch (RuntimeException closeFailure) {
-        e.addSuppressed(closeFailure);
-      }
-      throw e;
-    }
+    return MapDbCopies.open(path, records::verify);
   }
 
   /** The control file's path; the other files sit beside it. */

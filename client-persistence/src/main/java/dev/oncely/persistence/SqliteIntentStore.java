@@ -24,6 +24,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -56,10 +57,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Crash semantics.</b> A crash before the commit point loses the batch as a whole (SQLite
  * ignores WAL frames without a valid commit frame and checksums); a crash after it loses nothing.
- * On open, SQLite replays the WAL, then this class runs {@code PRAGMA quick_check} and verifies
+ * On open, SQLite replays the WAL, then this class runs {@code PRAGMA integrity_check} and verifies
  * the schema and the canary. A file that fails is reported as {@link StoreCorruptedException}
  * naming the path ({@link CorruptionPolicy#FAIL}) or moved aside ({@link CorruptionPolicy#QUARANTINE}).
- * Damage inside a record (which {@code quick_check} cannot see) is caught by the record checksum on
+ * Damage inside a record (which {@code integrity_check} cannot see) is caught by the record checksum on
  * the read that meets it.
  *
  * <p><b>File-system assumptions.</b> A local file system where {@code fsync} is honest, POSIX or
@@ -107,7 +108,7 @@ public final class SqliteIntentStore implements IntentStore {
 
   /**
    * Opens the store at {@code file}, creating it (and a missing directory) if missing. The WAL left
-   * by a crash is replayed; the file is checked with {@code PRAGMA quick_check}.
+   * by a crash is replayed; the file is checked with {@code PRAGMA integrity_check}.
    *
    * @throws NullPointerException if an argument is null
    * @throws StoreLockedException if another instance (in this JVM or another process) has the file
@@ -340,7 +341,10 @@ public final class SqliteIntentStore implements IntentStore {
         }
         if (deleted > 0) {
           tx.deletedSome();
-          SqliteFile.execute(c, "PRAGMA incremental_vacuum");
+          try (Statement vacuum = c.createStatement()) {
+            // executeUpdate steps the pragma to completion; execute would free a single page.
+            vacuum.executeUpdate("PRAGMA incremental_vacuum");
+          }
         }
         return deleted;
       } catch (SQLException e) {

@@ -141,7 +141,7 @@ class SqliteOwnershipTest {
   }
 
   /** How many descriptors of this process point into {@code dir} (Linux /proc/self/fd). */
-  private static long openDescriptorsUnder(Path dir) throws IOException {
+  static long openDescriptorsUnder(Path dir) throws IOException {
     Path fds = Path.of("/proc/self/fd");
     assumeTrue(Files.isDirectory(fds), "Linux /proc/self/fd");
     String prefix = dir.toRealPath().toString();

@@ -16,7 +16,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
-import java.util.random.RandomGenerator;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -99,7 +98,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     private IntentListener listener = LoggingListener.instance();
     private Clock clock = Clock.systemUTC();
     private Sleeper sleeper = Sleeper.SYSTEM;
-    private RandomGenerator jitter = new Random();
+    private Random jitter = new Random();
     private IntentStore store;
     private final Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
     private Function<Request, String> scope = r -> r.url().host();
@@ -154,7 +153,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     }
 
     /** Sets the random source of the backoff jitter; must be thread-safe. */
-    public Builder jitter(RandomGenerator jitter) {
+    public Builder jitter(Random jitter) {
       this.jitter = Objects.requireNonNull(jitter, "jitter");
       return this;
     }

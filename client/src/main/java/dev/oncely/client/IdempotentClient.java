@@ -34,7 +34,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.random.RandomGenerator;
 import okhttp3.OkHttpClient;
 
 /**
@@ -186,6 +185,18 @@ public final class IdempotentClient implements AutoCloseable {
   public Optional<IntentOutcome> outcomeOf(IntentId id) {
     Objects.requireNonNull(id, "id");
     return config.store().get(id).map(Outcomes::of);
+  }
+
+  /**
+   * Deletes finished records whose retention ended (see {@link Builder#keyRetention}), using the
+   * client's clock. Unfinished records are never purged.
+   *
+   * @return how many records were deleted
+   * @throws StoreException if the store fails
+   */
+  public int purgeExpired() {
+    checkOpen();
+    return config.store().purgeExpired(config.clock().instant());
   }
 
   /** The store records are kept in. */
@@ -343,7 +354,7 @@ public final class IdempotentClient implements AutoCloseable {
     private java.util.concurrent.Executor executor;
     private RecordCache.Factory recordCacheFactory;
     private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
-    private RandomGenerator jitter = new Random();
+    private Random jitter = new Random();
 
     private Builder() {}
 
@@ -467,7 +478,7 @@ public final class IdempotentClient implements AutoCloseable {
      * Sets the random source of the backoff jitter (default a thread-safe {@link Random}); a fixed
      * source makes retry schedules reproducible in simulations. Must be thread-safe.
      */
-    public Builder jitter(RandomGenerator jitter) {
+    public Builder jitter(Random jitter) {
       this.jitter = Objects.requireNonNull(jitter, "jitter");
       return this;
     }

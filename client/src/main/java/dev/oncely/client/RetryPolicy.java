@@ -2,7 +2,7 @@ package dev.oncely.client;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.random.RandomGenerator;
+import java.util.Random;
 
 /**
  * When and how often an intent is tried again. Immutable and thread-safe: build it once and share
@@ -117,10 +117,14 @@ public final class RetryPolicy {
    * @throws IllegalArgumentException if {@code retry} is negative
    * @throws NullPointerException if {@code random} is null
    */
-  public Duration backoff(int retry, RandomGenerator random) {
+  public Duration backoff(int retry, Random random) {
     Objects.requireNonNull(random, "random");
     long ceiling = backoffCeiling(retry).toNanos();
-    return ceiling == 0 ? Duration.ZERO : Duration.ofNanos(random.nextLong(ceiling + 1));
+    if (ceiling == 0) {
+      return Duration.ZERO;
+    }
+    // Random.nextDouble rather than nextLong(bound): the latter is missing on Android.
+    return Duration.ofNanos(Math.min(ceiling, (long) (random.nextDouble() * (ceiling + 1.0))));
   }
 
   @Override

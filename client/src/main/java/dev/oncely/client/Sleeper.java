@@ -11,7 +11,7 @@ public interface Sleeper {
   /** Waits with {@link Thread#sleep(long, int)}. */
   Sleeper SYSTEM = duration -> {
     if (!duration.isNegative() && !duration.isZero()) {
-      Thread.sleep(duration.toMillis(), (int) (duration.toNanosPart() % 1_000_000));
+      Thread.sleep(duration.toMillis(), duration.toNanosPart() % 1_000_000);
     }
   };
 

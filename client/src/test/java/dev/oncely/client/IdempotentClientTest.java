@@ -242,6 +242,20 @@ class IdempotentClientTest {
   }
 
   @Test
+  void okhttp_own_resend_of_503_with_retry_after_zero_still_carries_the_same_key()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());
+    server.enqueue(created());
+    IntentSpec spec = spec(BODY);
+
+    assertThat(client().execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+
+    assertThat(requests()).extracting(r -> r.getHeaders().get("Idempotency-Key"))
+        .containsExactly(quoted(spec.key()), quoted(spec.key()));
+    assertThat(events.attempts()).isEqualTo(1);
+  }
+
+  @Test
   void malformed_retry_after_is_ignored_and_reported() {
     server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "soon-ish")
         .build());

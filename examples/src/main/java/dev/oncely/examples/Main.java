@@ -2,6 +2,7 @@ package dev.oncely.examples;
 
 import dev.oncely.examples.cli.Command;
 import dev.oncely.examples.cli.DemoCommand;
+import dev.oncely.examples.cli.LoadCommand;
 import dev.oncely.examples.cli.ServerCommand;
 import dev.oncely.examples.cli.UsageException;
 import java.io.PrintStream;
@@ -28,6 +29,8 @@ public final class Main {
     Map<String, Supplier<Command>> m = new LinkedHashMap<>();
     m.put("demo", DemoCommand::new);
     m.put("server", ServerCommand::new);
+    m.put("run", LoadCommand::run);
+    m.put("resume", LoadCommand::resume);
     COMMANDS = Collections.unmodifiableMap(m);
   }
 

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -33,6 +34,7 @@ import java.util.function.Function;
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
   private final Path[] paths;
   private final ControlFile control;
+  private final Consumer<MapDbFile> verifier;
   private final MapDbFile[] files = new MapDbFile[2];
   private final ReentrantReadWriteLock[] locks =
       {new ReentrantReadWriteLock(), new ReentrantReadWriteLock()};
@@ -42,9 +44,10 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private boolean otherNeedsCopy;
   private List<MapDbBatch.Change> carry = List.of();
 
-  private MapDbCopies(Path store, ControlFile control) {
+  private MapDbCopies(Path store, ControlFile control, Consumer<MapDbFile> verifier) {
     this.paths = new Path[] {copyPath(store, 'a'), copyPath(store, 'b')};
     this.control = control;
+    this.verifier = verifier;
   }
 
   /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
@@ -68,11 +71,13 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    * Opens the layout at {@code store}, creating it when it does not exist, choosing the trusted
    * copy and rebuilding the other one from it. Closes everything it opened if it fails.
    *
+   * @param verifier checks the content of a copy (after its MapDB structure and sequence number
+   *     were checked), throwing {@link StoreCorruptedException} when it is damaged
    * @throws StoreCorruptedException if no copy holding every acknowledged commit verifies
    */
-  public static MapDbCopies open(Path store) {
+  public static MapDbCopies open(Path store, Consumer<MapDbFile> verifier) {
     ControlFile control = ControlFile.open(store);
-    MapDbCopies copies = new MapDbCopies(store, control);
+    MapDbCopies copies = new MapDbCopies(store, control, verifier);
     try {
       copies.start();
       return copies;
@@ -163,6 +168,23 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
             + " but the control file says " + expectedSequence);
       }
       file.walk();
+      verifier.accept(file);
+      return file;
+    } catch (RuntimeException e) {
+      file.closeQuietly(e);
+      throw e;
+    }
+  }
+
+  /** Opens a byte-for-byte copy of the verified trusted file: its structure is checked again. */
+  private MapDbFile openCopied(int copy) {
+    MapDbFile file = MapDbFile.openExisting(paths[copy]);
+    try {
+      if (file.sequence() != sequence) {
+        throw new StoreCorruptedException(paths[copy] + ": the copy holds commit "
+            + file.sequence() + " instead of " + sequence);
+      }
+      file.walk();
       return file;
     } catch (RuntimeException e) {
       file.closeQuietly(e);
@@ -192,7 +214,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     } catch (IOException e) {
       throw new StoreException("cannot copy " + paths[trusted] + " to " + target + ": " + e, e);
     }
-    files[other] = openVerified(other, sequence);
+    files[other] = openCopied(other);
     carry = List.of();
     otherNeedsCopy = false;
     control.write(new ControlFile.State(trusted, sequence, true));

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -173,14 +174,56 @@ public final class MapDbRecords {
   }
 
   /**
-   * Decodes the first record of {@code file}, so a wrong encryption key or an unreadable record
-   * format fails at open rather than at the first read.
+   * Checks a whole copy: every record decodes (checksum, version, key), sits under its own lookup
+   * key, and has exactly the index entries its state asks for; every index entry points to such a
+   * record. A bit flip in a tree key would otherwise make a record silently absent.
+   *
+   * @return how many records the copy holds
+   * @throws StoreCorruptedException naming the path and the first inconsistency
+   * @throws dev.oncely.persistence.StoreEncryptionException if a record needs another key
    */
-  public void checkFirstRecord(MapDbFile file) {
+  public long verify(MapDbFile file) {
+    String where = file.path().toString();
+    Map<ByteBuffer, Integer> expectedIndex = new HashMap<>();
+    Map<ByteBuffer, ByteBuffer> expectedBusiness = new HashMap<>();
+    long count = 0;
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
-      decode(e.getValue(), e.getKey(), file.path().toString());
-      return;
+      IntentRecord r = decode(e.getValue(), e.getKey(), where);
+      expectedIndex.put(ByteBuffer.wrap(indexKey(r, e.getKey())), indexOf(r));
+      byte[] business = businessKey(r);
+      if (business != null) {
+        expectedBusiness.put(ByteBuffer.wrap(business), ByteBuffer.wrap(e.getKey()));
+      }
+      count++;
     }
+    for (int index : new int[] {MapDbFile.UNFINISHED, MapDbFile.EXPIRY}) {
+      for (Map.Entry<byte[], byte[]> e : file.all(index)) {
+        Integer expected = expectedIndex.remove(ByteBuffer.wrap(e.getKey()));
+        if (expected == null || expected != index) {
+          throw new StoreCorruptedException(where + ": index entry for "
+              + hex(Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length))
+              + " matches no record in that state");
+        }
+      }
+    }
+    if (!expectedIndex.isEmpty()) {
+      throw new StoreCorruptedException(where + ": " + expectedIndex.size()
+          + " records have no index entry");
+    }
+    long businessEntries = 0;
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.BUSINESS)) {
+      ByteBuffer owner = expectedBusiness.get(ByteBuffer.wrap(e.getKey()));
+      if (owner == null || !owner.equals(ByteBuffer.wrap(e.getValue()))) {
+        throw new StoreCorruptedException(where + ": business index entry points to entry "
+            + hex(e.getValue()) + ", which does not carry that business id");
+      }
+      businessEntries++;
+    }
+    if (businessEntries != expectedBusiness.size()) {
+      throw new StoreCorruptedException(where + ": " + (expectedBusiness.size() - businessEntries)
+          + " business ids have no index entry");
+    }
+    return count;
   }
 
   private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {

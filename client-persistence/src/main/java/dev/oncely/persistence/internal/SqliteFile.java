@@ -7,6 +7,8 @@ import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.persistence.StoreEncryptionException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,13 +18,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteOpenMode;
 
 /**
  * Creates, opens and verifies the SQLite file of a {@code SqliteIntentStore}: schema, pragmas,
- * {@code PRAGMA quick_check}, schema version and the encryption canary.
+ * {@code PRAGMA integrity_check}, schema version and the encryption canary.
  *
  * <p>A new file is built as {@code <name>.new}, closed (which checkpoints and removes its WAL) and
  * renamed into place, so an existing store file always holds a committed schema: an existing
@@ -42,6 +45,11 @@ public final class SqliteFile {
           + " record BLOB NOT NULL)",
       "CREATE INDEX intent_unfinished ON intent(open_s, open_ns) WHERE open_s IS NOT NULL",
       "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
+
+  private static final byte[] HEADER_MAGIC =
+      "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
+  /** A committed schema spans at least two pages of at least 512 bytes. */
+  private static final long MIN_FILE_BYTES = 1024;
 
   private static final IntentRecord CANARY = IntentRecord.builder()
       .id(IntentId.of("oncely", "canary", "canary"))
@@ -86,10 +94,13 @@ public final class SqliteFile {
       for (Path file : filesOf(path)) {
         StoreFiles.tightenToOwner(file);
       }
+      checkHeader(path);
       writer = connect(path, false);
-      configure(writer, path);
-      quickCheck(writer, path);
+      // Verify with reads only: a damaged file must be left exactly as it was found.
+      execute(writer, "PRAGMA cell_size_check = ON");
+      integrityCheck(writer, path);
       checkMeta(writer, path, codec, encrypted);
+      configure(writer, path);
       reader = connect(path, false);
       execute(reader, "PRAGMA query_only = ON");
       execute(reader, "PRAGMA cell_size_check = ON");
@@ -106,6 +117,25 @@ public final class SqliteFile {
         throw store;
       }
       throw new StoreException(path + ": opening the store failed: " + e, e);
+    }
+  }
+
+  /**
+   * Refuses a file that cannot be an Oncely store before SQLite touches it: SQLite deletes the WAL
+   * of an empty database file on open, which would destroy what quarantine should keep.
+   */
+  private static void checkHeader(Path path) throws IOException {
+    byte[] head = new byte[HEADER_MAGIC.length];
+    int read;
+    try (InputStream in = Files.newInputStream(path)) {
+      read = in.readNBytes(head, 0, head.length);
+    }
+    long size = Files.size(path);
+    if (read < head.length || size < MIN_FILE_BYTES || !Arrays.equals(head, HEADER_MAGIC)) {
+      throw new StoreCorruptedException(path + " is not an Oncely store: " + size
+          + " bytes, " + (read == head.length && Arrays.equals(head, HEADER_MAGIC)
+              ? "too short for its schema" : "without the SQLite header")
+          + " (truncated or overwritten?)");
     }
   }
 
@@ -158,21 +188,27 @@ public final class SqliteFile {
     execute(c, "PRAGMA cell_size_check = ON");
   }
 
-  private static void quickCheck(Connection c, Path path) throws SQLException {
+  /**
+   * {@code integrity_check} rather than the cheaper {@code quick_check}: only the full check
+   * compares every index with its table, and a damaged lookup index would otherwise make a
+   * record silently unreachable.
+   */
+  private static void integrityCheck(Connection c, Path path) throws SQLException {
     List<String> problems = new ArrayList<>();
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA quick_check(5)")) {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA integrity_check(5)")) {
       while (rs.next()) {
         problems.add(rs.getString(1));
       }
     } catch (SQLException e) {
       if (SqliteErrors.isCorruption(e)) {
-        throw new StoreCorruptedException(path + ": PRAGMA quick_check failed, the file is"
+        throw new StoreCorruptedException(path + ": PRAGMA integrity_check failed, the file is"
             + " damaged or not a database: " + e.getMessage(), e);
       }
       throw e;
     }
     if (!problems.equals(List.of("ok"))) {
-      throw new StoreCorruptedException(path + ": PRAGMA quick_check found damage: "
+      throw new StoreCorruptedException(path + ": PRAGMA integrity_check found damage: "
           + String.join("; ", problems));
     }
   }

@@ -43,21 +43,24 @@ final class ChildProcess {
    */
   static ChildProcess start(String engine, Path store, long seed, int count, String haltInCommit,
       Path workDir, int run) throws IOException {
-    List<String> properties = new ArrayList<>();
-    if (haltInCommit != null) {
-      properties.add(CommitCrashHook.PROPERTY + "=" + haltInCommit);
-    }
-    return start(CrashChild.class, properties, List.of(engine, store.toString(),
+    return start(engine, store, seed, count, haltInCommit == null ? List.of()
+        : List.of("-D" + CommitCrashHook.PROPERTY + "=" + haltInCommit), workDir, run);
+  }
+
+  /** Starts the store-level child with extra JVM arguments (crash points). */
+  static ChildProcess start(String engine, Path store, long seed, int count,
+      List<String> jvmArguments, Path workDir, int run) throws IOException {
+    return start(CrashChild.class, jvmArguments, List.of(engine, store.toString(),
         Long.toString(seed), Integer.toString(count)), workDir, "child-" + run);
   }
 
   /**
-   * Starts {@code mainClass} in a new JVM on this JVM's classpath with the system properties
-   * {@code properties} ({@code name=value}) and the arguments {@code args}; its stderr goes to
-   * {@code workDir/<name>.err}. SQLite's native library is unpacked under {@code workDir}, not the
-   * shared temp dir, because a killed JVM never deletes it.
+   * Starts {@code mainClass} in a new JVM on this JVM's classpath with the extra JVM arguments
+   * {@code jvmArguments} (crash points, as {@code -Dname=value}) and the program arguments
+   * {@code args}; its stderr goes to {@code workDir/<name>.err}. SQLite's native library is
+   * unpacked under {@code workDir}, not the shared temp dir, because a killed JVM never deletes it.
    */
-  static ChildProcess start(Class<?> mainClass, List<String> properties, List<String> args,
+  static ChildProcess start(Class<?> mainClass, List<String> jvmArguments, List<String> args,
       Path workDir, String name) throws IOException {
     Path nativeDir = Files.createDirectories(workDir.resolve("native"));
     Path stderr = workDir.resolve(name + ".err");
@@ -65,9 +68,7 @@ final class ChildProcess {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
         "-Dorg.sqlite.tmpdir=" + nativeDir));
-    for (String property : properties) {
-      command.add("-D" + property);
-    }
+    command.addAll(jvmArguments);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
     command.addAll(args);
     Process process = new ProcessBuilder(command)

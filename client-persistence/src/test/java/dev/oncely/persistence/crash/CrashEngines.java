@@ -3,6 +3,7 @@ package dev.oncely.persistence.crash;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
+import dev.oncely.persistence.internal.CommitCrashPoints;
 import dev.oncely.persistence.StoreOptions;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,19 +13,28 @@ import java.util.List;
  * tests, add its name to {@link #NAMES} and a case to {@link #open}: the child JVM and the verifier
  * use nothing else.
  */
-final class CrashEngines {
+public final class CrashEngines {
   /** Every engine the kill test runs against. */
-  static final List<String> NAMES = List.of("sqlite", "mapdb");
+  public static final List<String> NAMES = List.of("sqlite", "mapdb");
 
   private CrashEngines() {}
 
   /** Opens (or creates) the store of {@code engine} at {@code path} with default options. */
-  static IntentStore open(String engine, Path path) {
+  public static IntentStore open(String engine, Path path) {
     return switch (engine) {
       case "sqlite" -> SqliteIntentStore.open(path, StoreOptions.defaults());
       case "mapdb" -> MapDbIntentStore.open(path, StoreOptions.defaults());
       default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; known: "
           + NAMES);
     };
+  }
+
+  /**
+   * The JVM property that halts {@code engine} in the middle of its engine library's own commit
+   * at the {@code n}-th write to a store file, or null when the engine has no such crash point
+   * (SQLite's commit is one statement: {@code CommitCrashHook} brackets it).
+   */
+  static String haltInsideEngineCommit(String engine, int n) {
+    return engine.equals("mapdb") ? "-D" + CommitCrashPoints.PROPERTY + "=" + n : null;
   }
 }

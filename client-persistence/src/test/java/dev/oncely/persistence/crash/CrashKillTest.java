@@ -47,11 +47,21 @@ class CrashKillTest {
     Map<String, Long> acknowledged = new HashMap<>();
     int sigkills = 0;
     int commitHalts = 0;
+    int engineCommitHalts = 0;
     int acks = 0;
-    for (int run = 0; sigkills + commitHalts < KILLS; run++) {
+    for (int run = 0; sigkills + commitHalts + engineCommitHalts < KILLS; run++) {
       long childSeed = random.nextLong();
       String context = engine + " run " + run + " (seed " + SEED + ")";
-      if (run % 3 == 2) {
+      String insideEngine = CrashEngines.haltInsideEngineCommit(engine, 1 + random.nextInt(60));
+      if (run % 3 == 1 && insideEngine != null) {
+        ChildProcess child = ChildProcess.start(engine, store, childSeed, CHILD_OPS,
+            List.of(insideEngine), dir, run);
+        acks += record(child.remainingLines(), acknowledged, child, context);
+        int status = child.awaitExit();
+        assertThat(status).as("%s: exit status with %s; stderr: %s",
+            context, insideEngine, child.stderrText()).isEqualTo(CommitCrashHook.HALT_STATUS);
+        engineCommitHalts++;
+      } else if (run % 3 == 2) {
         String hook = (1 + random.nextInt(12)) + (random.nextBoolean() ? ":after" : "");
         ChildProcess child = ChildProcess.start(engine, store, childSeed, CHILD_OPS, hook, dir, run);
         acks += record(child.remainingLines(), acknowledged, child, context);
@@ -61,7 +71,8 @@ class CrashKillTest {
         commitHalts++;
       } else {
         int killAfter = random.nextInt(MAX_ACKS_BEFORE_KILL + 5) - 5;
-        ChildProcess child = ChildProcess.start(engine, store, childSeed, CHILD_OPS, null, dir, run);
+        ChildProcess child = ChildProcess.start(engine, store, childSeed, CHILD_OPS, List.of(), dir,
+            run);
         if (killAfter >= 0) {
           acks += waitForAcks(child, killAfter, acknowledged, context);
         }
@@ -74,8 +85,9 @@ class CrashKillTest {
             .as("%s: after the crash", context).isEmpty();
       }
     }
-    System.out.printf("crash test %s: %d SIGKILLs + %d halts inside commit survived, %d acks,"
-        + " %d keys, seed %d%n", engine, sigkills, commitHalts, acks, acknowledged.size(), SEED);
+    System.out.printf("crash test %s: %d SIGKILLs + %d halts at the commit statement + %d halts"
+        + " inside the engine library's commit survived, %d acks, %d keys, seed %d%n", engine,
+        sigkills, commitHalts, engineCommitHalts, acks, acknowledged.size(), SEED);
     assertThat(acknowledged).as("the children acknowledged writes").isNotEmpty();
   }
 

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link EffectServer} in this JVM (a quarter of its answers dropped after the effect, some effects
  * slow: {@code 202} then {@code 409}). The test kills the child with SIGKILL at seeded moments
  * (while it opens and resumes, after a seeded number of stored outcomes, or once the server
- * committed a seeded number of effects) or halts it inside the engine's commit, reopens the store
+ * committed a seeded number of effects) or halts it inside the engine's commit (at the commit
+ * statement, and for MapDB also in the middle of MapDB's own commit), reopens the store
  * and checks it after every crash, restarts the child on the same files, and finally lets it
  * resume to the end: every intent completed, exactly one business effect and one key per order,
  * every stored record and response exactly what was sent and answered.
@@ -48,20 +49,28 @@ class SdkCrashKillTest {
     try (SdkCrashRig rig = SdkCrashRig.start(engine, dir, INTENTS, random.nextLong(), 25, 15)) {
       int sigkills = 0;
       int commitHalts = 0;
+      int engineCommitHalts = 0;
       int finishedEarly = 0;
-      for (int run = 0; sigkills + commitHalts < KILLS && rig.acks.completedCount() < INTENTS;
+      for (int run = 0; sigkills + commitHalts + engineCommitHalts < KILLS
+          && rig.acks.completedCount() < INTENTS;
           run++) {
         if (run % 5 == 4) {
-          String hook = (1 + random.nextInt(3 * MAX_STEP)) + (random.nextBoolean() ? ":after" : "");
-          ChildProcess child = rig.child(List.of(CommitCrashHook.PROPERTY + "=" + hook));
+          String inside = CrashEngines.haltInsideEngineCommit(engine, 1 + random.nextInt(400));
+          String hook = "-D" + CommitCrashHook.PROPERTY + "=" + (1 + random.nextInt(3 * MAX_STEP))
+              + (random.nextBoolean() ? ":after" : "");
+          boolean insideEngine = inside != null && run % 10 == 9;
+          String crashPoint = insideEngine ? inside : hook;
+          ChildProcess child = rig.child(List.of(crashPoint));
           boolean done = rig.drain(child);
           int status = child.awaitExit();
-          assertThat(status).as("%s: exit status with commit hook %s; stderr: %s", rig.context(),
-              hook, child.stderrText()).isIn(0, CommitCrashHook.HALT_STATUS);
-          if (status == CommitCrashHook.HALT_STATUS && !done) {
-            commitHalts++;
-          } else {
+          assertThat(status).as("%s: exit status with %s; stderr: %s", rig.context(), crashPoint,
+              child.stderrText()).isIn(0, CommitCrashHook.HALT_STATUS);
+          if (status != CommitCrashHook.HALT_STATUS || done) {
             finishedEarly++;
+          } else if (insideEngine) {
+            engineCommitHalts++;
+          } else {
+            commitHalts++;
           }
         } else {
           ChildProcess child = rig.child(List.of());
@@ -83,11 +92,12 @@ class SdkCrashKillTest {
         rig.verify(false);
       }
       rig.finish();
-      System.out.printf("sdk crash test %s: %d SIGKILLs + %d halts inside commit survived"
-          + " (%d runs finished before their kill), %d intents, %s, %d ms, seed %d%n", engine,
-          sigkills, commitHalts, finishedEarly, INTENTS, rig.effects,
+      System.out.printf("sdk crash test %s: %d SIGKILLs + %d halts at the commit statement + %d"
+          + " halts inside the engine library's commit survived (%d runs finished before their"
+          + " crash), %d intents, %s, %d ms, seed %d%n", engine, sigkills, commitHalts,
+          engineCommitHalts, finishedEarly, INTENTS, rig.effects,
           (System.nanoTime() - started) / 1_000_000, SEED);
-      assertThat(sigkills + commitHalts).isGreaterThanOrEqualTo(KILLS);
+      assertThat(sigkills + commitHalts + engineCommitHalts).isGreaterThanOrEqualTo(KILLS);
     }
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.persistence.internal.CommitCrashHook;
-import dev.oncely.persistence.internal.CommitCrashPoints;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +37,7 @@ class SdkCrashPointTest {
   @MethodSource("engines")
   void record_committed_but_not_sent_is_sent_once_after_restart(String engine) throws Exception {
     try (SdkCrashRig rig = rig(engine)) {
-      halted(rig, SdkCrashChild.HALT_ON_FIRST_SEND + "=" + TARGET);
+      halted(rig, "-D" + SdkCrashChild.HALT_ON_FIRST_SEND + "=" + TARGET);
 
       assertThat(rig.effects.keysOf(ORDER)).as("nothing reached the server").isEmpty();
       IntentRecord stored = rig.record(TARGET);
@@ -92,7 +91,7 @@ class SdkCrashPointTest {
   void answer_read_but_outcome_not_stored_is_completed_from_the_replay_after_restart(
       String engine) throws Exception {
     try (SdkCrashRig rig = rig(engine)) {
-      halted(rig, SdkCrashChild.HALT_BEFORE_OUTCOME + "=" + TARGET);
+      halted(rig, "-D" + SdkCrashChild.HALT_BEFORE_OUTCOME + "=" + TARGET);
 
       assertThat(rig.effects.effectsOf(ORDER)).isEqualTo(1);
       assertThat(rig.record(TARGET).state().isTerminal())
@@ -109,12 +108,11 @@ class SdkCrashPointTest {
 
   static Stream<Arguments> commitCrashes() {
     return CrashEngines.NAMES.stream().flatMap(engine -> {
-      Stream<Arguments> hooks = Stream.of(
-          Arguments.of(engine, CommitCrashHook.PROPERTY + "=" + (2 * TARGET)),
-          Arguments.of(engine, CommitCrashHook.PROPERTY + "=" + (2 * TARGET) + ":after"));
-      return engine.equals("mapdb")
-          ? Stream.concat(hooks, Stream.of(Arguments.of(engine, CommitCrashPoints.PROPERTY + "=400")))
-          : hooks;
+      String hook = "-D" + CommitCrashHook.PROPERTY + "=" + (2 * TARGET);
+      String inside = CrashEngines.haltInsideEngineCommit(engine, 400);
+      Stream<Arguments> hooks = Stream.of(Arguments.of(engine, hook),
+          Arguments.of(engine, hook + ":after"));
+      return inside == null ? hooks : Stream.concat(hooks, Stream.of(Arguments.of(engine, inside)));
     });
   }
 

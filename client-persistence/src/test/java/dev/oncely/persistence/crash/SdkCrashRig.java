@@ -58,10 +58,10 @@ final class SdkCrashRig implements AutoCloseable {
         seed);
   }
 
-  /** Starts a child on the store with the given {@code name=value} system properties. */
-  ChildProcess child(List<String> properties) throws IOException {
+  /** Starts a child on the store with extra JVM arguments (crash points as {@code -Dname=value}). */
+  ChildProcess child(List<String> jvmArguments) throws IOException {
     int run = runs++;
-    return ChildProcess.start(SdkCrashChild.class, properties, List.of(engine, store.toString(),
+    return ChildProcess.start(SdkCrashChild.class, jvmArguments, List.of(engine, store.toString(),
         baseUrl, Integer.toString(count), Long.toString(seed + run)), dir,
         engine + "-sdk-child-" + run);
   }

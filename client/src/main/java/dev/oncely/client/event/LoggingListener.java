@@ -1,17 +1,17 @@
 package dev.oncely.client.event;
 
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * The default listener: writes events to the {@link System.Logger} named {@code dev.oncely.client}.
- * Attempts and retries at {@code DEBUG}, outcomes at {@code INFO}, "gave up unknown", mismatches and
+ * The default listener: writes events to the {@code java.util.logging} logger named
+ * {@code dev.oncely.client} (on Android it reaches logcat). Attempts and retries at {@code FINE}, outcomes at {@code INFO}, "gave up unknown", mismatches and
  * reconciliations at {@code WARNING}. It prints the intent's scope, operation and short key hash,
  * statuses and delays; never a key, a payload, a URL query or a header value.
  */
 public final class LoggingListener implements IntentListener {
   private static final LoggingListener INSTANCE = new LoggingListener();
-  private final Logger logger = System.getLogger("dev.oncely.client");
+  private final Logger logger = Logger.getLogger("dev.oncely.client");
 
   private LoggingListener() {}
 
@@ -39,7 +39,7 @@ public final class LoggingListener implements IntentListener {
     if (event instanceof IntentEvent.Completed || event instanceof IntentEvent.Rejected) {
       return Level.INFO;
     }
-    return Level.DEBUG;
+    return Level.FINE;
   }
 
   /** One line describing {@code event} with no secret in it. */

@@ -14,7 +14,7 @@ import dev.oncely.client.spi.NetworkGate;
 import dev.oncely.client.spi.RecordCache;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.random.RandomGenerator;
+import java.util.Random;
 import okhttp3.OkHttpClient;
 
 /** Everything one drive needs, fixed when the client is built. */
@@ -31,7 +31,7 @@ public record EngineConfig(
     NetworkGate gate,
     Duration keyRetention,
     Reconciler reconciler,
-    RandomGenerator random,
+    Random random,
     long maxResponseBytes,
     RecordCache<IntentId, IntentRecord> finished,
     CallRegistry calls) {}

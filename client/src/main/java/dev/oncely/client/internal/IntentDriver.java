@@ -66,7 +66,12 @@ public final class IntentDriver {
 
   private record Result(StoredResponse response, HttpUrl url, IOException failure) {}
 
-  private record Retry(Duration delay, String cause, boolean chargeBudget) {}
+  /** What to do after one attempt: stop with an outcome, or wait and try again. */
+  private sealed interface Step permits Done, Retry {}
+
+  private record Done(IntentOutcome outcome) implements Step {}
+
+  private record Retry(Duration delay, String cause, boolean chargeBudget) implements Step {}
 
   private IntentOutcome run() {
     try {
@@ -117,9 +122,9 @@ public final class IntentDriver {
       }
       Result result = attempt();
       attemptsThisDrive++;
-      Object step = decide(result);
-      if (step instanceof IntentOutcome outcome) {
-        return outcome;
+      Step step = decide(result);
+      if (step instanceof Done done) {
+        return done.outcome();
       }
       Retry retry = (Retry) step;
       Instant due = now().plus(retry.delay());
@@ -136,6 +141,9 @@ public final class IntentDriver {
           emit(new IntentEvent.BudgetExhausted(id, result.url().host()));
           return giveUp(PendingReason.RETRY_BUDGET_EXHAUSTED, due, e);
         }
+      }
+      if (c.calls().isClosed()) {
+        return giveUp(PendingReason.INTERRUPTED, due, null);
       }
       emit(new IntentEvent.RetryScheduled(id, attempts + 1, retry.delay(), retry.cause()));
       try {
@@ -218,7 +226,7 @@ public final class IntentDriver {
     }
   }
 
-  private Object decide(Result result) {
+  private Step decide(Result result) {
     if (result.failure() != null) {
       lastFailure = result.failure();
       lastWasAccepted = false;
@@ -240,22 +248,22 @@ public final class IntentDriver {
     switch (verdict) {
       case COMPLETED:
         c.budget().recordSuccess(host);
-        return finish(IntentState.COMPLETED, response, replayed, null,
-            new IntentEvent.Completed(id, status, replayed));
+        return new Done(finish(IntentState.COMPLETED, response, replayed, null,
+            new IntentEvent.Completed(id, status, replayed)));
       case REJECTED:
         c.budget().recordSuccess(host);
-        return finish(IntentState.REJECTED, response, replayed, "rejected with " + status,
-            new IntentEvent.Rejected(id, status));
+        return new Done(finish(IntentState.REJECTED, response, replayed,
+            "rejected with " + status, new IntentEvent.Rejected(id, status)));
       case PAYLOAD_MISMATCH:
-        return finish(IntentState.KEY_CONFLICT, response, replayed,
+        return new Done(finish(IntentState.KEY_CONFLICT, response, replayed,
             "the server saw this key with another payload (" + status + ")",
-            new IntentEvent.PayloadMismatch(id, status));
+            new IntentEvent.PayloadMismatch(id, status)));
       case RECONCILE: {
         String reason = "server error " + status + (replayed
             ? " replayed from the server's idempotency store" : " marked as not retryable")
             + ": resending cannot help";
-        return finish(IntentState.NEEDS_RECONCILIATION, response, replayed, reason,
-            new IntentEvent.NeedsReconciliation(id, reason));
+        return new Done(finish(IntentState.NEEDS_RECONCILIATION, response, replayed, reason,
+            new IntentEvent.NeedsReconciliation(id, reason)));
       }
       case ACCEPTED: {
         c.budget().recordSuccess(host);

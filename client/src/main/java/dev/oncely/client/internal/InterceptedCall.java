@@ -29,7 +29,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.random.RandomGenerator;
+import java.util.Random;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
@@ -52,7 +52,7 @@ public final class InterceptedCall {
 
   /** The interceptor's settings. */
   public record Config(Dialect dialect, RetryPolicy policy, RetryBudget budget,
-      IntentListener listener, Clock clock, Sleeper sleeper, RandomGenerator random,
+      IntentListener listener, Clock clock, Sleeper sleeper, Random random,
       IntentStore store, Set<String> methods, Function<Request, String> scope,
       Function<Request, String> operation, long maxBodyBytes, Duration keyRetention,
       long maxResponseBytes) {}

@@ -2,11 +2,12 @@ package dev.oncely.client.internal;
 
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import java.lang.System.Logger.Level;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /** Delivers events to a user listener and swallows (and logs) what it throws. */
 public final class SafeListener implements IntentListener {
-  private static final System.Logger LOG = System.getLogger("dev.oncely.client");
+  private static final Logger LOG = Logger.getLogger("dev.oncely.client");
   private final IntentListener delegate;
 
   /** Wraps {@code delegate}. */

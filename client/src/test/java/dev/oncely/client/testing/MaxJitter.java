@@ -1,16 +1,13 @@
 package dev.oncely.client.testing;
 
-import java.util.random.RandomGenerator;
+import java.util.Random;
 
 /** A "random" source that always picks the top of the range: backoff waits become their ceilings. */
-public final class MaxJitter implements RandomGenerator {
-  @Override
-  public long nextLong() {
-    return Long.MAX_VALUE;
-  }
+public final class MaxJitter extends Random {
+  private static final long serialVersionUID = 1L;
 
   @Override
-  public long nextLong(long bound) {
-    return bound - 1;
+  public double nextDouble() {
+    return Math.nextDown(1.0);
   }
 }

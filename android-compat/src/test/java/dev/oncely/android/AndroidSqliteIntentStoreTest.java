@@ -1,0 +1,136 @@
+package dev.oncely.android;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import android.content.ContentValues;
+import android.database.Cursor;
+import android.database.sqlite.SQLiteDatabase;
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStoreContract;
+import dev.oncely.client.spi.StoreCorruptedException;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+import org.robolectric.annotation.Config;
+
+/** What the SQLite store adds to the shared contract: verification, schema guard, indexes. */
+@RunWith(RobolectricTestRunner.class)
+@Config(sdk = 35, manifest = Config.NONE)
+public class AndroidSqliteIntentStoreTest {
+  private File file;
+
+  @Before
+  public void pickFile() {
+    file = new File(RuntimeEnvironment.getApplication().getNoBackupFilesDir(), "intents.db");
+  }
+
+  @Test
+  public void flipped_byte_in_a_stored_record_is_reported_and_nothing_is_deleted() {
+    IntentRecord record = IntentStoreContract.fullRecord("tenant-a", "create-payment", "k1");
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      store.create(record);
+    }
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      byte[] blob = blobOf(raw);
+      blob[blob.length / 2] ^= 0x01;
+      ContentValues values = new ContentValues();
+      values.put("record", blob);
+      assertThat(raw.update("intents", values, null, null)).isEqualTo(1);
+    }
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      assertThatThrownBy(() -> store.get(record.id()))
+          .isInstanceOf(StoreCorruptedException.class)
+          .hasMessageContaining("checksum mismatch")
+          .hasMessageNotContaining("k1");
+      assertThatThrownBy(store::listUnfinished).isInstanceOf(StoreCorruptedException.class);
+    }
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      assertThat(blobOf(raw)).isNotEmpty();
+    }
+  }
+
+  @Test
+  public void record_moved_under_another_key_is_reported() {
+    IntentRecord record = IntentStoreContract.newRecord("s", "op", "original");
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      store.create(record);
+    }
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      ContentValues values = new ContentValues();
+      values.put("key", "moved");
+      raw.update("intents", values, null, null);
+    }
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      assertThatThrownBy(() -> store.get(dev.oncely.client.spi.IntentId.of("s", "op", "moved")))
+          .isInstanceOf(StoreCorruptedException.class)
+          .hasMessageContaining("does not match its key columns");
+    }
+  }
+
+  @Test
+  public void database_from_a_newer_schema_is_refused() {
+    AndroidSqliteIntentStore.open(file).close();
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      raw.setVersion(AndroidSqliteIntentStore.SCHEMA_VERSION + 1);
+    }
+    assertThatThrownBy(() -> AndroidSqliteIntentStore.open(file))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("schema version " + (AndroidSqliteIntentStore.SCHEMA_VERSION + 1));
+  }
+
+  @Test
+  public void unfinished_listing_and_purge_read_their_partial_indexes_not_the_table() {
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      IntentRecord r = IntentStoreContract.newRecord("s", "op", "k");
+      store.create(r);
+      store.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build());
+    }
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      assertThat(plan(raw, "SELECT record FROM intents WHERE unfinished = 1"
+          + " ORDER BY created_sec, created_nano"))
+          .anyMatch(step -> step.contains("USING INDEX intents_unfinished"))
+          .noneMatch(step -> step.contains("TEMP B-TREE"));
+      assertThat(plan(raw, "DELETE FROM intents WHERE unfinished = 0"
+          + " AND (expires_sec < 1 OR (expires_sec = 1 AND expires_nano <= 0))"))
+          .anyMatch(step -> step.contains("intents_finished_expiry"));
+    }
+  }
+
+  @Test
+  public void store_writes_through_a_wal_file_and_survives_reopen_in_no_backup_dir() {
+    IntentRecord record = IntentStoreContract.fullRecord("s", "op", "k");
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      store.create(record);
+      assertThat(new File(file.getPath() + "-wal")).exists();
+    }
+    assertThat(file.getParentFile())
+        .isEqualTo(RuntimeEnvironment.getApplication().getNoBackupFilesDir());
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      assertThat(store.get(record.id())).contains(record);
+    }
+  }
+
+  private static byte[] blobOf(SQLiteDatabase raw) {
+    try (Cursor c = raw.rawQuery("SELECT record FROM intents", null)) {
+      assertThat(c.moveToFirst()).isTrue();
+      return c.getBlob(0);
+    }
+  }
+
+  private static List<String> plan(SQLiteDatabase raw, String sql) {
+    List<String> steps = new ArrayList<>();
+    try (Cursor c = raw.rawQuery("EXPLAIN QUERY PLAN " + sql, null)) {
+      while (c.moveToNext()) {
+        steps.add(c.getString(c.getColumnIndexOrThrow("detail")));
+      }
+    }
+    return steps;
+  }
+}

@@ -1,0 +1,345 @@
+package dev.oncely.persistence;
+
+import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
+import static dev.oncely.client.spi.IntentStoreContract.newRecord;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreLockedException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the MapDB store does with its own files: one owner, no leaked descriptors, and for every
+ * kind of damage to every one of its files either a correct store or a typed error naming the
+ * path, never a silently wrong or missing record.
+ */
+class MapDbIntentStoreFilesTest {
+  @TempDir Path dir;
+
+  private Path store() {
+    return dir.resolve("intents.db");
+  }
+
+  /** Writes records in several group commits, leaving unfinished and finished ones. */
+  private static List<IntentRecord> fill(MapDbIntentStore store, int count) {
+    List<IntentRecord> written = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      IntentRecord r = fullRecord("tenant", "pay", "key-" + i);
+      store.create(r);
+      if (i % 3 == 0) {
+        IntentRecord done = r.successor().state(IntentState.COMPLETED).build();
+        assertThat(store.compareAndSet(r, done)).isTrue();
+        r = done;
+      }
+      written.add(r);
+    }
+    return written;
+  }
+
+  /** Opens {@code path} and reads every record back: equal to what was written, or a typed error. */
+  private static String openAndCompare(Path path, List<IntentRecord> expected) {
+    try (MapDbIntentStore reopened = MapDbIntentStore.open(path)) {
+      for (IntentRecord r : expected) {
+        assertThat(reopened.get(r.id())).contains(r);
+        if (r.businessId() != null) {
+          assertThat(reopened.findByBusinessId(r.id().scope(), r.id().operation(), r.businessId()))
+              .contains(r);
+        }
+      }
+      assertThat(reopened.listUnfinished())
+          .containsExactlyInAnyOrderElementsOf(
+              expected.stream().filter(r -> !r.state().isTerminal()).toList());
+      return "recovered";
+    } catch (StoreCorruptedException e) {
+      assertThat(e).hasMessageContaining(path.getParent().toString());
+      return "refused";
+    }
+  }
+
+  private Path snapshot(String name) throws IOException {
+    Path target = dir.resolve(name);
+    Files.createDirectories(target);
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        Files.copy(f, target.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    return target.resolve("intents.db");
+  }
+
+  private static int openDescriptors() throws IOException {
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      return (int) fds.count();
+    }
+  }
+
+  @Test
+  void a_second_opener_gets_store_locked_naming_the_path_and_leaks_nothing() throws Exception {
+    try (MapDbIntentStore first = MapDbIntentStore.open(store())) {
+      first.create(newRecord("s", "op", "k"));
+      int before = openDescriptors();
+      for (int i = 0; i < 5; i++) {
+        assertThatThrownBy(() -> MapDbIntentStore.open(store()))
+            .isInstanceOf(StoreLockedException.class)
+            .hasMessageContaining(store().toString());
+      }
+      assertThat(openDescriptors()).isEqualTo(before);
+      assertThat(first.get(newRecord("s", "op", "k").id())).isPresent();
+    }
+    try (MapDbIntentStore again = MapDbIntentStore.open(store())) {
+      assertThat(again.get(newRecord("s", "op", "k").id())).isPresent();
+    }
+  }
+
+  @Test
+  void a_failed_open_of_a_damaged_store_closes_every_descriptor_and_keeps_no_lock()
+      throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      fill(s, 10);
+    }
+    for (char copy : new char[] {'a', 'b'}) {
+      try (RandomAccessFile f = new RandomAccessFile(dir.resolve("intents.db." + copy).toFile(),
+          "rw")) {
+        f.seek(0);
+        f.write(new byte[4096]);
+      }
+    }
+    MapDbIntentStore.open(dir.resolve("warm-up.db")).close();
+    int before = openDescriptors();
+    for (int i = 0; i < 5; i++) {
+      assertThatThrownBy(() -> MapDbIntentStore.open(store()))
+          .isInstanceOf(StoreCorruptedException.class)
+          .hasMessageContaining(dir.toString());
+    }
+    assertThat(openDescriptors()).isEqualTo(before);
+  }
+
+  @Test
+  void files_are_owner_only() throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      fill(s, 3);
+      try (Stream<Path> files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+              .as(f.toString()).isEqualTo("rw-------");
+        }
+      }
+    }
+  }
+
+  @Test
+  void truncating_any_file_after_a_clean_close_recovers_or_refuses() throws Exception {
+    List<IntentRecord> written;
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      written = fill(s, 30);
+    }
+    for (String name : List.of("intents.db", "intents.db.a", "intents.db.b")) {
+      for (long keep : new long[] {0, 17, 4100, 4096 * 16}) {
+        Path copy = snapshot("trunc-" + name + "-" + keep);
+        try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling(name).toFile(), "rw")) {
+          f.setLength(Math.min(keep, f.length()));
+        }
+        openAndCompare(copy, written);
+      }
+    }
+  }
+
+  @Test
+  void a_damaged_copy_after_a_clean_close_is_rebuilt_from_the_other() throws Exception {
+    List<IntentRecord> written;
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      written = fill(s, 30);
+    }
+    for (String name : List.of("intents.db.a", "intents.db.b")) {
+      Path copy = snapshot("zeroed-" + name);
+      try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling(name).toFile(), "rw")) {
+        f.setLength(0);
+      }
+      assertThat(openAndCompare(copy, written)).isEqualTo("recovered");
+      assertThat(openAndCompare(copy, written)).isEqualTo("recovered");
+    }
+  }
+
+  @Test
+  void bit_flips_and_overwrites_in_any_file_never_give_a_wrong_or_missing_record()
+      throws Exception {
+    Random random = new Random(42);
+    List<IntentRecord> written;
+    Path live = snapshotAfter(true);
+    written = lastWritten;
+    int refused = 0;
+    int recovered = 0;
+    for (boolean clean : new boolean[] {true, false}) {
+      Path base = clean ? live : snapshotAfter(false);
+      written = lastWritten;
+      for (String name : List.of("intents.db", "intents.db.a", "intents.db.b")) {
+        long length = Files.size(base.resolveSibling(name));
+        long span = name.equals("intents.db") ? 4096 + 28 : Math.min(length, 64 * 1024);
+        for (int trial = 0; trial < 12; trial++) {
+          Path copy = copyOf(base, "flip-" + clean + "-" + name + "-" + trial);
+          long offset = (long) (random.nextDouble() * span);
+          try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling(name).toFile(),
+              "rw")) {
+            f.seek(offset);
+            if (trial % 2 == 0) {
+              int b = f.read();
+              f.seek(offset);
+              f.write(b ^ (1 << random.nextInt(8)));
+            } else {
+              byte[] garbage = new byte[64];
+              random.nextBytes(garbage);
+              f.write(garbage);
+            }
+          }
+          if (openAndCompare(copy, written).equals("refused")) {
+            refused++;
+          } else {
+            recovered++;
+          }
+        }
+      }
+    }
+    assertThat(refused + recovered).isEqualTo(72);
+  }
+
+  private List<IntentRecord> lastWritten;
+  private int snapshots;
+
+  /**
+   * Builds a store in its own directory and returns a copy of its files: after a clean close, or
+   * taken while it is still open (what a kill at that moment leaves: copies not in sync).
+   */
+  private Path snapshotAfter(boolean clean) throws IOException {
+    Path home = dir.resolve("home-" + snapshots++);
+    Files.createDirectories(home);
+    Path path = home.resolve("intents.db");
+    MapDbIntentStore s = MapDbIntentStore.open(path);
+    try {
+      lastWritten = fill(s, 40);
+      if (clean) {
+        s.close();
+      }
+      return copyOf(path, "snap-" + snapshots);
+    } finally {
+      s.close();
+    }
+  }
+
+  private Path copyOf(Path path, String name) throws IOException {
+    Path target = dir.resolve(name);
+    Files.createDirectories(target);
+    for (String f : List.of("intents.db", "intents.db.a", "intents.db.b")) {
+      Files.copy(path.resolveSibling(f), target.resolve(f));
+    }
+    return target.resolve("intents.db");
+  }
+
+  @Test
+  void an_unclean_stop_reopens_with_every_acknowledged_record() throws Exception {
+    MapDbIntentStore s = MapDbIntentStore.open(store());
+    List<IntentRecord> written = fill(s, 25);
+    Path killed = copyOf(store(), "killed");
+    s.close();
+    assertThat(openAndCompare(killed, written)).isEqualTo("recovered");
+  }
+
+  @Test
+  void quarantine_moves_damaged_files_aside_starts_empty_and_reports() throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      fill(s, 5);
+    }
+    try (RandomAccessFile f = new RandomAccessFile(store().toFile(), "rw")) {
+      f.setLength(0);
+      f.write(new byte[] {1, 2, 3});
+    }
+    Instant now = Instant.parse("2026-11-30T08:00:00Z");
+    AtomicReference<QuarantineReport> report = new AtomicReference<>();
+    StoreOptions options = StoreOptions.builder()
+        .corruptionPolicy(CorruptionPolicy.QUARANTINE)
+        .onQuarantine(report::set)
+        .clock(Clock.fixed(now, ZoneOffset.UTC))
+        .build();
+    try (MapDbIntentStore s = MapDbIntentStore.open(store(), options)) {
+      assertThat(s.listUnfinished()).isEmpty();
+      s.create(newRecord("s", "op", "after"));
+    }
+    assertThat(report.get().store()).isEqualTo(store().toAbsolutePath());
+    assertThat(report.get().reason()).contains("control");
+    assertThat(report.get().movedTo()).isNotEmpty().allSatisfy(p -> {
+      assertThat(p.getFileName().toString()).contains(".corrupt-");
+      assertThat(p).exists();
+    });
+  }
+
+  @Test
+  void the_default_policy_touches_nothing() throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      fill(s, 5);
+    }
+    try (RandomAccessFile f = new RandomAccessFile(store().toFile(), "rw")) {
+      f.setLength(3);
+    }
+    List<Path> before;
+    try (Stream<Path> files = Files.list(dir)) {
+      before = files.sorted().toList();
+    }
+    assertThatThrownBy(() -> MapDbIntentStore.open(store()))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining(store().toString());
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.sorted().toList()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void a_wrong_encryption_key_is_a_clear_error_at_open() {
+    StoreOptions key1 = StoreOptions.builder()
+        .encryption(StoreEncryption.aes256Gcm(new byte[32])).build();
+    byte[] other = new byte[32];
+    other[0] = 1;
+    StoreOptions key2 = StoreOptions.builder()
+        .encryption(StoreEncryption.aes256Gcm(other)).build();
+    try (MapDbIntentStore s = MapDbIntentStore.open(store(), key1)) {
+      fill(s, 2);
+    }
+    assertThatThrownBy(() -> MapDbIntentStore.open(store(), key2))
+        .isInstanceOf(StoreEncryptionException.class);
+    try (MapDbIntentStore s = MapDbIntentStore.open(store(), key1)) {
+      assertThat(s.get(fullRecord("tenant", "pay", "key-1").id())).isPresent();
+    }
+  }
+
+  @Test
+  void purge_gives_space_back_to_the_file_system() throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      for (int i = 0; i < 200; i++) {
+        IntentRecord r = fullRecord("t", "op", "k" + i);
+        s.create(r);
+        s.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build());
+      }
+      long before = Files.size(dir.resolve("intents.db.a")) + Files.size(dir.resolve("intents.db.b"));
+      assertThat(s.purgeExpired(Instant.parse("2100-01-01T00:00:00Z"))).isEqualTo(200);
+      long after = Files.size(dir.resolve("intents.db.a")) + Files.size(dir.resolve("intents.db.b"));
+      assertThat(after).isLessThan(before);
+      assertThat(s.get(fullRecord("t", "op", "k1").id())).isEmpty();
+    }
+  }
+}

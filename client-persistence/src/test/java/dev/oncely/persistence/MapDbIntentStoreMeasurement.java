@@ -1,0 +1,96 @@
+package dev.oncely.persistence;
+
+import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.spi.IntentRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The numbers quoted in {@code docs/persistence-mapdb.md}: durable creates per second at
+ * concurrency 1 and 64, bytes per record, and open + listUnfinished with many unfinished records.
+ * Printed, never asserted (timing depends on the disk). Runs only with {@code -Doncely.measure=true}.
+ */
+@EnabledIfSystemProperty(named = "oncely.measure", matches = "true")
+class MapDbIntentStoreMeasurement {
+  @TempDir Path dir;
+
+  @Test
+  void durable_create_rate_grows_with_concurrency() throws Exception {
+    for (int threads : new int[] {1, 64}) {
+      Path path = dir.resolve("rate-" + threads + ".db");
+      int perThread = threads == 1 ? 1000 : 100;
+      try (MapDbIntentStore store = MapDbIntentStore.open(path)) {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long start = System.nanoTime();
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          int n = t;
+          futures.add(pool.submit(() -> {
+            for (int i = 0; i < perThread; i++) {
+              store.create(fullRecord("tenant", "pay", "t" + n + "-" + i));
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : futures) {
+          f.get(10, TimeUnit.MINUTES);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        pool.shutdown();
+        System.out.printf("MEASURE concurrency %d: %d durable creates in %.2f s = %.0f/s%n",
+            threads, threads * perThread, seconds, threads * perThread / seconds);
+      }
+    }
+  }
+
+  @Test
+  void open_and_list_unfinished_with_100k_unfinished_records() throws Exception {
+    int count = Integer.getInteger("oncely.measure.records", 100_000);
+    Path path = dir.resolve("big.db");
+    try (MapDbIntentStore store = MapDbIntentStore.open(path, StoreOptions.builder()
+        .maxBatch(1024).build())) {
+      ExecutorService pool = Executors.newFixedThreadPool(64);
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < 64; t++) {
+        int n = t;
+        futures.add(pool.submit(() -> {
+          for (int i = n; i < count; i += 64) {
+            IntentRecord r = fullRecord("tenant", "pay", "k" + i);
+            store.create(r);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get(30, TimeUnit.MINUTES);
+      }
+      pool.shutdown();
+    }
+    long bytes = Files.size(dir.resolve("big.db.a")) + Files.size(dir.resolve("big.db.b"))
+        + Files.size(path);
+    System.out.printf("MEASURE %d records: %d bytes on disk (both copies) = %.0f bytes/record%n",
+        count, bytes, (double) bytes / count);
+    for (int round = 0; round < 2; round++) {
+      long start = System.nanoTime();
+      try (MapDbIntentStore store = MapDbIntentStore.open(path)) {
+        long opened = System.nanoTime();
+        List<IntentRecord> unfinished = store.listUnfinished();
+        long listed = System.nanoTime();
+        assertThat(unfinished).hasSize(count);
+        System.out.printf("MEASURE reopen %d: open %.0f ms, listUnfinished %.0f ms (%d records)%n",
+            round, (opened - start) / 1e6, (listed - opened) / 1e6, unfinished.size());
+      }
+    }
+  }
+}

@@ -1,0 +1,182 @@
+package dev.oncely.persistence;
+
+import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
+import static dev.oncely.client.spi.IntentStoreContract.newRecord;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentRecord;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** SQLite-specific promises beyond the store contract: indexes, space reclaim, encryption. */
+class SqliteIntentStoreTest {
+  private static final byte[] KEY_A = new byte[StoreEncryption.KEY_BYTES];
+  private static final byte[] KEY_B = filled((byte) 7);
+
+  @TempDir Path dir;
+
+  @Test
+  void list_unfinished_and_purge_read_their_partial_indexes_not_the_whole_table() throws Exception {
+    Path file = dir.resolve("intents.db");
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      store.create(newRecord("s", "op", "k"));
+      assertThat(queryPlan(file, "SELECT lookup, record FROM intent"
+          + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns"))
+          .contains("intent_unfinished").doesNotContain("SCAN intent ");
+      assertThat(queryPlan(file, "DELETE FROM intent WHERE purge_s IS NOT NULL"
+          + " AND (purge_s < 1 OR (purge_s = 1 AND purge_ns <= 1))"))
+          .contains("intent_expiry");
+    }
+  }
+
+  @Test
+  void the_key_and_the_business_id_are_not_stored_in_clear_columns() throws Exception {
+    Path file = dir.resolve("intents.db");
+    IntentRecord r = fullRecord("tenant", "pay", "secret-key-123");
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      store.create(r);
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT lookup, business FROM intent")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getBytes(1)).hasSize(32);
+      assertThat(rs.getBytes(2)).hasSize(32);
+      assertThat(new String(rs.getBytes(1), StandardCharsets.ISO_8859_1))
+          .doesNotContain("secret-key-123");
+    }
+  }
+
+  @Test
+  void purge_gives_the_space_of_expired_records_back_to_the_file_system() throws Exception {
+    Path file = dir.resolve("intents.db");
+    byte[] body = new byte[8 * 1024];
+    Arrays.fill(body, (byte) 'b');
+    Instant expiry = Instant.parse("2026-11-30T00:00:00Z");
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      for (int i = 0; i < 200; i++) {
+        IntentRecord r = newRecord("s", "op", "k" + i).toBuilder()
+            .body(body, "application/octet-stream").expiresAt(expiry).build();
+        store.create(r);
+        store.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build());
+      }
+      store.create(newRecord("s", "op", "kept"));
+    }
+    long full = Files.size(file);
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      assertThat(store.purgeExpired(expiry)).isEqualTo(200);
+      assertThat(store.listUnfinished()).hasSize(1);
+    }
+    assertThat(Files.size(file)).as("bytes after purge, %d before", full).isLessThan(full / 10);
+  }
+
+  @Test
+  void an_encrypted_store_keeps_bodies_out_of_the_file_and_refuses_the_wrong_key()
+      throws Exception {
+    Path file = dir.resolve("intents.db");
+    IntentRecord r = fullRecord("tenant", "pay", "k1").toBuilder()
+        .body("PLAINTEXT-BODY".getBytes(StandardCharsets.UTF_8), "text/plain").build();
+    StoreOptions withA = StoreOptions.builder().encryption(StoreEncryption.aes256Gcm(KEY_A)).build();
+    try (SqliteIntentStore store = SqliteIntentStore.open(file, withA)) {
+      store.create(r);
+    }
+    assertThat(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1))
+        .doesNotContain("PLAINTEXT-BODY");
+    StoreOptions withB = StoreOptions.builder().encryption(StoreEncryption.aes256Gcm(KEY_B)).build();
+    assertThatThrownBy(() -> SqliteIntentStore.open(file, withB))
+        .isInstanceOf(StoreEncryptionException.class)
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining("another encryption key");
+    assertThatThrownBy(() -> SqliteIntentStore.open(file))
+        .isInstanceOf(StoreEncryptionException.class)
+        .hasMessageContaining("is encrypted");
+    try (SqliteIntentStore store = SqliteIntentStore.open(file, withA)) {
+      assertThat(store.get(r.id())).contains(r);
+    }
+  }
+
+  @Test
+  void a_plain_store_refuses_to_be_opened_with_a_key() {
+    Path file = dir.resolve("intents.db");
+    SqliteIntentStore.open(file).close();
+    StoreOptions withA = StoreOptions.builder().encryption(StoreEncryption.aes256Gcm(KEY_A)).build();
+    assertThatThrownBy(() -> SqliteIntentStore.open(file, withA))
+        .isInstanceOf(StoreEncryptionException.class)
+        .hasMessageContaining("without encryption");
+  }
+
+  @Test
+  void a_cached_store_never_serves_an_older_revision_than_the_last_commit() throws Exception {
+    StoreOptions cached = StoreOptions.builder().cache(new LruRecordCache.Factory(), 10).build();
+    try (SqliteIntentStore store = SqliteIntentStore.open(dir.resolve("intents.db"), cached)) {
+      IntentRecord r = newRecord("s", "op", "k");
+      store.create(r);
+      List<Thread> readers = new ArrayList<>();
+      List<AssertionError> errors = new ArrayList<>();
+      IntentRecord current = r;
+      AtomicLong committed = new AtomicLong();
+      AtomicBoolean stop = new AtomicBoolean();
+      for (int t = 0; t < 3; t++) {
+        Thread reader = new Thread(() -> {
+          while (!stop.get()) {
+            long floor = committed.get();
+            long seen = store.get(r.id()).orElseThrow().revision();
+            if (seen < floor) {
+              synchronized (errors) {
+                errors.add(new AssertionError("read revision " + seen + " after " + floor
+                    + " was committed"));
+              }
+            }
+          }
+        });
+        readers.add(reader);
+        reader.start();
+      }
+      for (int i = 0; i < 60; i++) {
+        IntentRecord next = current.successor().attempts(i + 1).build();
+        assertThat(store.compareAndSet(current, next)).isTrue();
+        committed.set(next.revision());
+        current = next;
+      }
+      stop.set(true);
+      for (Thread reader : readers) {
+        reader.join();
+      }
+      assertThat(errors).isEmpty();
+      assertThat(store.get(r.id())).contains(current);
+    }
+  }
+
+  private static String queryPlan(Path file, String sql) throws Exception {
+    StringBuilder plan = new StringBuilder();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("EXPLAIN QUERY PLAN " + sql)) {
+      while (rs.next()) {
+        plan.append(rs.getString("detail")).append('\n');
+      }
+    }
+    return plan.toString();
+  }
+
+  private static byte[] filled(byte b) {
+    byte[] key = new byte[StoreEncryption.KEY_BYTES];
+    Arrays.fill(key, b);
+    return key;
+  }
+}

@@ -1,0 +1,191 @@
+package dev.oncely.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.EventCounter;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.testing.ManualClock;
+import dev.oncely.client.testing.RecordingSleeper;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import mockwebserver3.junit5.StartStop;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ClientDialectsAndLifecycleTest {
+  private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
+
+  @StartStop
+  private final MockWebServer server = new MockWebServer();
+
+  private final ManualClock clock = new ManualClock(T0);
+  private final InMemoryIntentStore store = new InMemoryIntentStore();
+  private final EventCounter events = new EventCounter();
+
+  private IdempotentClient.Builder clientBuilder() {
+    return IdempotentClient.builder()
+        .store(store)
+        .clock(clock)
+        .sleeper(new RecordingSleeper(clock))
+        .listener(events);
+  }
+
+  private IntentSpec spec() {
+    return IntentSpec.builder().operation("create-order").scope("tenant-a")
+        .post(server.url("/orders").toString()).jsonBody("{\"sku\":\"A-1\",\"qty\":2}").build();
+  }
+
+  static Stream<Arguments> dialects() {
+    return Stream.of(
+        Arguments.of(Dialects.ietf(), "Idempotency-Key", true),
+        Arguments.of(Dialects.stripe(), "Idempotency-Key", false),
+        Arguments.of(Dialects.paypal(), "PayPal-Request-Id", false),
+        Arguments.of(Dialects.custom("acme").keyHeader("X-Acme-Key").quoteKey(true).build(),
+            "X-Acme-Key", true));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dialects")
+  void each_dialect_puts_the_same_key_where_its_server_expects_it(Dialect dialect, String header,
+      boolean quoted) throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    IntentSpec spec = spec();
+
+    try (IdempotentClient client = clientBuilder().dialect(dialect).build()) {
+      assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+    }
+
+    String expected = quoted ? "\"" + spec.key() + "\"" : spec.key();
+    for (int i = 0; i < 2; i++) {
+      RecordedRequest r = server.takeRequest(5, TimeUnit.SECONDS);
+      assertThat(r.getHeaders().get(header)).isEqualTo(expected);
+    }
+    assertThat(store.get(spec.id()).orElseThrow().state()).isEqualTo(IntentState.COMPLETED);
+  }
+
+  @Test
+  void stripe_idempotency_error_becomes_a_key_conflict() {
+    server.enqueue(new MockResponse.Builder().code(400)
+        .body("{\"error\":{\"type\":\"idempotency_error\"}}").build());
+
+    try (IdempotentClient client = clientBuilder().dialect(Dialects.stripe()).build()) {
+      assertThat(client.execute(spec())).isInstanceOf(IntentOutcome.KeyConflict.class);
+    }
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void stripe_replay_marker_is_surfaced_on_the_outcome() {
+    server.enqueue(new MockResponse.Builder().code(200).addHeader("Idempotent-Replayed", "true")
+        .body("{\"id\":\"ch_1\"}").build());
+
+    try (IdempotentClient client = clientBuilder().dialect(Dialects.stripe()).build()) {
+      IntentOutcome outcome = client.execute(spec());
+      assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.Completed.class,
+          c -> assertThat(c.replayed()).isTrue());
+    }
+  }
+
+  @Test
+  void custom_dialect_417_becomes_a_key_conflict() {
+    server.enqueue(new MockResponse.Builder().code(417).build());
+    Dialect custom = Dialects.custom("legacy").mismatchStatus(417).build();
+
+    try (IdempotentClient client = clientBuilder().dialect(custom).build()) {
+      assertThat(client.execute(spec())).isInstanceOf(IntentOutcome.KeyConflict.class);
+    }
+    assertThat(events.mismatches()).isEqualTo(1);
+  }
+
+  @Test
+  void discarded_responses_are_closed_so_connections_return_to_the_pool() {
+    server.enqueue(new MockResponse.Builder().code(503).body("busy").build());
+    server.enqueue(new MockResponse.Builder().code(409).body("in progress").build());
+    server.enqueue(new MockResponse.Builder().code(201).body("done").build());
+    OkHttpClient http = new OkHttpClient();
+
+    try (IdempotentClient client = clientBuilder().okHttpClient(http).build()) {
+      assertThat(client.execute(spec())).isInstanceOf(IntentOutcome.Completed.class);
+    }
+
+    assertThat(http.connectionPool().connectionCount()).isEqualTo(1);
+    assertThat(http.connectionPool().idleConnectionCount()).isEqualTo(1);
+  }
+
+  @Test
+  void closing_the_client_leaves_a_waiting_intent_pending_and_resumable() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    CountDownLatch waiting = new CountDownLatch(1);
+    CountDownLatch never = new CountDownLatch(1);
+    IntentSpec spec = spec();
+    IdempotentClient client = clientBuilder().sleeper(d -> {
+      waiting.countDown();
+      never.await();
+    }).build();
+
+    CompletableFuture<IntentOutcome> future = client.submit(spec);
+    assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+    client.close();
+
+    assertThat(future.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(
+        IntentOutcome.Pending.class,
+        p -> assertThat(p.reason()).isEqualTo(PendingReason.INTERRUPTED));
+    assertThat(store.get(spec.id()).orElseThrow().state()).isEqualTo(IntentState.PENDING);
+
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    try (IdempotentClient restarted = clientBuilder().build()) {
+      assertThat(restarted.resumePending()).singleElement()
+          .satisfies(f -> assertThat(f.get(10, TimeUnit.SECONDS))
+              .isInstanceOf(IntentOutcome.Completed.class));
+    }
+  }
+
+  @Test
+  void record_left_in_flight_by_a_crash_is_resent_with_its_key_on_resume() throws Exception {
+    IntentSpec spec = spec();
+    store.create(IntentRecord.builder().id(spec.id()).method("POST").url(spec.url())
+        .body(spec.body(), spec.mediaType()).fingerprint(spec.fingerprint())
+        .state(IntentState.NEW).createdAt(T0).updatedAt(T0).expiresAt(T0.plus(Duration.ofDays(1)))
+        .build());
+    IntentRecord created = store.get(spec.id()).orElseThrow();
+    store.compareAndSet(created, created.successor().state(IntentState.IN_FLIGHT).attempts(1)
+        .build());
+    server.enqueue(new MockResponse.Builder().code(201).build());
+
+    try (IdempotentClient client = clientBuilder().build()) {
+      assertThat(client.resumePending().get(0).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(IntentOutcome.Completed.class);
+    }
+
+    RecordedRequest resent = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(resent.getHeaders().get("Idempotency-Key")).isEqualTo("\"" + spec.key() + "\"");
+    assertThat(resent.getBody().toByteArray()).isEqualTo(spec.body());
+    assertThat(store.get(spec.id()).orElseThrow().attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void purge_expired_removes_finished_records_past_their_retention() {
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    IntentSpec spec = spec();
+    try (IdempotentClient client = clientBuilder().keyRetention(Duration.ofHours(1)).build()) {
+      client.execute(spec);
+      clock.advance(Duration.ofHours(2));
+
+      assertThat(client.purgeExpired()).isEqualTo(1);
+    }
+    assertThat(store.get(spec.id())).isEmpty();
+  }
+}

@@ -1,0 +1,266 @@
+package dev.oncely.examples.load;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Settings of one load-driver run or resume. Immutable; {@link #builder()} validates each setting
+ * and names it with the bad value.
+ */
+public final class LoadSettings {
+  /** Default number of intents driven at once. */
+  public static final int DEFAULT_CONCURRENCY = 32;
+  /** Default attempts per drive, the first included. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 20;
+  /** Default per-attempt timeout. */
+  public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(5);
+  /** Default deadline of one drive. */
+  public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(2);
+
+  private final String target;
+  private final int intents;
+  private final int concurrency;
+  private final Path storeDir;
+  private final String dialect;
+  private final StoreEngine engine;
+  private final Duration attemptTimeout;
+  private final Duration deadline;
+  private final int maxAttempts;
+  private final long seed;
+  private final boolean retryBudget;
+
+  private LoadSettings(Builder b) {
+    this.target = b.target;
+    this.intents = b.intents;
+    this.concurrency = b.concurrency;
+    this.storeDir = b.storeDir;
+    this.dialect = b.dialect;
+    this.engine = b.engine;
+    this.attemptTimeout = b.attemptTimeout;
+    this.deadline = b.deadline;
+    this.maxAttempts = b.maxAttempts;
+    this.seed = b.seed;
+    this.retryBudget = b.retryBudget;
+  }
+
+  /** A builder with the defaults; target, intents and store directory have none. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The URL intents are {@code POST}ed to. */
+  public String target() {
+    return target;
+  }
+
+  /** How many intents the run has; 0 for a resume that takes the count from the store. */
+  public int intents() {
+    return intents;
+  }
+
+  /** How many intents are driven at once. */
+  public int concurrency() {
+    return concurrency;
+  }
+
+  /** The directory holding the store files and the run manifest. */
+  public Path storeDir() {
+    return storeDir;
+  }
+
+  /** {@code ietf} or {@code stripe}. */
+  public String dialect() {
+    return dialect;
+  }
+
+  /** The durable store engine, or null to use the one already in the directory (else SQLite). */
+  public StoreEngine engine() {
+    return engine;
+  }
+
+  /** Timeout of one attempt. */
+  public Duration attemptTimeout() {
+    return attemptTimeout;
+  }
+
+  /** Overall deadline of one drive of one intent. */
+  public Duration deadline() {
+    return deadline;
+  }
+
+  /** Attempts per drive, the first included. */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** Seed of the backoff jitter (keys stay random). */
+  public long seed() {
+    return seed;
+  }
+
+  /** Whether the client's standard retry budget applies (false: unlimited retries). */
+  public boolean retryBudget() {
+    return retryBudget;
+  }
+
+  /** The durable engines a run can use. */
+  public enum StoreEngine {
+    /** {@code dev.oncely.persistence.SqliteIntentStore}, file {@code intents.sqlite}. */
+    SQLITE("intents.sqlite"),
+    /** {@code dev.oncely.persistence.MapDbIntentStore}, control file {@code intents.mapdb}. */
+    MAPDB("intents.mapdb");
+
+    private final String fileName;
+
+    StoreEngine(String fileName) {
+      this.fileName = fileName;
+    }
+
+    /** The store's file name inside the store directory. */
+    public String fileName() {
+      return fileName;
+    }
+
+    /**
+     * Parses {@code sqlite} or {@code mapdb}, ignoring case.
+     *
+     * @throws IllegalArgumentException naming the value otherwise
+     */
+    public static StoreEngine parse(String name) {
+      switch (name.trim().toLowerCase(Locale.ROOT)) {
+        case "sqlite":
+          return SQLITE;
+        case "mapdb":
+          return MAPDB;
+        default:
+          throw new IllegalArgumentException("engine must be sqlite or mapdb, was '" + name + "'");
+      }
+    }
+  }
+
+  /** Mutable, not thread-safe builder of {@link LoadSettings}. */
+  public static final class Builder {
+    private String target;
+    private int intents;
+    private int concurrency = DEFAULT_CONCURRENCY;
+    private Path storeDir;
+    private String dialect = "ietf";
+    private StoreEngine engine;
+    private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
+    private Duration deadline = DEFAULT_DEADLINE;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private long seed;
+    private boolean retryBudget;
+
+    private Builder() {}
+
+    /**
+     * @throws IllegalArgumentException if {@code url} is not an absolute http(s) URL
+     */
+    public Builder target(String url) {
+      Objects.requireNonNull(url, "target");
+      if (!(url.startsWith("http://") || url.startsWith("https://")) || url.length() < 10) {
+        throw new IllegalArgumentException(
+            "target must be an absolute http(s) URL, was '" + url + "'");
+      }
+      this.target = url;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if not in [1, 10,000,000] */
+    public Builder intents(int n) {
+      if (n < 1 || n > 10_000_000) {
+        throw new IllegalArgumentException("intents must be in [1, 10000000], was " + n);
+      }
+      this.intents = n;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if not in [1, 1024] */
+    public Builder concurrency(int n) {
+      if (n < 1 || n > 1024) {
+        throw new IllegalArgumentException("concurrency must be in [1, 1024], was " + n);
+      }
+      this.concurrency = n;
+      return this;
+    }
+
+    /** The directory for the store and the manifest; created if missing. */
+    public Builder storeDir(Path dir) {
+      this.storeDir = Objects.requireNonNull(dir, "store").toAbsolutePath().normalize();
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if not {@code ietf} or {@code stripe} */
+    public Builder dialect(String name) {
+      String d = Objects.requireNonNull(name, "dialect").trim().toLowerCase(Locale.ROOT);
+      if (!d.equals("ietf") && !d.equals("stripe")) {
+        throw new IllegalArgumentException("dialect must be ietf or stripe, was '" + name + "'");
+      }
+      this.dialect = d;
+      return this;
+    }
+
+    /** The engine; null (the default) picks the one already in the directory, else SQLite. */
+    public Builder engine(StoreEngine engine) {
+      this.engine = engine;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if not positive */
+    public Builder attemptTimeout(Duration d) {
+      this.attemptTimeout = positive("attempt-timeout", d);
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if not positive */
+    public Builder deadline(Duration d) {
+      this.deadline = positive("deadline", d);
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if not in [1, 1000] */
+    public Builder maxAttempts(int n) {
+      if (n < 1 || n > 1000) {
+        throw new IllegalArgumentException("max-attempts must be in [1, 1000], was " + n);
+      }
+      this.maxAttempts = n;
+      return this;
+    }
+
+    /** Any value. */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /** Whether the standard retry budget applies; default false (unlimited). */
+    public Builder retryBudget(boolean on) {
+      this.retryBudget = on;
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException if the target or store directory is missing
+     */
+    public LoadSettings build() {
+      if (target == null) {
+        throw new IllegalStateException("target is required");
+      }
+      if (storeDir == null) {
+        throw new IllegalStateException("store is required");
+      }
+      return new LoadSettings(this);
+    }
+
+    private static Duration positive(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isZero() || d.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + d.toMillis() + " ms");
+      }
+      return d;
+    }
+  }
+}
