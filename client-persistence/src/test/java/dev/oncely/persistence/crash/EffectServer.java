@@ -257,24 +257,9 @@ final class EffectServer extends Dispatcher {
     }
   }
 
-  int requests() {
-    return requests.get();
-  }
-
+  /** Replays of stored responses, over all keys. */
   int replays() {
     return replays.get();
-  }
-
-  int dropped() {
-    return dropped.get();
-  }
-
-  int inProgressAnswers() {
-    return inProgress.get();
-  }
-
-  int mismatches() {
-    return mismatches.get();
   }
 
   @Override

@@ -10,7 +10,6 @@ import java.util.BitSet;
 final class SdkAcks {
   private final BitSet created = new BitSet();
   private final BitSet completed = new BitSet();
-  private int outcomes;
 
   /** Records one child line; returns whether it was an outcome. */
   boolean record(String line, ChildProcess child, String context) {
@@ -29,7 +28,6 @@ final class SdkAcks {
         if (parts[2].equals("COMPLETED")) {
           completed.set(Integer.parseInt(parts[1]));
         }
-        outcomes++;
         return true;
       default:
         throw new AssertionError(context + ": the child reported '" + line + "'; stderr: "
@@ -43,11 +41,6 @@ final class SdkAcks {
 
   boolean completed(int n) {
     return completed.get(n);
-  }
-
-  /** Outcome lines seen over all runs. */
-  int outcomes() {
-    return outcomes;
   }
 
   int completedCount() {

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -26,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>{@code -Doncely.crash.kills=N} sets the crashes per engine (default 30; 300 for the long mode,
  * which also drives 7 intents per crash), {@code -Doncely.crash.seed=S} replays a run.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class SdkCrashKillTest {
   private static final int KILLS = Integer.getInteger("oncely.crash.kills", 30);
   private static final long SEED = Long.getLong("oncely.crash.seed", 20261130L);
