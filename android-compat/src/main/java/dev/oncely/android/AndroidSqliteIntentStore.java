@@ -7,12 +7,14 @@ import android.database.sqlite.SQLiteConstraintException;
 import android.database.sqlite.SQLiteDatabase;
 import android.database.sqlite.SQLiteStatement;
 import dev.oncely.android.internal.RecordCodec;
+import dev.oncely.android.internal.StoreOwnerLock;
 import dev.oncely.client.spi.DuplicateIntentException;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.client.spi.StoreRules;
 import java.io.File;
 import java.time.Instant;
@@ -43,6 +45,10 @@ import java.util.function.Supplier;
  * matches its key columns; a mismatch throws {@link StoreCorruptedException} and deletes nothing.
  * A database written by a newer schema is refused the same way.
  *
+ * <p><b>Ownership.</b> One store instance owns a file at a time, across processes too (an
+ * exclusive lock on {@code <file>.lock}): SQLite would let two owners write safely, but two clients
+ * would then drive the same intents. Share one instance.
+ *
  * <p>Messages name the file and records by {@link IntentId#safeKey() safe key}, never a key or
  * payload.
  */
@@ -55,34 +61,41 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   private final SQLiteDatabase db;
   private final String path;
+  private final StoreOwnerLock owner;
   private volatile boolean closed;
 
-  private AndroidSqliteIntentStore(SQLiteDatabase db, String path) {
+  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, StoreOwnerLock owner) {
     this.db = db;
     this.path = path;
+    this.owner = owner;
   }
 
   /**
-   * Opens (creating if needed) the store in {@code file}. The parent directory must exist.
+   * Opens (creating if needed) the store in {@code file} and becomes its only owner (a lock on
+   * {@code <file>.lock}). The parent directory must exist.
    *
+   * @throws StoreLockedException if another process or store instance has the file open
    * @throws StoreCorruptedException if the file was written by a newer schema or is not a store
    * @throws StoreException if SQLite cannot open it, or refuses WAL or {@code synchronous=FULL}
    */
   public static AndroidSqliteIntentStore open(File file) {
     Objects.requireNonNull(file, "file");
     String path = file.getAbsolutePath();
+    StoreOwnerLock owner = StoreOwnerLock.acquire(file.getAbsoluteFile());
     SQLiteDatabase db;
     try {
       db = SQLiteDatabase.openDatabase(path, null,
           SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING);
     } catch (SQLException e) {
+      owner.release();
       throw new StoreException("cannot open the intent store " + path, e);
     }
     try {
       configure(db, path);
-      return new AndroidSqliteIntentStore(db, path);
+      return new AndroidSqliteIntentStore(db, path, owner);
     } catch (RuntimeException e) {
       db.close();
+      owner.release();
       throw e;
     }
   }
@@ -259,10 +272,11 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     if (!closed) {
       closed = true;
       db.close();
+      owner.release();
     }
   }
 

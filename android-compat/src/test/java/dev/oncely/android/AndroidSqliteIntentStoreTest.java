@@ -10,6 +10,7 @@ import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStoreContract;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreLockedException;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +73,19 @@ public class AndroidSqliteIntentStoreTest {
           .isInstanceOf(StoreCorruptedException.class)
           .hasMessageContaining("does not match its key columns");
     }
+  }
+
+  @Test
+  public void a_second_instance_on_the_same_file_is_refused_until_the_first_closes() {
+    AndroidSqliteIntentStore first = AndroidSqliteIntentStore.open(file);
+    try {
+      assertThatThrownBy(() -> AndroidSqliteIntentStore.open(file))
+          .isInstanceOf(StoreLockedException.class)
+          .hasMessageContaining(file.getName());
+    } finally {
+      first.close();
+    }
+    AndroidSqliteIntentStore.open(file).close();
   }
 
   @Test

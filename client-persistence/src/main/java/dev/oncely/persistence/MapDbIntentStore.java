@@ -21,6 +21,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A durable {@link IntentStore} on MapDB 3 that keeps its promise although MapDB does not: a
@@ -66,7 +68,7 @@ import java.util.Optional;
  * rewrites both copies so space goes back to the file system; writes wait meanwhile.
  */
 public final class MapDbIntentStore implements IntentStore {
-  private static final System.Logger LOG = System.getLogger(MapDbIntentStore.class.getName());
+  private static final Logger LOG = Logger.getLogger(MapDbIntentStore.class.getName());
 
   private final Path path;
   private final OwnerLock lock;
@@ -139,8 +141,8 @@ public final class MapDbIntentStore implements IntentStore {
         e.addSuppressed(moveFailure);
         throw new StoreException("cannot move the damaged files of " + path + " aside", e);
       }
-      LOG.log(System.Logger.Level.WARNING, "quarantined damaged store {0}: {1}", path,
-          e.getMessage());
+      LOG.log(Level.WARNING, "quarantined damaged store {0}: {1}",
+          new Object[] {path, e.getMessage()});
       options.quarantineListener().accept(new QuarantineReport(path, moved, e.getMessage()));
       return openChecked(path, records);
     }
@@ -267,7 +269,7 @@ public final class MapDbIntentStore implements IntentStore {
         try {
           copies.compact();
         } catch (RuntimeException e) {
-          LOG.log(System.Logger.Level.WARNING, "compacting " + path + " failed; space is"
+          LOG.log(Level.WARNING, "compacting " + path + " failed; space is"
               + " reclaimed at the next purge", e);
         }
       } else {

@@ -10,12 +10,15 @@ public final class LockHolderChild {
   private LockHolderChild() {}
 
   public static void main(String[] args) throws Exception {
-    try (SqliteIntentStore store = SqliteIntentStore.open(Path.of(args[0]))) {
+    SqliteIntentStore store = SqliteIntentStore.open(Path.of(args[0]));
+    try {
       System.out.println("LOCKED " + ProcessHandle.current().pid());
       System.out.flush();
       while (System.in.read() >= 0) {
         continue;
       }
+    } finally {
+      store.close();
     }
   }
 }

@@ -54,6 +54,12 @@ import okhttp3.Response;
  * <p>Thread-safe; share one instance.
  */
 public final class IdempotencyInterceptor implements Interceptor {
+  /**
+   * Response header ({@code true}) on an answer that came from the configured store instead of the
+   * network: a repeat of a key whose call already finished.
+   */
+  public static final String STORED_RESPONSE_HEADER = InterceptedCall.STORED_RESPONSE_HEADER;
+
   private final InterceptedCall.Config config;
 
   private IdempotencyInterceptor(Builder b) {
@@ -85,7 +91,8 @@ public final class IdempotencyInterceptor implements Interceptor {
   }
 
   /**
-   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument.
+   * Builds {@link IdempotencyInterceptor}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
    * Defaults: {@link Dialects#ietf()}, {@link RetryPolicy#defaults()}, a new {@link
    * RetryBudget#standard()}, {@link LoggingListener}, methods {@code POST} and {@code PATCH}, no
    * store, scope = the URL's host, operation = method and path, body limit {@link

@@ -29,9 +29,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.OkHttpClient;
@@ -64,6 +65,8 @@ import okhttp3.OkHttpClient;
 public final class IdempotentClient implements AutoCloseable {
   /** Default limit of a kept response body, in bytes (1 MiB). */
   public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+  /** Default number of threads of the client's own driver pool. */
+  public static final int DEFAULT_DRIVER_THREADS = 16;
   /** How many finished records are cached to answer repeats without a store read. */
   public static final long FINISHED_CACHE_SIZE = 10_000;
 
@@ -104,7 +107,10 @@ public final class IdempotentClient implements AutoCloseable {
       this.ownedExecutor = null;
       this.executor = b.executor;
     } else {
-      this.ownedExecutor = Executors.newCachedThreadPool(new DriverThreads());
+      ThreadPoolExecutor pool = new ThreadPoolExecutor(b.driverThreads, b.driverThreads,
+          30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DriverThreads());
+      pool.allowCoreThreadTimeOut(true);
+      this.ownedExecutor = pool;
       this.executor = ownedExecutor;
     }
   }
@@ -337,7 +343,10 @@ public final class IdempotentClient implements AutoCloseable {
     }
   }
 
-  /** Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument. */
+  /**
+   * Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument and
+   * throws {@link NullPointerException} (naming the setting) for a null one.
+   */
   public static final class Builder {
     private OkHttpClient okHttpClient;
     private IntentStore store;
@@ -355,6 +364,7 @@ public final class IdempotentClient implements AutoCloseable {
     private RecordCache.Factory recordCacheFactory;
     private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private Random jitter = new Random();
+    private int driverThreads = DEFAULT_DRIVER_THREADS;
 
     private Builder() {}
 
@@ -443,11 +453,26 @@ public final class IdempotentClient implements AutoCloseable {
     }
 
     /**
-     * Sets the executor {@link #submit} and {@link #resumePending} drive intents on (default: an
-     * own pool of daemon threads, shut down by {@link #close}). A given executor is not shut down.
+     * Sets the executor {@link IdempotentClient#submit} and {@link IdempotentClient#resumePending}
+     * drive intents on (default: an own pool of {@link #driverThreads} daemon threads, shut down by
+     * {@link IdempotentClient#close}). A given executor is not shut down.
      */
     public Builder executor(java.util.concurrent.Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Sets the size of the client's own driver pool (default {@value #DEFAULT_DRIVER_THREADS});
+     * further drives queue. Ignored when an {@link #executor} is given.
+     *
+     * @throws IllegalArgumentException if {@code driverThreads} is below 1
+     */
+    public Builder driverThreads(int driverThreads) {
+      if (driverThreads < 1) {
+        throw new IllegalArgumentException("driverThreads must be >= 1, was " + driverThreads);
+      }
+      this.driverThreads = driverThreads;
       return this;
     }
 

@@ -206,6 +206,23 @@ class IdempotencyInterceptorTest {
   }
 
   @Test
+  void answer_cut_during_its_body_is_retried_with_the_same_key() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).body("x".repeat(64 * 1024))
+        .onResponseBody(new SocketEffect.CloseSocket(true, false, false)).build());
+    server.enqueue(new MockResponse.Builder().code(201).body("whole").build());
+    OkHttpClient client = plainClient(interceptor().build());
+
+    try (Response response = client.newCall(post(BODY)).execute()) {
+      assertThat(response.body().string()).isEqualTo("whole");
+    }
+
+    List<RecordedRequest> requests = requests();
+    assertThat(requests).hasSize(2);
+    assertThat(requests.get(0).getHeaders().get("Idempotency-Key"))
+        .isEqualTo(requests.get(1).getHeaders().get("Idempotency-Key"));
+  }
+
+  @Test
   void empty_retry_budget_fails_the_call_fast_with_a_typed_exception() {
     server.enqueue(status(503));
     OkHttpClient client = plainClient(interceptor()
@@ -258,7 +275,7 @@ class IdempotencyInterceptorTest {
     client.newCall(request).execute().close();
     try (Response again = client.newCall(request).execute()) {
       assertThat(again.code()).isEqualTo(201);
-      assertThat(again.header(dev.oncely.client.internal.InterceptedCall.STORED_RESPONSE_HEADER))
+      assertThat(again.header(IdempotencyInterceptor.STORED_RESPONSE_HEADER))
           .isEqualTo("true");
       assertThat(again.body().string()).isEqualTo("{\"id\":1}");
     }
@@ -266,6 +283,27 @@ class IdempotencyInterceptorTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
     IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-123");
     assertThat(store.get(id).orElseThrow().state()).isEqualTo(IntentState.COMPLETED);
+  }
+
+  @Test
+  void with_a_store_credentials_of_the_request_are_never_recorded() throws Exception {
+    server.enqueue(status(201));
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    OkHttpClient client = plainClient(interceptor().store(store).build());
+    Request request = post(BODY).newBuilder()
+        .header("Idempotency-Key", "\"k-auth\"")
+        .header("Authorization", "Bearer secret")
+        .header("Cookie", "session=1")
+        .header("X-Trace", "t-1")
+        .build();
+
+    client.newCall(request).execute().close();
+
+    assertThat(server.takeRequest().getHeaders().get("Authorization")).isEqualTo("Bearer secret");
+    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-auth");
+    assertThat(store.get(id).orElseThrow().headers())
+        .containsKey("X-Trace")
+        .doesNotContainKeys("Authorization", "Cookie", "Idempotency-Key");
   }
 
   @Test
@@ -280,6 +318,29 @@ class IdempotencyInterceptorTest {
     assertThatThrownBy(() -> client.newCall(changed).execute())
         .isInstanceOf(PayloadMismatchException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void attempts_without_an_answer_end_in_the_last_exception_and_a_pending_record()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201)
+        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(new MockResponse.Builder().code(201)
+        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    OkHttpClient client = plainClient(interceptor().store(store).retryPolicy(RetryPolicy.builder()
+        .maxAttempts(2).attemptTimeout(Duration.ofMillis(150)).build()).build());
+    Request request = post(BODY).newBuilder().header("Idempotency-Key", "\"k-stall\"").build();
+
+    assertThatThrownBy(() -> client.newCall(request).execute())
+        .isInstanceOf(java.net.SocketTimeoutException.class)
+        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-stall");
+    assertThat(store.get(id).orElseThrow().state()).isEqualTo(IntentState.PENDING);
+    assertThat(store.get(id).orElseThrow().attempts()).isEqualTo(2);
+    assertThat(events.gaveUpUnknown()).isEqualTo(1);
   }
 
   @Test

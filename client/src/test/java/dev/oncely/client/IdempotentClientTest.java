@@ -210,6 +210,23 @@ class IdempotentClientTest {
   }
 
   @Test
+  void response_cut_during_its_body_is_retried_with_the_same_key() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"pay_1\",\"pad\":\""
+        + "x".repeat(64 * 1024) + "\"}")
+        .onResponseBody(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(created());
+    IntentSpec spec = spec(BODY);
+
+    IntentOutcome outcome = client().execute(spec);
+
+    assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.Completed.class,
+        c -> assertThat(new String(c.response().body(), StandardCharsets.UTF_8))
+            .isEqualTo("{\"id\":\"pay_1\"}"));
+    assertThat(requests()).extracting(r -> r.getHeaders().get("Idempotency-Key"))
+        .containsExactly(quoted(spec.key()), quoted(spec.key()));
+  }
+
+  @Test
   void retry_after_in_seconds_sets_the_wait() {
     server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "3").build());
     server.enqueue(created());
@@ -303,7 +320,7 @@ class IdempotentClientTest {
 
   @Test
   void accepted_202_with_location_is_polled_until_200() throws Exception {
-    IntentSpec spec = spec(BODY);
+    IntentSpec spec = spec(BODY).toBuilder().header("X-Tenant", "tenant-a").build();
     AtomicReference<String> pollUrlAtPoll = new AtomicReference<>();
     AtomicInteger polls = new AtomicInteger();
     server.setDispatcher(new Dispatcher() {
@@ -329,6 +346,8 @@ class IdempotentClientTest {
     assertThat(requests).extracting(RecordedRequest::getMethod)
         .containsExactly("POST", "GET", "GET");
     assertThat(requests.get(1).getUrl().encodedPath()).isEqualTo("/payments/p-1/status");
+    assertThat(requests.get(1).getHeaders().get("X-Tenant")).isEqualTo("tenant-a");
+    assertThat(requests.get(1).getHeaders().get("Idempotency-Key")).isNull();
     assertThat(pollUrlAtPoll.get()).isEqualTo(server.url("/payments/p-1/status").toString());
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(1));
     assertThat(events.accepted()).isEqualTo(2);
@@ -405,6 +424,8 @@ class IdempotentClientTest {
       assertThat(p.reason()).isEqualTo(PendingReason.DEADLINE_EXCEEDED);
       assertThat(p.detail()).contains("no answer");
       assertThat(p.checkAgainAt()).isNotNull();
+      assertThat(p.cause()).isInstanceOf(java.io.InterruptedIOException.class);
+      assertThat(p.cause().getSuppressed()).hasSize(1);
     });
     assertThat(server.getRequestCount()).isEqualTo(2);
     IntentRecord stored = store.get(spec.id()).orElseThrow();
@@ -461,6 +482,27 @@ class IdempotentClientTest {
 
     assertThat(two).isEqualTo(one);
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void same_key_string_in_two_scopes_or_operations_is_three_separate_intents() {
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(created());
+    }
+    IntentSpec.Builder base = IntentSpec.builder().post(server.url("/payments").toString())
+        .jsonBody(BODY).keyStrategy(KeyStrategy.existing("shared-key"));
+    IntentSpec a = base.operation("create-payment").scope("tenant-a").build();
+    IntentSpec b = base.operation("create-payment").scope("tenant-b").build();
+    IntentSpec c = base.operation("refund").scope("tenant-a").build();
+    IdempotentClient client = client();
+
+    for (IntentSpec spec : List.of(a, b, c)) {
+      assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+    }
+
+    assertThat(server.getRequestCount()).isEqualTo(3);
+    assertThat(List.of(a.id(), b.id(), c.id()))
+        .allSatisfy(id -> assertThat(store.get(id)).isPresent());
   }
 
   @Test
@@ -523,6 +565,81 @@ class IdempotentClientTest {
       assertThat(r.getBody().toByteArray()).isEqualTo(spec.body());
     });
     assertThat(store.listUnfinished()).isEmpty();
+  }
+
+  @Test
+  void resume_honours_the_wait_the_last_drive_still_owed() {
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "4").build());
+    IntentSpec spec = spec(BODY);
+    IntentOutcome first = client(clientBuilder().retryPolicy(
+        RetryPolicy.builder().maxAttempts(1).build())).execute(spec);
+    assertThat(first).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+        p -> assertThat(p.checkAgainAt()).isEqualTo(T0.plusSeconds(4)));
+    clock.advance(Duration.ofSeconds(1));
+    server.enqueue(created());
+
+    assertThat(client().resumePending().get(0).join()).isInstanceOf(IntentOutcome.Completed.class);
+
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void failing_header_provider_sends_nothing_and_the_attempt_is_retried() throws Exception {
+    server.enqueue(created());
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentClient client = client(clientBuilder().headerProvider((id, url) -> {
+      if (calls.incrementAndGet() == 1) {
+        throw new IllegalStateException("token endpoint down");
+      }
+      return Map.of("Authorization", "Bearer fresh");
+    }));
+
+    assertThat(client.execute(spec(BODY))).isInstanceOf(IntentOutcome.Completed.class);
+
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(server.takeRequest().getHeaders().get("Authorization")).isEqualTo("Bearer fresh");
+    assertThat(events.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void failing_reconciler_leaves_the_record_for_the_next_resume() {
+    server.enqueue(status(503));
+    IntentSpec spec = spec(BODY);
+    client(clientBuilder().retryPolicy(RetryPolicy.builder().maxAttempts(1).build()))
+        .execute(spec);
+    clock.advance(Duration.ofHours(25));
+
+    IntentOutcome outcome = client(clientBuilder().reconciler(record -> {
+      throw new java.io.IOException("lookup failed");
+    })).resumePending().get(0).join();
+
+    assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.NeedsReconciliation.class,
+        n -> assertThat(n.reason()).contains("reconciler failed"));
+    assertThat(store.listUnfinished()).singleElement()
+        .satisfies(r -> assertThat(r.state()).isEqualTo(IntentState.NEEDS_RECONCILIATION));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void gate_closed_until_the_deadline_leaves_the_intent_pending_offline() {
+    IdempotentClient client = client(clientBuilder()
+        .networkGate(new NetworkGate() {
+          @Override
+          public boolean isOpen() {
+            return false;
+          }
+
+          @Override
+          public void whenOpen(Runnable action) {}
+        })
+        .retryPolicy(RetryPolicy.builder().deadline(Duration.ofMillis(200)).build()));
+
+    IntentOutcome outcome = client.execute(spec(BODY));
+
+    assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+        p -> assertThat(p.reason()).isEqualTo(PendingReason.OFFLINE));
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(events.attempts()).isZero();
   }
 
   @Test

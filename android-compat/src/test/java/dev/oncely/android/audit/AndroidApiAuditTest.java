@@ -25,9 +25,10 @@ import org.junit.Test;
  * keep off Android (Caffeine) or leave opt-in (MapDB and its dependencies), against the same
  * Android API signature as the build's API check, and writes {@code target/android-api-audit.txt}.
  *
- * <p>Each platform API a jar on the APK classpath uses but the target level lacks must be listed,
- * with the reason it is safe, in {@code android-api-audit-reviewed.txt}; a dependency upgrade
- * that starts calling a new missing API fails this test until someone reviews it.
+ * <p>Each platform API a jar on the APK classpath uses but the target level lacks, and each class
+ * it names that is on no classpath at all, must be listed with a reason in
+ * {@code android-api-audit-reviewed.txt}; a dependency upgrade that starts calling a new missing
+ * API fails this test until someone reviews it.
  */
 public class AndroidApiAuditTest {
   private static final File AUDIT_DIR = new File(System.getProperty("oncely.audit.dir"));
@@ -58,15 +59,33 @@ public class AndroidApiAuditTest {
 
   @Test
   public void every_missing_platform_api_on_the_apk_classpath_is_reviewed() {
+    assertThat(unreviewed(true))
+        .as("missing Android APIs not yet reviewed; see " + REPORT)
+        .isEmpty();
+  }
+
+  @Test
+  public void every_class_missing_from_the_apk_classpath_is_reviewed() {
+    assertThat(unreviewed(false))
+        .as("references to classes on no classpath, not yet reviewed; see " + REPORT)
+        .isEmpty();
+  }
+
+  private static List<String> unreviewed(boolean platform) {
     List<String> unreviewed = new ArrayList<>();
     apk.forEach((jar, findings) -> findings.stream()
-        .filter(Finding::isPlatform)
+        .filter(f -> f.isPlatform() == platform)
         .filter(f -> reviewed.reasonFor(jar, f) == null)
         .map(f -> jar + ": " + f.reference() + " (used by " + f.user() + ")")
         .distinct()
         .forEach(unreviewed::add));
-    assertThat(unreviewed)
-        .as("missing Android APIs not yet reviewed; see " + REPORT)
+    return unreviewed;
+  }
+
+  @Test
+  public void every_reviewed_entry_still_matches_a_finding() {
+    assertThat(reviewed.unused(apk))
+        .as("entries of android-api-audit-reviewed.txt that no longer match anything; delete them")
         .isEmpty();
   }
 

@@ -20,13 +20,13 @@ final class AuditReport {
         .append("Signature: ").append(System.getProperty("oncely.audit.signature")).append('\n')
         .append("A finding is a reference to a class or member that is neither in the Android API\n")
         .append("signature (with core library desugaring) nor in any audited jar.\n\n");
-    out.append(String.format("%-44s %10s  %-9s %9s %9s %9s%n", "jar", "bytes", "classpath",
-        "platform", "reviewed", "absent"));
+    out.append(String.format("%-44s %10s  %-9s %9s %9s %9s %9s%n", "jar", "bytes", "classpath",
+        "platform", "reviewed", "absent", "reviewed"));
     summary(out, apk, "apk", sizes, reviewed);
     summary(out, optional, "audit", sizes, reviewed);
-    out.append("\nplatform = missing JDK/Android classes or members (distinct); reviewed = those\n")
-        .append("with a reason in android-api-audit-reviewed.txt; absent = classes of optional\n")
-        .append("libraries that are not on the classpath at all (distinct).\n");
+    out.append("\nplatform = missing JDK/Android classes or members (distinct); absent = classes\n")
+        .append("on no audited classpath (distinct); reviewed = those of each kind with a reason\n")
+        .append("in android-api-audit-reviewed.txt.\n");
     details(out, apk, "APK classpath", reviewed);
     details(out, optional, "Audited, not on the APK classpath", reviewed);
     return out.toString();
@@ -42,8 +42,11 @@ final class AuditReport {
           .map(Finding::reference).distinct().count();
       long absent = findings.stream().filter(f -> !f.isPlatform())
           .map(Finding::missingClass).distinct().count();
-      out.append(String.format("%-44s %10d  %-9s %9d %9d %9d%n", jar, sizes.get(jar), where,
-          platform, ok, absent));
+      long absentOk = findings.stream().filter(f -> !f.isPlatform())
+          .filter(f -> reviewed.reasonFor(jar, f) != null)
+          .map(Finding::missingClass).distinct().count();
+      out.append(String.format("%-44s %10d  %-9s %9d %9d %9d %9d%n", jar, sizes.get(jar), where,
+          platform, ok, absent, absentOk));
     });
   }
 
@@ -59,7 +62,7 @@ final class AuditReport {
           .collect(Collectors.groupingBy(Finding::missingClass, TreeMap::new, Collectors.toList()));
       byClass.forEach((missing, uses) -> {
         Finding first = uses.get(0);
-        String reason = first.isPlatform() ? reviewed.reasonFor(jar, first) : null;
+        String reason = reviewed.reasonFor(jar, first);
         out.append(String.format("  %s %s (%d uses)%s%n", first.isPlatform() ? "API " : "lib ",
             missing, uses.size(), reason == null ? "" : " - reviewed: " + reason));
         TreeSet<String> members = uses.stream().map(Finding::reference)

@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -65,5 +66,18 @@ final class ReviewedFindings {
       }
     }
     return null;
+  }
+
+  /** The rules ({@code artifactId class}) that match none of {@code findings}: stale entries. */
+  List<String> unused(Map<String, List<Finding>> findings) {
+    List<String> unused = new ArrayList<>();
+    for (Rule rule : rules) {
+      boolean used = findings.entrySet().stream()
+          .anyMatch(e -> e.getValue().stream().anyMatch(f -> rule.matches(e.getKey(), f)));
+      if (!used) {
+        unused.add(rule.artifact() + " " + rule.missing());
+      }
+    }
+    return unused;
   }
 }

@@ -3,6 +3,7 @@ package dev.oncely.persistence.internal;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import java.io.IOException;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -130,7 +131,9 @@ public final class ControlFile implements AutoCloseable {
         .putLong(state.sequence());
     CRC32 crc = new CRC32();
     crc.update(buffer.array(), 0, SLOT_BYTES - 4);
-    buffer.putInt((int) crc.getValue()).flip();
+    buffer.putInt((int) crc.getValue());
+    // Through Buffer: ByteBuffer.flip() returning ByteBuffer is Java 9+ and missing on Android.
+    ((Buffer) buffer).flip();
     try {
       long offset = (writes % 2) * SLOT_DISTANCE;
       while (buffer.hasRemaining()) {

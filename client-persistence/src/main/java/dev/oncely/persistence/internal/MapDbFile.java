@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -341,7 +342,7 @@ public final class MapDbFile implements AutoCloseable {
         long initSize, boolean fixedSize) {
       if (!readOnly) {
         try {
-          StoreFiles.createOwnerOnly(Path.of(file));
+          StoreFiles.createOwnerOnly(Paths.get(file));
         } catch (IOException e) {
           throw new StoreException("cannot create " + file + " owner-only: " + e, e);
         }

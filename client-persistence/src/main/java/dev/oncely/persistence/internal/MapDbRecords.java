@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -262,6 +261,11 @@ public final class MapDbRecords {
   }
 
   private static String hex(byte[] lookup) {
-    return "#" + HexFormat.of().formatHex(lookup, 0, Math.min(6, lookup.length));
+    StringBuilder out = new StringBuilder("#");
+    for (int i = 0; i < Math.min(6, lookup.length); i++) {
+      out.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
+          .append(Character.forDigit(lookup[i] & 0xf, 16));
+    }
+    return out.toString();
   }
 }

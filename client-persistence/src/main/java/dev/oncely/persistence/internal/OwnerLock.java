@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /**
  * Makes one store instance the only owner of a store file: an exclusive {@link FileLock} on the
@@ -72,7 +73,7 @@ public final class OwnerLock implements AutoCloseable {
       }
       channel.truncate(0);
       channel.write(ByteBuffer.wrap(
-          (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+          (currentPid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
       return new OwnerLock(lockFile, heldKey, channel, lock);
     } catch (IOException | RuntimeException e) {
       closeQuietly(channel, e);
@@ -122,6 +123,16 @@ public final class OwnerLock implements AutoCloseable {
       return absolute.getParent().toRealPath().resolve(absolute.getFileName());
     } catch (IOException e) {
       return absolute;
+    }
+  }
+
+  /** This process's id for the lock file, or "unknown" where ProcessHandle is missing (Android). */
+  @IgnoreJRERequirement
+  private static String currentPid() {
+    try {
+      return Long.toString(ProcessHandle.current().pid());
+    } catch (LinkageError e) {
+      return "unknown";
     }
   }
 

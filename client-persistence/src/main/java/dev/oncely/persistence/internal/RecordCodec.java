@@ -146,11 +146,12 @@ public final class RecordCodec {
       PublicPart pub = readPublic(in);
       int publicEnd = bytes.length - 4 - body.available();
       int sealedLength = in.readInt();
-      byte[] sealed = in.readNBytes(sealedLength);
-      if (sealed.length != sealedLength || in.available() != 0) {
+      if (sealedLength < 0 || sealedLength != in.available()) {
         throw new StoreCorruptedException(where + ": sealed part length " + sealedLength
             + " does not match the record size " + bytes.length);
       }
+      byte[] sealed = new byte[sealedLength];
+      in.readFully(sealed);
       byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
       byte[] plain = encrypted ? open(sealed, aad, where) : sealed;
       return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
@@ -346,7 +347,9 @@ public final class RecordCodec {
       throw new IllegalArgumentException(
           "field length " + length + " exceeds the " + in.available() + " bytes left");
     }
-    return in.readNBytes(length);
+    byte[] bytes = new byte[length];
+    in.readFully(bytes);
+    return bytes;
   }
 
   private static void writeInstant(DataOutputStream out, Instant t) throws IOException {

@@ -128,7 +128,10 @@ public final class SqliteFile {
     byte[] head = new byte[HEADER_MAGIC.length];
     int read;
     try (InputStream in = Files.newInputStream(path)) {
-      read = in.readNBytes(head, 0, head.length);
+      read = 0;
+      for (int n; read < head.length && (n = in.read(head, read, head.length - read)) > 0; ) {
+        read += n;
+      }
     }
     long size = Files.size(path);
     if (read < head.length || size < MIN_FILE_BYTES || !Arrays.equals(head, HEADER_MAGIC)) {
@@ -277,7 +280,8 @@ public final class SqliteFile {
     return path.resolveSibling(path.getFileName() + suffix);
   }
 
-  private static void closeAll(Exception primary, Connection... connections) {
+  /** Closes each non-null connection, adding close failures to {@code primary}. */
+  public static void closeAll(Throwable primary, Connection... connections) {
     for (Connection c : connections) {
       if (c != null) {
         try {

@@ -9,8 +9,11 @@ import java.util.Map;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
+import okhttp3.Protocol;
+import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 
 /** Conversions between OkHttp values and the stored forms. */
 public final class HttpParts {
@@ -45,6 +48,26 @@ public final class HttpParts {
   public static StoredResponse read(Response response, long maxBodyBytes) throws IOException {
     byte[] body = response.peekBody(maxBodyBytes).bytes();
     return StoredResponse.of(response.code(), toMap(response.headers()), body);
+  }
+
+  /**
+   * A live response built from a stored one for {@code request}, with header {@code marker: true}
+   * so the app can tell it came from the store.
+   */
+  public static Response toResponse(Request request, StoredResponse stored, String marker) {
+    Headers.Builder headers = new Headers.Builder();
+    stored.headers().forEach((name, values) -> values.forEach(v -> headers.addUnsafeNonAscii(name, v)));
+    headers.set(marker, "true");
+    String contentType = stored.header("Content-Type");
+    return new Response.Builder()
+        .request(request)
+        .protocol(Protocol.HTTP_1_1)
+        .code(stored.status())
+        .message("")
+        .headers(headers.build())
+        .body(ResponseBody.create(stored.body(),
+            contentType == null ? null : MediaType.parse(contentType)))
+        .build();
   }
 
   /**

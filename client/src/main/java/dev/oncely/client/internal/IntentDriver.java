@@ -37,9 +37,10 @@ public final class IntentDriver {
   private IntentRecord record;
   private int attempts;
   private int attemptsThisDrive;
-  private int backoffIndex;
+  private final Waits waits;
   private StoredResponse lastResponse;
   private IOException lastFailure;
+  private final Failures failures = new Failures();
   private boolean lastWasAccepted;
   private Instant deadline;
 
@@ -49,6 +50,7 @@ public final class IntentDriver {
     this.record = record;
     this.attempts = record.attempts();
     this.lastResponse = record.lastResponse();
+    this.waits = new Waits(c.policy(), c.random(), c.listener(), id);
   }
 
   /** Drives {@code record} until it has an outcome or the drive gives up; never throws. */
@@ -110,8 +112,21 @@ public final class IntentDriver {
       emit(new IntentEvent.NeedsReconciliation(id, reason));
       return reconcile();
     }
+    Instant notBefore = record.nextAttemptAt();
     update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
     deadline = now().plus(c.policy().deadline());
+    if (notBefore != null && now().isBefore(notBefore)) {
+      // The last drive stopped with a wait still owed (backoff or Retry-After): honour it.
+      Duration owed = Duration.between(now(), notBefore);
+      emit(new IntentEvent.RetryScheduled(id, attempts + 1, owed,
+          "waiting for the stored next attempt time"));
+      try {
+        c.sleeper().sleep(owed);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return giveUp(PendingReason.INTERRUPTED, notBefore, null);
+      }
+    }
     while (true) {
       IntentOutcome blocked = awaitGate();
       if (blocked != null) {
@@ -188,11 +203,11 @@ public final class IntentDriver {
     HttpUrl url = HttpUrl.get(poll ? record.pollUrl() : record.url());
     String method = poll ? "GET" : record.method();
     Request.Builder request = new Request.Builder().url(url);
+    record.headers().forEach((name, values) -> values.forEach(v -> request.addHeader(name, v)));
     if (poll) {
-      request.get();
+      request.get().removeHeader("Content-Type").removeHeader("Content-Length");
     } else {
       request.method(method, HttpParts.body(method, record.body(), record.mediaType()));
-      record.headers().forEach((name, values) -> values.forEach(v -> request.addHeader(name, v)));
       request.header(c.dialect().keyHeader(), c.dialect().formatKey(id.key()));
     }
     int n = ++attempts;
@@ -229,6 +244,7 @@ public final class IntentDriver {
   private Step decide(Result result) {
     if (result.failure() != null) {
       lastFailure = result.failure();
+      failures.add(lastFailure);
       lastWasAccepted = false;
       return retry(null, "no answer (" + result.failure().getClass().getSimpleName() + ")", true);
     }
@@ -287,29 +303,9 @@ public final class IntentDriver {
   }
 
   private Retry retry(StoredResponse response, String cause, boolean chargeBudget) {
-    String header = response == null ? null : response.header("Retry-After");
-    RetryAfter.Parsed parsed = RetryAfter.parse(header, now());
-    if (parsed.malformed()) {
-      emit(new IntentEvent.MalformedRetryAfter(id, printable(header)));
-    }
-    Duration delay;
-    if (parsed.delay() != null) {
-      Duration cap = c.policy().maxDelay();
-      delay = parsed.delay().compareTo(cap) > 0 ? cap : parsed.delay();
-      cause = cause + ", Retry-After";
-    } else {
-      delay = c.policy().backoff(backoffIndex++, c.random());
-    }
-    return new Retry(delay, cause, chargeBudget);
-  }
-
-  private static String printable(String value) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < value.length() && out.length() < 64; i++) {
-      char ch = value.charAt(i);
-      out.append(ch >= 32 && ch < 127 ? ch : '?');
-    }
-    return out.toString();
+    Duration delay = waits.next(response, now());
+    return new Retry(delay, Waits.serverChose(response) ? cause + ", Retry-After" : cause,
+        chargeBudget);
   }
 
   private IntentOutcome finish(IntentState state, StoredResponse response, boolean replayed,
@@ -331,12 +327,17 @@ public final class IntentDriver {
         .nextAttemptAt(due).lastResponse(keep));
     emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
     return new IntentOutcome.Pending(id, reason, detail, due, keep,
-        cause != null ? cause : lastFailure);
+        failures.attachTo(cause != null ? cause : lastFailure));
   }
 
   private String describeLast() {
     if (attemptsThisDrive == 0) {
       return "no attempt was sent in this drive";
+    }
+    if (lastFailure instanceof java.net.ConnectException
+        || lastFailure instanceof java.net.UnknownHostException) {
+      return "attempt " + attempts + " could not connect (" + lastFailure.getClass().getSimpleName()
+          + ")";
     }
     if (lastFailure != null) {
       return "attempt " + attempts + " got no answer (" + lastFailure.getClass().getSimpleName()

@@ -30,15 +30,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.Random;
-import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
-import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 import okio.Buffer;
 
 /**
@@ -62,8 +59,9 @@ public final class InterceptedCall {
   private IntentId id;
   private IntentRecord record;
   private int attempts;
-  private int backoffIndex;
+  private Waits waits;
   private Instant deadline;
+  private final Failures failures = new Failures();
 
   /** Prepares the call for {@code chain}. */
   public InterceptedCall(Config config, Interceptor.Chain chain) {
@@ -93,6 +91,7 @@ public final class InterceptedCall {
     }
     Request request = builder.build();
     id = IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+    waits = new Waits(c.policy(), c.random(), c.listener(), id);
     if (c.store() != null) {
       Response stored = openRecord(request, body, type);
       if (stored != null) {
@@ -126,7 +125,7 @@ public final class InterceptedCall {
         throw new PayloadMismatchException(id);
       }
       if (r.state().isTerminal() && r.lastResponse() != null) {
-        return storedAnswer(request, r.lastResponse());
+        return HttpParts.toResponse(request, r.lastResponse(), STORED_RESPONSE_HEADER);
       }
       record = r;
       attempts = r.attempts();
@@ -165,22 +164,6 @@ public final class InterceptedCall {
     return Fingerprints.ofBytes(body, mediaType);
   }
 
-  private static Response storedAnswer(Request request, StoredResponse stored) {
-    Headers.Builder headers = new Headers.Builder();
-    stored.headers().forEach((name, values) -> values.forEach(v -> headers.addUnsafeNonAscii(name, v)));
-    headers.set(STORED_RESPONSE_HEADER, "true");
-    String contentType = stored.header("Content-Type");
-    return new Response.Builder()
-        .request(request)
-        .protocol(Protocol.HTTP_1_1)
-        .code(stored.status())
-        .message("")
-        .headers(headers.build())
-        .body(ResponseBody.create(stored.body(),
-            contentType == null ? null : MediaType.parse(contentType)))
-        .build();
-  }
-
   private Response loop(Request request) throws IOException {
     Request current = request;
     int thisCall = 0;
@@ -193,6 +176,7 @@ public final class InterceptedCall {
       emit(new IntentEvent.AttemptStarted(id, n, current.method(), url.host(), poll));
       long start = System.nanoTime();
       Response response;
+      StoredResponse seen;
       try {
         int ms = (int) Math.max(1, Math.min(c.policy().attemptTimeout().toMillis(),
             Duration.between(now(), deadline).toMillis()));
@@ -200,28 +184,28 @@ public final class InterceptedCall {
             .withReadTimeout(ms, TimeUnit.MILLISECONDS)
             .withWriteTimeout(ms, TimeUnit.MILLISECONDS)
             .proceed(current);
+        try {
+          seen = HttpParts.read(response, c.maxResponseBytes());
+        } catch (IOException cut) {
+          response.close();
+          throw cut;
+        }
       } catch (IOException e) {
         emit(new IntentEvent.AttemptEnded(id, n, -1, e.getClass().getSimpleName(), since(start)));
+        failures.add(e);
         if (chain.call().isCanceled()) {
           pending(PendingReason.INTERRUPTED, "the call was canceled", null);
-          throw e;
+          throw failures.attachTo(e);
         }
-        Duration delay = c.policy().backoff(backoffIndex++, c.random());
+        Duration delay = waits.next(null, now());
         if (!mayRetry(thisCall, delay)) {
           pending(stopReason(thisCall, false), "attempt " + n + " got no answer ("
               + e.getClass().getSimpleName() + "); the server may have processed it", null);
-          throw e;
+          throw failures.attachTo(e);
         }
-        chargeBudget(url.host(), e, null);
+        chargeBudget(url.host(), null);
         waitBeforeRetry(n, delay, "no answer (" + e.getClass().getSimpleName() + ")");
         continue;
-      }
-      StoredResponse seen;
-      try {
-        seen = HttpParts.read(response, c.maxResponseBytes());
-      } catch (IOException e) {
-        response.close();
-        throw e;
       }
       int status = seen.status();
       emit(new IntentEvent.AttemptEnded(id, n, status, null, since(start)));
@@ -274,14 +258,14 @@ public final class InterceptedCall {
             break;
         }
       }
-      Duration delay = retryDelay(seen);
+      Duration delay = waits.next(seen, now());
       if (!mayRetry(thisCall, delay)) {
         pending(stopReason(thisCall, verdict == Verdict.ACCEPTED),
             "attempt " + n + " was answered " + status, seen);
         return response;
       }
       if (charge) {
-        chargeBudget(url.host(), null, response);
+        chargeBudget(url.host(), response);
       }
       response.close();
       waitBeforeRetry(n, delay, cause);
@@ -309,7 +293,7 @@ public final class InterceptedCall {
     return thisCall < c.policy().maxAttempts() && now().plus(delay).isBefore(deadline);
   }
 
-  private void chargeBudget(String host, IOException failure, Response response)
+  private void chargeBudget(String host, Response response)
       throws RetryBudgetExhaustedException {
     try {
       c.budget().acquireRetry(host);
@@ -317,28 +301,12 @@ public final class InterceptedCall {
       if (response != null) {
         response.close();
       }
-      if (failure != null) {
-        e.addSuppressed(failure);
-      }
+      failures.attachTo(e);
       emit(new IntentEvent.BudgetExhausted(id, host));
       pending(PendingReason.RETRY_BUDGET_EXHAUSTED, "the retry budget for " + host + " is empty",
           null);
       throw e;
     }
-  }
-
-  private Duration retryDelay(StoredResponse seen) {
-    String header = seen.header("Retry-After");
-    RetryAfter.Parsed parsed = RetryAfter.parse(header, now());
-    if (parsed.malformed()) {
-      emit(new IntentEvent.MalformedRetryAfter(id, header.length() > 64
-          ? header.substring(0, 64) : header));
-    }
-    if (parsed.delay() != null) {
-      Duration cap = c.policy().maxDelay();
-      return parsed.delay().compareTo(cap) > 0 ? cap : parsed.delay();
-    }
-    return c.policy().backoff(backoffIndex++, c.random());
   }
 
   private void waitBeforeRetry(int attempt, Duration delay, String cause) throws IOException {
@@ -362,7 +330,7 @@ public final class InterceptedCall {
   private void checkCanceled() throws IOException {
     if (chain.call().isCanceled()) {
       pending(PendingReason.INTERRUPTED, "the call was canceled", null);
-      throw new IOException("Canceled");
+      throw failures.attachTo(new IOException("Canceled"));
     }
   }
 

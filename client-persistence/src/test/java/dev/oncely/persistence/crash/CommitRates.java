@@ -1,10 +1,9 @@
-package dev.oncely.persistence.bench;
+package dev.oncely.persistence.crash;
 
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
-import dev.oncely.persistence.crash.CrashEngines;
 import dev.oncely.persistence.internal.RecordCodec;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -29,9 +28,10 @@ import java.util.stream.Stream;
  * Measures durable commit rates (not a test; numbers go into docs/persistence-sqlite.md): creates
  * per second through an engine at concurrency 1 and 64 (group commit), against a raw
  * {@link FileChannel} append + {@code force(false)} per record in the same run on the same disk;
- * plus the cost of the open-time integrity check and of purging.
+ * plus, for SQLite, the cost of the open-time integrity check and of purging. It sits beside
+ * {@link CrashEngines} so every engine the kill tests know can be measured by name.
  *
- * <p>Run: {@code java -cp <test classpath> dev.oncely.persistence.bench.CommitRates [engine] [dir]}.
+ * <p>Run: {@code java -cp <test classpath> dev.oncely.persistence.crash.CommitRates [engine] [dir]}.
  */
 public final class CommitRates {
   private CommitRates() {}
@@ -142,14 +142,15 @@ public final class CommitRates {
         records, size, open, quick, integrity);
     Path copy = file.resolveSibling(file.getFileName() + ".copy");
     Files.copy(file, copy);
+    int purged;
+    double purgeMs;
     try (IntentStore store = CrashEngines.open("sqlite", file)) {
       start = System.nanoTime();
-      int purged = store.purgeExpired(expiry);
-      double purgeMs = seconds(start) * 1000;
-      store.close();
-      System.out.printf("  purge of %,d with incremental_vacuum: %.0f ms, file %,d -> %,d bytes%n",
-          purged, purgeMs, size, Files.size(file));
+      purged = store.purgeExpired(expiry);
+      purgeMs = seconds(start) * 1000;
     }
+    System.out.printf("  purge of %,d with incremental_vacuum: %.0f ms, file %,d -> %,d bytes%n",
+        purged, purgeMs, size, Files.size(file));
     double vacuumMs;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
         Statement st = c.createStatement()) {

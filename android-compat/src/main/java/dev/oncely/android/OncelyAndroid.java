@@ -1,0 +1,172 @@
+package dev.oncely.android;
+
+import android.content.Context;
+import android.util.Log;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.spi.StoreException;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The SDK wired for an Android app: an {@link IdempotentClient} on an
+ * {@link AndroidSqliteIntentStore} in {@link Context#getNoBackupFilesDir()} (so Auto Backup never
+ * restores stale intents onto another device), a {@link ConnectivityNetworkGate} that pauses
+ * attempts offline, and {@link LruRecordCacheFactory} instead of Caffeine. Pending intents are
+ * resumed when it starts (after the OS killed the app) and whenever the network comes back.
+ * Thread-safe; create one per process, in {@code Application.onCreate()}.
+ *
+ * <pre>{@code
+ * OncelyAndroid oncely = OncelyAndroid.start(context,
+ *     IdempotentClient.builder().okHttpClient(okHttp));
+ * CompletableFuture<IntentOutcome> outcome = oncely.client().submit(spec);
+ * }</pre>
+ *
+ * <p>The store directory and files are made owner-only. Resumes run on a background thread of
+ * this object, never on the caller's or the main thread. {@link #close()} stops the client, the
+ * gate and the store.
+ */
+public final class OncelyAndroid implements AutoCloseable {
+  /** The store file, relative to {@link Context#getNoBackupFilesDir()}. */
+  public static final String STORE_FILE = "oncely/intents.db";
+
+  private static final String TAG = "Oncely";
+
+  private final AndroidSqliteIntentStore store;
+  private final ExecutorService background;
+  private final ConnectivityNetworkGate gate;
+  private final IdempotentClient client;
+  private final CompletableFuture<List<IntentOutcome>> resumedOnStart;
+
+  private OncelyAndroid(Context context, IdempotentClient.Builder builder) {
+    File file = new File(context.getNoBackupFilesDir(), STORE_FILE);
+    File dir = file.getParentFile();
+    if (!dir.isDirectory() && !dir.mkdirs()) {
+      throw new StoreException("cannot create the store directory " + dir);
+    }
+    OwnerOnly.restrict(dir);
+    this.store = AndroidSqliteIntentStore.open(file);
+    this.background = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "oncely-resume");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      for (String suffix : new String[] {"", "-wal", "-shm"}) {
+        OwnerOnly.restrict(new File(file.getPath() + suffix));
+      }
+      this.gate = ConnectivityNetworkGate.builder(context)
+          .onReconnect(background, this::resumeAfterReconnect)
+          .register();
+      this.client = builder
+          .store(store)
+          .networkGate(gate)
+          .recordCacheFactory(new LruRecordCacheFactory())
+          .build();
+    } catch (RuntimeException e) {
+      background.shutdownNow();
+      store.close();
+      throw e;
+    }
+    this.resumedOnStart = resumePending();
+  }
+
+  /**
+   * Opens the store, registers the network gate, builds the client from {@code client} (its store,
+   * network gate and record cache factory are replaced by the Android ones) and starts resuming
+   * the intents left unfinished by an earlier process.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws StoreException if the store cannot be opened or is corrupted
+   */
+  public static OncelyAndroid start(Context context, IdempotentClient.Builder client) {
+    Objects.requireNonNull(context, "context");
+    Objects.requireNonNull(client, "client");
+    return new OncelyAndroid(context.getApplicationContext() != null
+        ? context.getApplicationContext() : context, client);
+  }
+
+  /** The client; share it across the app. */
+  public IdempotentClient client() {
+    return client;
+  }
+
+  /** The durable store in {@code noBackupFilesDir}. */
+  public AndroidSqliteIntentStore store() {
+    return store;
+  }
+
+  /** The gate that pauses attempts while the device is offline. */
+  public ConnectivityNetworkGate networkGate() {
+    return gate;
+  }
+
+  /** The resume started by {@link #start}: every intent an earlier process left unfinished. */
+  public CompletableFuture<List<IntentOutcome>> resumedOnStart() {
+    return resumedOnStart;
+  }
+
+  /**
+   * Drives every unfinished intent again, on this object's background thread; intents already
+   * being driven are joined, not driven twice.
+   *
+   * @return a future completed with the outcomes, oldest intent first, or failed with the
+   *     {@link StoreException} that stopped the listing
+   */
+  public CompletableFuture<List<IntentOutcome>> resumePending() {
+    CompletableFuture<List<IntentOutcome>> result = new CompletableFuture<>();
+    try {
+      background.execute(() -> {
+        IdempotentClient current = client;
+        if (current == null) {
+          // A reconnect while start() is still building the client: its own resume follows.
+          result.complete(new ArrayList<>());
+          return;
+        }
+        try {
+          List<CompletableFuture<IntentOutcome>> drives = current.resumePending();
+          CompletableFuture.allOf(drives.toArray(new CompletableFuture<?>[0]))
+              .whenComplete((done, failure) -> {
+                if (failure != null) {
+                  result.completeExceptionally(failure);
+                  return;
+                }
+                List<IntentOutcome> outcomes = new ArrayList<>(drives.size());
+                for (CompletableFuture<IntentOutcome> drive : drives) {
+                  outcomes.add(drive.join());
+                }
+                result.complete(outcomes);
+              });
+        } catch (RuntimeException e) {
+          result.completeExceptionally(e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("OncelyAndroid is closed", e));
+    }
+    return result;
+  }
+
+  private void resumeAfterReconnect() {
+    resumePending().whenComplete((outcomes, failure) -> {
+      if (failure != null) {
+        Log.w(TAG, "resuming after reconnect failed: " + failure.getClass().getName());
+      }
+    });
+  }
+
+  /** Unregisters the gate, closes the client (unfinished intents stay resumable) and the store. */
+  @Override
+  public void close() {
+    gate.close();
+    background.shutdownNow();
+    client.close();
+    store.close();
+  }
+}

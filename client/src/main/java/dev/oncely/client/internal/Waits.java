@@ -1,0 +1,59 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.event.IntentEvent;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.StoredResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Random;
+
+/**
+ * The wait before the next attempt of one drive or call: the server's {@code Retry-After} when it
+ * gave a valid one (bounded by the policy's cap), else the next full-jitter backoff step. A
+ * malformed {@code Retry-After} is reported as an event and ignored. Not thread-safe.
+ */
+final class Waits {
+  private final RetryPolicy policy;
+  private final Random random;
+  private final IntentListener listener;
+  private final IntentId id;
+  private int backoffStep;
+
+  Waits(RetryPolicy policy, Random random, IntentListener listener, IntentId id) {
+    this.policy = policy;
+    this.random = random;
+    this.listener = listener;
+    this.id = id;
+  }
+
+  /** The wait after {@code answer} (null when no answer came) at {@code now}. */
+  Duration next(StoredResponse answer, Instant now) {
+    String header = answer == null ? null : answer.header("Retry-After");
+    RetryAfter.Parsed parsed = RetryAfter.parse(header, now);
+    if (parsed.malformed()) {
+      listener.onEvent(new IntentEvent.MalformedRetryAfter(id, printable(header)));
+    }
+    if (parsed.delay() != null) {
+      Duration cap = policy.maxDelay();
+      return parsed.delay().compareTo(cap) > 0 ? cap : parsed.delay();
+    }
+    return policy.backoff(backoffStep++, random);
+  }
+
+  /** Whether {@code answer} carried a usable {@code Retry-After}. */
+  static boolean serverChose(StoredResponse answer) {
+    return answer != null && answer.header("Retry-After") != null
+        && RetryAfter.parse(answer.header("Retry-After"), Instant.EPOCH).delay() != null;
+  }
+
+  private static String printable(String value) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < value.length() && out.length() < 64; i++) {
+      char ch = value.charAt(i);
+      out.append(ch >= 32 && ch < 127 ? ch : '?');
+    }
+    return out.toString();
+  }
+}
