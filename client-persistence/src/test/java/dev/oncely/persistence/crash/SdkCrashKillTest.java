@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>{@code -Doncely.crash.kills=N} sets the crashes per engine (default 30; 300 for the long mode,
  * which also drives 7 intents per crash), {@code -Doncely.crash.seed=S} replays a run.
  */
-@Execution(ExecutionMode.CONCURRENT)
+@Execution(ExecutionMode.SAME_THREAD)
 class SdkCrashKillTest {
   private static final int KILLS = Integer.getInteger("oncely.crash.kills", 30);
   private static final long SEED = Long.getLong("oncely.crash.seed", 20261130L);
@@ -45,6 +45,7 @@ class SdkCrashKillTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
+  @Execution(ExecutionMode.CONCURRENT)
   void every_intent_completes_with_exactly_one_effect_across_sigkills_and_restarts(String engine)
       throws Exception {
     long started = System.nanoTime();

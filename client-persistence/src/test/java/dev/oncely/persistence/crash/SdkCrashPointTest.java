@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and, for MapDB, in the middle of MapDB's own commit). After each crash the store must open and hold every acknowledged record; a
  * restarted child resumes, and every intent ends completed with exactly one business effect.
  */
-@Execution(ExecutionMode.CONCURRENT)
+@Execution(ExecutionMode.SAME_THREAD)
 class SdkCrashPointTest {
   private static final int INTENTS = 24;
   private static final int TARGET = 11;
@@ -38,6 +38,7 @@ class SdkCrashPointTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
+  @Execution(ExecutionMode.CONCURRENT)
   void record_committed_but_not_sent_is_sent_once_after_restart(String engine) throws Exception {
     try (SdkCrashRig rig = rig(engine)) {
       halted(rig, "-D" + SdkCrashChild.HALT_ON_FIRST_SEND + "=" + TARGET);
@@ -55,6 +56,7 @@ class SdkCrashPointTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
+  @Execution(ExecutionMode.CONCURRENT)
   void effect_committed_but_answer_unread_is_answered_409_then_replayed_after_restart(
       String engine) throws Exception {
     try (SdkCrashRig rig = rig(engine)) {
@@ -91,6 +93,7 @@ class SdkCrashPointTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
+  @Execution(ExecutionMode.CONCURRENT)
   void answer_read_but_outcome_not_stored_is_completed_from_the_replay_after_restart(
       String engine) throws Exception {
     try (SdkCrashRig rig = rig(engine)) {
@@ -111,6 +114,7 @@ class SdkCrashPointTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
+  @Execution(ExecutionMode.CONCURRENT)
   void crash_inside_the_engine_commit_loses_no_acknowledged_record_and_duplicates_no_effect(
       String engine) throws Exception {
     try (SdkCrashRig rig = rig(engine)) {
