@@ -21,8 +21,8 @@ import mockwebserver3.SocketEffect;
 
 /**
  * The server side of the idempotency contract, run in the test JVM behind a MockWebServer: a
- * {@code POST /payments} with an {@code Idempotency-Key} (IETF dialect, quoted) reserves its key
- * atomically, commits the business effect (one payment for the order in the body) and stores its
+ * {@code POST /payments} with an {@code Idempotency-Key} (IETF dialect, quoted) and the tenant in
+ * {@code X-Tenant} reserves (tenant, key) atomically, commits the business effect (one payment for the order in the body) and stores its
  * response; a repeat of the key replays that response exactly, answers {@code 409} while the first
  * request is still processing and {@code 422} for another body. Faults are seeded per (order,
  * request number of its key), so they do not depend on thread timing:
@@ -104,6 +104,10 @@ final class EffectServer extends Dispatcher {
         || !header.endsWith("\"")) {
       return status(400, "{\"error\":\"Idempotency-Key must be a quoted string\"}");
     }
+    String tenant = request.getHeaders().get(SdkWorkload.TENANT_HEADER);
+    if (tenant == null) {
+      return status(400, "{\"error\":\"no tenant\"}");
+    }
     String key = header.substring(1, header.length() - 1);
     byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
     Matcher m = ORDER.matcher(new String(body, StandardCharsets.UTF_8));
@@ -112,7 +116,7 @@ final class EffectServer extends Dispatcher {
     }
     String order = m.group(1);
     Entry fresh = new Entry(order, body);
-    Entry existing = byKey.putIfAbsent(key, fresh);
+    Entry existing = byKey.putIfAbsent(tenant + '\u0000' + key, fresh);
     return existing == null ? first(key, fresh) : repeat(existing, body);
   }
 
@@ -246,9 +250,9 @@ final class EffectServer extends Dispatcher {
     return keysByOrder.getOrDefault(order, Set.of());
   }
 
-  /** The response stored for {@code key}, or null before its effect is complete. */
+  /** The response stored for {@code key} of our tenant, or null before its effect is complete. */
   String responseOf(String key) {
-    Entry e = byKey.get(key);
+    Entry e = byKey.get(SdkWorkload.SCOPE + '\u0000' + key);
     if (e == null) {
       return null;
     }

@@ -16,7 +16,7 @@ import java.util.Set;
  * Checks a store and the server after a crash against the promises of the SDK: at most one business
  * effect and one key per order on the server; every record the child acknowledged (or the server
  * saw a request of) is present, under the key the server saw, holding exactly the intent's method,
- * URL, body bytes, media type and fingerprint (the engine verifies its checksums on every read);
+ * URL, headers, body bytes, media type and fingerprint (the engine verifies its checksums on every read);
  * every acknowledged outcome is still stored, with the server's response byte for byte; the
  * unfinished index lists exactly the unfinished records. At the end, every intent is completed with
  * exactly one effect.
@@ -97,6 +97,7 @@ final class SdkCrashVerifier {
     String order = spec.businessId();
     if (!r.id().scope().equals(spec.scope()) || !r.id().operation().equals(spec.operation())
         || !r.method().equals(spec.method()) || !r.url().equals(spec.url())
+        || !r.headers().equals(spec.headers())
         || !Arrays.equals(r.body(), spec.body()) || !r.mediaType().equals(spec.mediaType())
         || !r.fingerprint().equals(spec.fingerprint())) {
       problems.add(order + ": the stored request differs from the intent's");

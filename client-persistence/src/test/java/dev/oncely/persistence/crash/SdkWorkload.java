@@ -14,6 +14,8 @@ final class SdkWorkload {
   static final String SCOPE = "tenant-crash";
   static final String OPERATION = "create-payment";
   static final String PATH = "/payments";
+  /** The header that carries the tenant; the server reserves (tenant, key). */
+  static final String TENANT_HEADER = "X-Tenant";
 
   private static final byte[] KEY_SECRET =
       "oncely-crash-test-secret-0123456789".getBytes(StandardCharsets.UTF_8);
@@ -48,6 +50,7 @@ final class SdkWorkload {
         .scope(SCOPE)
         .post(baseUrl + PATH)
         .jsonBody(body(n))
+        .header(TENANT_HEADER, SCOPE)
         .businessId(order(n))
         .keyStrategy(n % 4 == 3 ? KeyStrategy.derived(KEY_SECRET) : KeyStrategy.random())
         .build();
