@@ -6,7 +6,7 @@ import android.database.SQLException;
 import android.database.sqlite.SQLiteConstraintException;
 import android.database.sqlite.SQLiteDatabase;
 import android.database.sqlite.SQLiteStatement;
-import dev.oncely.android.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.android.internal.StoreOwnerLock;
 import dev.oncely.client.spi.DuplicateIntentException;
 import dev.oncely.client.spi.IntentId;
@@ -35,13 +35,13 @@ import java.util.function.Supplier;
  *
  * <p><b>Layout</b> (schema version {@value #SCHEMA_VERSION} in {@code PRAGMA user_version}): one
  * row per record in table {@code intents}, keyed by (scope, operation, key). The whole record is
- * a {@link RecordCodec} blob with its CRC-32 beside it; the columns beside the blob (business id,
+ * a {@link RecordCodec} blob (the format every engine writes, with its own CRC-32); the columns beside the blob (business id,
  * unfinished flag, created and expiry times, revision) exist only for uniqueness, indexes and
  * compare-and-set. A unique index makes a business id belong to one record per scope and
  * operation; partial indexes over unfinished rows and over finished rows' expiry let
  * {@link #listUnfinished()} and {@link #purgeExpired} skip the rows they do not want.
  *
- * <p><b>Verification.</b> Every read recomputes the CRC-32 and checks that the decoded record
+ * <p><b>Verification.</b> Every read checks the blob's CRC-32 and that the decoded record
  * matches its key columns; a mismatch throws {@link StoreCorruptedException} and deletes nothing.
  * A database written by a newer schema is refused the same way.
  *
@@ -57,7 +57,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   public static final int SCHEMA_VERSION = 1;
 
   private static final long SYNCHRONOUS_FULL = 2;
-  private static final String COLUMNS = "record, checksum, scope, operation, key, revision";
+  private static final String COLUMNS = "record, scope, operation, key, revision";
+  private static final RecordCodec CODEC = new RecordCodec();
 
   private final SQLiteDatabase db;
   private final String path;
@@ -130,7 +131,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
           + " business_id TEXT, unfinished INTEGER NOT NULL,"
           + " created_sec INTEGER NOT NULL, created_nano INTEGER NOT NULL,"
           + " expires_sec INTEGER NOT NULL, expires_nano INTEGER NOT NULL,"
-          + " revision INTEGER NOT NULL, record BLOB NOT NULL, checksum INTEGER NOT NULL,"
+          + " revision INTEGER NOT NULL, record BLOB NOT NULL,"
           + " PRIMARY KEY (scope, operation, key))");
       db.execSQL("CREATE UNIQUE INDEX intents_business_id ON intents (scope, operation,"
           + " business_id) WHERE business_id IS NOT NULL");
@@ -153,11 +154,11 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   @Override
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
-    byte[] blob = RecordCodec.encode(record);
+    byte[] blob = CODEC.encode(record);
     write(() -> {
       SQLiteStatement insert = db.compileStatement("INSERT INTO intents (scope, operation, key,"
           + " business_id, unfinished, created_sec, created_nano, expires_sec, expires_nano,"
-          + " revision, record, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          + " revision, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       try {
         bindId(insert, 1, record.id());
         if (record.businessId() == null) {
@@ -195,16 +196,16 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   @Override
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
     StoreRules.checkReplacement(expected, replacement);
-    byte[] blob = RecordCodec.encode(replacement);
+    byte[] blob = CODEC.encode(replacement);
     return write(() -> {
       SQLiteStatement update = db.compileStatement("UPDATE intents SET unfinished = ?,"
           + " created_sec = ?, created_nano = ?, expires_sec = ?, expires_nano = ?,"
-          + " revision = ?, record = ?, checksum = ?"
+          + " revision = ?, record = ?"
           + " WHERE scope = ? AND operation = ? AND key = ? AND revision = ?");
       try {
         bindIndexed(update, 1, replacement, blob);
-        bindId(update, 9, expected.id());
-        update.bindLong(12, expected.revision());
+        bindId(update, 8, expected.id());
+        update.bindLong(11, expected.revision());
         return update.executeUpdateDelete() == 1;
       } finally {
         update.close();
@@ -218,7 +219,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     statement.bindString(first + 2, id.key());
   }
 
-  /** Binds unfinished, created, expires, revision, record and checksum from {@code first} on. */
+  /** Binds unfinished, created, expires, revision and record from {@code first} on. */
   private static void bindIndexed(SQLiteStatement s, int first, IntentRecord r, byte[] blob) {
     s.bindLong(first, r.state().isTerminal() ? 0 : 1);
     s.bindLong(first + 1, r.createdAt().getEpochSecond());
@@ -227,7 +228,6 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     s.bindLong(first + 4, r.expiresAt().getNano());
     s.bindLong(first + 5, r.revision());
     s.bindBlob(first + 6, blob);
-    s.bindLong(first + 7, RecordCodec.checksum(blob));
   }
 
   @Override
@@ -310,25 +310,12 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private IntentRecord verified(Cursor c) {
-    byte[] blob = c.getBlob(0);
-    long stored = c.getLong(1);
-    String where = "row " + c.getString(2) + "/" + c.getString(3) + " of " + path;
-    long actual = RecordCodec.checksum(blob);
-    if (stored != actual) {
-      throw new StoreCorruptedException("checksum mismatch in " + where + ": stored "
-          + Long.toHexString(stored) + ", computed " + Long.toHexString(actual) + " over "
-          + blob.length + " bytes");
-    }
-    IntentRecord record;
-    try {
-      record = RecordCodec.decode(blob);
-    } catch (IllegalArgumentException e) {
-      throw new StoreCorruptedException("undecodable record in " + where, e);
-    }
-    if (!record.id().scope().equals(c.getString(2))
-        || !record.id().operation().equals(c.getString(3))
-        || !record.id().key().equals(c.getString(4))
-        || record.revision() != c.getLong(5)) {
+    String where = "row " + c.getString(1) + "/" + c.getString(2) + " of " + path;
+    IntentRecord record = CODEC.decode(c.getBlob(0), where);
+    if (!record.id().scope().equals(c.getString(1))
+        || !record.id().operation().equals(c.getString(2))
+        || !record.id().key().equals(c.getString(3))
+        || record.revision() != c.getLong(4)) {
       throw new StoreCorruptedException("record " + record.id() + " revision "
           + record.revision() + " does not match its key columns in " + where);
     }

@@ -13,9 +13,8 @@ import dev.oncely.persistence.internal.MapDbCopies;
 import dev.oncely.persistence.internal.MapDbRecords;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.StoreFiles;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -134,16 +133,7 @@ public final class MapDbIntentStore implements IntentStore {
       if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
         throw e;
       }
-      List<Path> moved;
-      try {
-        moved = StoreFiles.quarantine(MapDbCopies.filesOf(path), options.clock().instant());
-      } catch (IOException moveFailure) {
-        e.addSuppressed(moveFailure);
-        throw new StoreException("cannot move the damaged files of " + path + " aside", e);
-      }
-      LOG.log(Level.WARNING, "quarantined damaged store {0}: {1}",
-          new Object[] {path, e.getMessage()});
-      options.quarantineListener().accept(new QuarantineReport(path, moved, e.getMessage()));
+      StoreFiles.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
       return openChecked(path, records);
     }
   }

@@ -12,13 +12,12 @@ import dev.oncely.persistence.internal.BusinessKey;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
 import dev.oncely.persistence.internal.SqliteTransaction;
 import dev.oncely.persistence.internal.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,8 +31,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -76,7 +73,6 @@ import java.util.logging.Logger;
  * WAL after a crash loses the commits it holds.
  */
 public final class SqliteIntentStore implements IntentStore {
-  private static final Logger LOG = Logger.getLogger(SqliteIntentStore.class.getName());
 
   private final Path path;
   private final String name;
@@ -143,7 +139,7 @@ public final class SqliteIntentStore implements IntentStore {
         if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
           throw e;
         }
-        quarantine(path, options, e);
+        StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
         connections = SqliteFile.open(path, codec, encrypted);
       }
       try {
@@ -159,26 +155,6 @@ public final class SqliteIntentStore implements IntentStore {
         e.addSuppressed(closeFailure);
       }
       throw e;
-    }
-  }
-
-  private static void quarantine(Path path, StoreOptions options, StoreCorruptedException cause) {
-    List<Path> moved;
-    try {
-      moved = StoreFiles.quarantine(
-          SqliteFile.filesOf(path), options.clock().instant());
-    } catch (IOException e) {
-      StoreCorruptedException failure = new StoreCorruptedException(cause.getMessage()
-          + "; moving the damaged files aside failed: " + e, cause);
-      failure.addSuppressed(e);
-      throw failure;
-    }
-    LOG.log(Level.WARNING, "{0}: damaged store moved aside as {1}: {2}",
-        new Object[] {path, moved, cause.getMessage()});
-    try {
-      options.quarantineListener().accept(new QuarantineReport(path, moved, cause.getMessage()));
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "quarantine listener of " + path + " threw", e);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.oncely.persistence;
 
+import dev.oncely.client.spi.StoreEncryption;
+
 /** The store contract with AES-256-GCM sealing and a read cache in front of the MapDB files. */
 class MapDbEncryptedCachedStoreContractTest extends MapDbIntentStoreContractTest {
   @Override

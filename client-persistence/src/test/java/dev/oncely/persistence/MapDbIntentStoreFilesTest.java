@@ -8,9 +8,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreEncryptionException;
+import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,10 +23,16 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -262,6 +272,60 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
+  void reopen_after_many_writes_lists_exactly_the_unfinished_records_oldest_first()
+      throws Exception {
+    int count = 600;
+    List<IntentRecord> unfinished = new ArrayList<>();
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      try {
+        List<Future<IntentRecord>> futures = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          int n = i;
+          futures.add(pool.submit(() -> {
+            IntentRecord r = newRecord("t", "op", "k" + n).toBuilder()
+                .createdAt(Instant.parse("2026-11-30T00:00:00Z").plusSeconds(count - n)).build();
+            s.create(r);
+            if (n % 4 != 0) {
+              return null;
+            }
+            IntentRecord pending = r.successor().state(IntentState.PENDING).build();
+            assertThat(s.compareAndSet(r, pending)).isTrue();
+            return pending;
+          }));
+          if (i % 4 == 1) {
+            int n2 = i;
+            futures.add(pool.submit(() -> {
+              IntentRecord r = newRecord("t", "done", "k" + n2);
+              s.create(r);
+              assertThat(s.compareAndSet(r, r.successor().state(IntentState.REJECTED).build()))
+                  .isTrue();
+              return null;
+            }));
+          }
+        }
+        for (Future<IntentRecord> f : futures) {
+          IntentRecord r = f.get(5, TimeUnit.MINUTES);
+          if (r != null) {
+            unfinished.add(r);
+          }
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    unfinished.sort(Comparator.comparing(IntentRecord::createdAt));
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      List<IntentRecord> listed = s.listUnfinished();
+      assertThat(listed.stream().filter(r -> r.state() == IntentState.PENDING).toList())
+          .containsExactlyElementsOf(unfinished);
+      assertThat(listed).hasSize(count)
+          .allSatisfy(r -> assertThat(r.state().isTerminal()).isFalse())
+          .isSortedAccordingTo(Comparator.comparing(IntentRecord::createdAt));
+    }
+  }
+
+  @Test
   void quarantine_moves_damaged_files_aside_starts_empty_and_reports() throws Exception {
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
       fill(s, 5);
@@ -310,6 +374,36 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
+  void a_newer_layout_version_is_refused_and_never_quarantined() throws Exception {
+    try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
+      fill(s, 3);
+    }
+    try (RandomAccessFile f = new RandomAccessFile(store().toFile(), "rw")) {
+      for (long slot : new long[] {0, 4096}) {
+        byte[] bytes = new byte[28];
+        f.seek(slot);
+        f.readFully(bytes);
+        bytes[4] = 2;
+        CRC32 crc = new CRC32();
+        crc.update(bytes, 0, 24);
+        ByteBuffer.wrap(bytes, 24, 4).putInt((int) crc.getValue());
+        f.seek(slot);
+        f.write(bytes);
+      }
+    }
+    StoreOptions quarantine = StoreOptions.builder()
+        .corruptionPolicy(CorruptionPolicy.QUARANTINE).build();
+    assertThatThrownBy(() -> MapDbIntentStore.open(store(), quarantine))
+        .isInstanceOf(StoreException.class)
+        .isNotInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("version 2");
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .noneMatch(name -> name.contains(".corrupt-"));
+    }
+  }
+
+  @Test
   void a_wrong_encryption_key_is_a_clear_error_at_open() {
     StoreOptions key1 = StoreOptions.builder()
         .encryption(StoreEncryption.aes256Gcm(new byte[32])).build();
@@ -329,17 +423,37 @@ class MapDbIntentStoreFilesTest {
 
   @Test
   void purge_gives_space_back_to_the_file_system() throws Exception {
+    int count = 400;
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
-      for (int i = 0; i < 200; i++) {
-        IntentRecord r = fullRecord("t", "op", "k" + i);
-        s.create(r);
-        s.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build());
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      try {
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 16; t++) {
+          int n = t;
+          futures.add(pool.submit(() -> {
+            for (int i = n; i < count; i += 16) {
+              s.create(newRecord("t", "op", "k" + i).toBuilder()
+                  .body(new byte[16 * 1024], "application/octet-stream")
+                  .state(IntentState.COMPLETED).build());
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : futures) {
+          f.get(5, TimeUnit.MINUTES);
+        }
+      } finally {
+        pool.shutdownNow();
       }
-      long before = Files.size(dir.resolve("intents.db.a")) + Files.size(dir.resolve("intents.db.b"));
-      assertThat(s.purgeExpired(Instant.parse("2100-01-01T00:00:00Z"))).isEqualTo(200);
-      long after = Files.size(dir.resolve("intents.db.a")) + Files.size(dir.resolve("intents.db.b"));
-      assertThat(after).isLessThan(before);
-      assertThat(s.get(fullRecord("t", "op", "k1").id())).isEmpty();
+      long before = copiesSize();
+      assertThat(s.purgeExpired(Instant.parse("2100-01-01T00:00:00Z"))).isEqualTo(count);
+      long after = copiesSize();
+      assertThat(after).isLessThan(before / 2);
+      assertThat(s.get(newRecord("t", "op", "k1").id())).isEmpty();
     }
+  }
+
+  private long copiesSize() throws IOException {
+    return Files.size(dir.resolve("intents.db.a")) + Files.size(dir.resolve("intents.db.b"));
   }
 }

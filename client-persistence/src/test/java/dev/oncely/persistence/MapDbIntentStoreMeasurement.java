@@ -4,6 +4,7 @@ import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,10 +28,18 @@ class MapDbIntentStoreMeasurement {
 
   @Test
   void durable_create_rate_grows_with_concurrency() throws Exception {
-    for (int threads : new int[] {1, 64}) {
-      Path path = dir.resolve("rate-" + threads + ".db");
-      int perThread = threads == 1 ? 1000 : 100;
-      try (MapDbIntentStore store = MapDbIntentStore.open(path)) {
+    for (String engine : new String[] {"mapdb", "sqlite", "mapdb", "sqlite"}) {
+      for (int threads : new int[] {1, 64}) {
+        rate(engine, threads, threads == 1 ? 300 : 30);
+      }
+    }
+  }
+
+  private void rate(String engine, int threads, int perThread) throws Exception {
+    {
+      Path path = dir.resolve(engine + "-rate-" + threads + "-" + System.nanoTime() + ".db");
+      try (IntentStore store = engine.equals("mapdb") ? MapDbIntentStore.open(path)
+          : SqliteIntentStore.open(path)) {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long start = System.nanoTime();
         List<Future<?>> futures = new ArrayList<>();
@@ -48,8 +57,8 @@ class MapDbIntentStoreMeasurement {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         pool.shutdown();
-        System.out.printf("MEASURE concurrency %d: %d durable creates in %.2f s = %.0f/s%n",
-            threads, threads * perThread, seconds, threads * perThread / seconds);
+        System.out.printf("MEASURE %s concurrency %d: %d durable creates in %.2f s = %.0f/s%n",
+            engine, threads, threads * perThread, seconds, threads * perThread / seconds);
       }
     }
   }

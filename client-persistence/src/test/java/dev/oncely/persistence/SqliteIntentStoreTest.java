@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreEncryptionException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

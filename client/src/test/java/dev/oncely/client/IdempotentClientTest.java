@@ -259,6 +259,21 @@ class IdempotentClientTest {
   }
 
   @Test
+  void accepted_202_with_retry_after_zero_is_polled_with_backoff_not_at_once() {
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(new MockResponse.Builder().code(202).addHeader("Retry-After", "0")
+          .addHeader("Location", "/payments/p-0/status").build());
+    }
+    server.enqueue(new MockResponse.Builder().code(200).body("{\"id\":\"p-0\"}").build());
+
+    IntentOutcome outcome = client(clientBuilder().jitter(new MaxJitter())).execute(spec(BODY));
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(sleeper.sleeps()).containsExactly(
+        Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(400));
+  }
+
+  @Test
   void okhttp_own_resend_of_503_with_retry_after_zero_still_carries_the_same_key()
       throws Exception {
     server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "0").build());

@@ -64,9 +64,16 @@ class MainTest {
   }
 
   @Test
-  void demo_is_the_default_subcommand_and_says_it_is_not_yet_available() {
-    assertThat(run()).isEqualTo(2);
-    assertThat(err()).contains("demo: not yet available");
+  void demo_is_the_default_subcommand_and_refuses_a_bad_option_naming_it() {
+    assertThat(run("--intents", "0")).isEqualTo(2);
+    assertThat(err()).contains("demo: option --intents of demo must be an integer in [1, 1000000]")
+        .contains("was '0'");
+  }
+
+  @Test
+  void demo_refuses_a_bad_faults_item_naming_it() {
+    assertThat(run("demo", "--faults", "stal=0.1")).isEqualTo(2);
+    assertThat(err()).contains("bad faults item 'stal=0.1'");
   }
 
   @Test

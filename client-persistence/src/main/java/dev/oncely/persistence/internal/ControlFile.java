@@ -78,8 +78,9 @@ public final class ControlFile implements AutoCloseable {
   /**
    * Returns the newest valid slot, or empty when the file was never written (all zero or empty).
    *
-   * @throws StoreCorruptedException if the file holds bytes but no slot verifies, or a slot was
-   *     written by a newer layout version
+   * @throws StoreCorruptedException if the file holds bytes but no slot verifies
+   * @throws StoreException if a slot was written by another layout version (never treated as
+   *     damage, so a downgrade cannot quarantine good files)
    */
   public Optional<State> read() {
     try {
@@ -171,9 +172,9 @@ public final class ControlFile implements AutoCloseable {
     }
     int version = in.get() & 0xff;
     if (version != VERSION) {
-      throw new StoreCorruptedException(path + ": control file layout version " + version
+      throw new StoreException(path + ": control file layout version " + version
           + " is not supported; this library reads version " + VERSION
-          + " (a newer Oncely wrote it?)");
+          + " (a newer Oncely wrote it? it is left untouched)");
     }
     int trusted = in.get();
     boolean inSync = in.get() == 1;

@@ -3,6 +3,7 @@ package dev.oncely.persistence.internal;
 import dev.oncely.client.spi.IntentRecord;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The transaction handle of one group commit on the MapDB engine: the copy being written plus the
@@ -28,7 +29,7 @@ public final class MapDbBatch {
   }
 
   /** Returns the entries of {@code map} in [{@code from}, {@code to}) as this batch sees them. */
-  public Iterable<java.util.Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
+  public Iterable<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
     return target.range(map, from, to);
   }
 

@@ -32,6 +32,9 @@ import java.util.function.Function;
  * copy it writes, so a reader that started before a flip finishes before that copy changes.
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
+  /** MapDB keeps a transaction in memory: a rebuild commits in steps (the file is not yet used). */
+  private static final int REBUILD_COMMIT_EVERY = 5_000;
+
   private final Path[] paths;
   private final ControlFile control;
   private final Consumer<MapDbFile> verifier;
@@ -119,15 +122,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       return;
     }
     otherInSync = state.otherInSync();
-    if (otherInSync) {
-      try {
-        files[other] = openVerified(other, sequence);
-        return;
-      } catch (StoreCorruptedException e) {
-        control.write(new ControlFile.State(trusted, sequence, false));
-        otherInSync = false;
-      }
-    }
     copyTrustedToOther();
   }
 
@@ -167,7 +161,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         throw new StoreCorruptedException(paths[copy] + ": holds commit " + actual
             + " but the control file says " + expectedSequence);
       }
-      file.walk();
       verifier.accept(file);
       return file;
     } catch (RuntimeException e) {
@@ -313,9 +306,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       Path temp = tempOf(paths[other]);
       MapDbFile fresh = MapDbFile.create(temp, sequence);
       try {
+        int uncommitted = 0;
         for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
           for (Map.Entry<byte[], byte[]> e : files[trusted].all(map)) {
             fresh.put(map, e.getKey(), e.getValue());
+            if (++uncommitted == REBUILD_COMMIT_EVERY) {
+              fresh.commit();
+              uncommitted = 0;
+            }
           }
         }
         fresh.commit();

@@ -88,8 +88,8 @@ public final class MapDbFile implements AutoCloseable {
    * Opens the existing file at {@code path}. Leftover MapDB logs are deleted first: MapDB never
    * replays them, and the store only opens copies whose last commit returned.
    *
-   * @throws StoreCorruptedException if the file is missing, fails to open, lacks a map or has an
-   *     unknown layout version
+   * @throws StoreCorruptedException if the file is missing, fails to open or lacks a map
+   * @throws StoreException if it has another layout version (left untouched, never quarantined)
    */
   public static MapDbFile openExisting(Path path) {
     if (!Files.isRegularFile(path)) {
@@ -104,12 +104,16 @@ public final class MapDbFile implements AutoCloseable {
       }
       long version = ByteBuffer.wrap(layout).getLong();
       if (version != LAYOUT_VERSION) {
-        throw new StoreCorruptedException(path + ": MapDB layout version " + version
-            + " is not supported; this library reads version " + LAYOUT_VERSION);
+        throw new StoreException(path + ": MapDB layout version " + version
+            + " is not supported; this library reads version " + LAYOUT_VERSION
+            + " (a newer Oncely wrote it? it is left untouched)");
       }
       return file;
     } catch (RuntimeException e) {
       file.closeQuietly(e);
+      if (e instanceof StoreException && !(e instanceof StoreCorruptedException)) {
+        throw e;
+      }
       throw corrupted(path, "reading the layout version", e);
     }
   }
@@ -151,6 +155,11 @@ public final class MapDbFile implements AutoCloseable {
   private static BTreeMap<byte[], byte[]> map(DB db, String name, boolean create) {
     DB.TreeMapMaker<byte[], byte[]> maker =
         db.treeMap(name, Serializer.BYTE_ARRAY, Serializer.BYTE_ARRAY);
+    if (name.equals(NAMES[RECORDS]) || name.equals(NAMES[UNFINISHED])) {
+      // Leaf nodes then hold keys and value pointers only: a lookup or an insert rewrites a
+      // small node instead of ~32 whole records.
+      maker = maker.valuesOutsideNodesEnable();
+    }
     return create ? maker.create() : maker.open();
   }
 

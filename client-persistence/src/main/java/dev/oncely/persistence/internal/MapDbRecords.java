@@ -3,6 +3,7 @@ package dev.oncely.persistence.internal;
 import dev.oncely.client.spi.DuplicateIntentException;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -54,7 +55,7 @@ public final class MapDbRecords {
     if (business != null) {
       batch.put(MapDbFile.BUSINESS, business, lookup);
     }
-    batch.put(indexOf(record), indexKey(record, lookup), EMPTY);
+    batch.put(indexOf(record), indexKey(record, lookup), indexValue(record, bytes));
     batch.wrote(record);
   }
 
@@ -79,40 +80,50 @@ public final class MapDbRecords {
     byte[] newIndexKey = indexKey(replacement, lookup);
     if (indexOf(current) != indexOf(replacement) || !Arrays.equals(oldIndexKey, newIndexKey)) {
       batch.remove(indexOf(current), oldIndexKey);
-      batch.put(indexOf(replacement), newIndexKey, EMPTY);
+      batch.put(indexOf(replacement), newIndexKey, indexValue(replacement, bytes));
+    } else if (indexOf(replacement) == MapDbFile.UNFINISHED) {
+      batch.put(MapDbFile.UNFINISHED, newIndexKey, bytes);
     }
     batch.wrote(replacement);
     return true;
   }
 
-  /** Deletes finished records that expired at or before {@code now}; returns how many. */
+  /**
+   * Deletes finished records that expired at or before {@code now}; returns how many. Checks every
+   * record first, so a damaged one fails the purge without deleting anything.
+   */
   public int purge(MapDbBatch batch, Instant now) {
     List<byte[]> due = new ArrayList<>();
     byte[] end = timePrefix(now.plusNanos(1));
     for (Map.Entry<byte[], byte[]> e : batch.range(MapDbFile.EXPIRY, new byte[0], end)) {
       due.add(e.getKey());
     }
-    int purged = 0;
+    List<IntentRecord> records = new ArrayList<>(due.size());
     for (byte[] indexKey : due) {
       byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
       byte[] bytes = batch.get(MapDbFile.RECORDS, lookup);
-      batch.remove(MapDbFile.EXPIRY, indexKey);
       if (bytes == null) {
-        continue;
+        throw new StoreCorruptedException("expiry index entry " + hex(lookup)
+            + " points to a missing record");
       }
       IntentRecord r = decode(bytes, lookup, "a record due for purge");
       if (!r.state().isTerminal() || r.expiresAt().isAfter(now)) {
         throw new StoreCorruptedException("expiry index entry " + hex(lookup) + " points to "
             + r.id() + " in state " + r.state() + " expiring " + r.expiresAt());
       }
+      records.add(r);
+    }
+    for (int i = 0; i < due.size(); i++) {
+      byte[] indexKey = due.get(i);
+      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
+      batch.remove(MapDbFile.EXPIRY, indexKey);
       batch.remove(MapDbFile.RECORDS, lookup);
-      byte[] business = businessKey(r);
+      byte[] business = businessKey(records.get(i));
       if (business != null && Arrays.equals(lookup, batch.get(MapDbFile.BUSINESS, business))) {
         batch.remove(MapDbFile.BUSINESS, business);
       }
-      purged++;
     }
-    return purged;
+    return due.size();
   }
 
   /** Returns the record with {@code id} in {@code file}, or null. */
@@ -151,18 +162,17 @@ public final class MapDbRecords {
     return r;
   }
 
-  /** Returns every unfinished record, oldest first, from the index (no full scan). */
+  /**
+   * Returns every unfinished record, oldest first, from the unfinished index alone: it holds a
+   * copy of each unfinished record's bytes, so listing needs no lookup per record and never
+   * touches finished ones.
+   */
   public List<IntentRecord> listUnfinished(MapDbFile file) {
     List<IntentRecord> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
       byte[] indexKey = e.getKey();
       byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
-      byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
-      if (bytes == null) {
-        throw new StoreCorruptedException(file.path() + ": unfinished index points to entry "
-            + hex(lookup) + ", which is missing");
-      }
-      IntentRecord r = decode(bytes, lookup, file.path().toString());
+      IntentRecord r = decode(e.getValue(), lookup, file.path().toString());
       if (r.state().isTerminal() || !Arrays.equals(indexKey, indexKey(r, lookup))) {
         throw new StoreCorruptedException(file.path() + ": unfinished index entry of " + r.id()
             + " does not match the record (state " + r.state() + ")");
@@ -174,21 +184,22 @@ public final class MapDbRecords {
 
   /**
    * Checks a whole copy: every record decodes (checksum, version, key), sits under its own lookup
-   * key, and has exactly the index entries its state asks for; every index entry points to such a
-   * record. A bit flip in a tree key would otherwise make a record silently absent.
+   * key, and has exactly the index entry its state asks for (an unfinished one holding the same
+   * bytes); every index entry belongs to such a record. A bit flip in a tree key would otherwise make a record silently absent.
    *
    * @return how many records the copy holds
    * @throws StoreCorruptedException naming the path and the first inconsistency
-   * @throws dev.oncely.persistence.StoreEncryptionException if a record needs another key
+   * @throws dev.oncely.client.spi.StoreEncryptionException if a record needs another key
    */
   public long verify(MapDbFile file) {
     String where = file.path().toString();
-    Map<ByteBuffer, Integer> expectedIndex = new HashMap<>();
+    Map<ByteBuffer, Long> expectedIndex = new HashMap<>();
     Map<ByteBuffer, ByteBuffer> expectedBusiness = new HashMap<>();
     long count = 0;
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
       IntentRecord r = decode(e.getValue(), e.getKey(), where);
-      expectedIndex.put(ByteBuffer.wrap(indexKey(r, e.getKey())), indexOf(r));
+      expectedIndex.put(ByteBuffer.wrap(indexKey(r, e.getKey())),
+          fingerprint(indexOf(r), indexValue(r, e.getValue())));
       byte[] business = businessKey(r);
       if (business != null) {
         expectedBusiness.put(ByteBuffer.wrap(business), ByteBuffer.wrap(e.getKey()));
@@ -197,8 +208,8 @@ public final class MapDbRecords {
     }
     for (int index : new int[] {MapDbFile.UNFINISHED, MapDbFile.EXPIRY}) {
       for (Map.Entry<byte[], byte[]> e : file.all(index)) {
-        Integer expected = expectedIndex.remove(ByteBuffer.wrap(e.getKey()));
-        if (expected == null || expected != index) {
+        Long expected = expectedIndex.remove(ByteBuffer.wrap(e.getKey()));
+        if (expected == null || expected != fingerprint(index, e.getValue())) {
           throw new StoreCorruptedException(where + ": index entry for "
               + hex(Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length))
               + " matches no record in that state");
@@ -238,6 +249,17 @@ public final class MapDbRecords {
     byte[] bytes = batch.get(MapDbFile.RECORDS, lookup);
     return bytes == null ? "entry " + hex(lookup)
         : decode(bytes, lookup, "the record owning a business id").id().toString();
+  }
+
+  /** The value of a record's index entry: its bytes while unfinished, nothing once finished. */
+  private static byte[] indexValue(IntentRecord r, byte[] bytes) {
+    return r.state().isTerminal() ? EMPTY : bytes;
+  }
+
+  /** Index, length and the record's own CRC32 (its last 4 bytes): equal for equal entries. */
+  private static long fingerprint(int index, byte[] value) {
+    int crc = value.length < 4 ? 0 : ByteBuffer.wrap(value, value.length - 4, 4).getInt();
+    return ((long) index << 60) ^ ((long) value.length << 32) ^ (crc & 0xffffffffL);
   }
 
   private static int indexOf(IntentRecord r) {

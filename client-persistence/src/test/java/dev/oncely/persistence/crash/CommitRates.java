@@ -4,7 +4,7 @@ import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
-import dev.oncely.persistence.internal.RecordCodec;
+import dev.oncely.client.spi.RecordCodec;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;

@@ -1,17 +1,15 @@
 package dev.oncely.persistence.crash;
 
 import dev.oncely.client.spi.IntentStore;
-import dev.oncely.persistence.MapDbIntentStore;
-import dev.oncely.persistence.SqliteIntentStore;
+import dev.oncely.persistence.StoreEngine;
 import dev.oncely.persistence.internal.CommitCrashPoints;
-import dev.oncely.persistence.StoreOptions;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
  * The durable engines the crash harness drives, by name. To put another engine under the kill
- * tests, add its name to {@link #NAMES} and a case to {@link #open}: the child JVM and the verifier
- * use nothing else.
+ * tests, add it to {@link StoreEngine} and its name to {@link #NAMES}: the child JVM and the
+ * verifier use nothing else.
  */
 public final class CrashEngines {
   /** Every engine the kill test runs against. */
@@ -21,12 +19,7 @@ public final class CrashEngines {
 
   /** Opens (or creates) the store of {@code engine} at {@code path} with default options. */
   public static IntentStore open(String engine, Path path) {
-    return switch (engine) {
-      case "sqlite" -> SqliteIntentStore.open(path, StoreOptions.defaults());
-      case "mapdb" -> MapDbIntentStore.open(path, StoreOptions.defaults());
-      default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; known: "
-          + NAMES);
-    };
+    return StoreEngine.parse(engine).open(path);
   }
 
   /**

@@ -11,8 +11,10 @@ import java.util.Random;
 
 /**
  * The wait before the next attempt of one drive or call: the server's {@code Retry-After} when it
- * gave a valid one (bounded by the policy's cap), else the next full-jitter backoff step. A
- * malformed {@code Retry-After} is reported as an event and ignored. Not thread-safe.
+ * gave a valid, non-zero one (bounded by the policy's cap), else the next full-jitter backoff step.
+ * {@code Retry-After: 0} falls back to backoff: honoured literally, a server answering every poll
+ * of a slow {@code 202} with it would burn all attempts within milliseconds. A malformed
+ * {@code Retry-After} is reported as an event and ignored. Not thread-safe.
  */
 final class Waits {
   private final RetryPolicy policy;
@@ -35,7 +37,7 @@ final class Waits {
     if (parsed.malformed()) {
       listener.onEvent(new IntentEvent.MalformedRetryAfter(id, printable(header)));
     }
-    if (parsed.delay() != null) {
+    if (parsed.delay() != null && !parsed.delay().isZero()) {
       Duration cap = policy.maxDelay();
       return parsed.delay().compareTo(cap) > 0 ? cap : parsed.delay();
     }
@@ -44,8 +46,11 @@ final class Waits {
 
   /** Whether {@code answer} carried a usable {@code Retry-After}. */
   static boolean serverChose(StoredResponse answer) {
-    return answer != null && answer.header("Retry-After") != null
-        && RetryAfter.parse(answer.header("Retry-After"), Instant.EPOCH).delay() != null;
+    if (answer == null || answer.header("Retry-After") == null) {
+      return false;
+    }
+    Duration delay = RetryAfter.parse(answer.header("Retry-After"), Instant.EPOCH).delay();
+    return delay != null && !delay.isZero();
   }
 
   private static String printable(String value) {

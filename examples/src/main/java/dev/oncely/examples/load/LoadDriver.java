@@ -8,6 +8,7 @@ import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
+import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
@@ -16,6 +17,7 @@ import dev.oncely.persistence.SqliteIntentStore;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -23,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,12 +92,13 @@ public final class LoadDriver {
     RunManifest manifest = mode == Mode.RUN
         ? RunManifest.createOrMatch(settings)
         : RunManifest.requireExisting(settings);
-    String label = mode.name().toLowerCase(java.util.Locale.ROOT);
+    String label = mode.name().toLowerCase(Locale.ROOT);
     EventCounter events = new EventCounter();
+    RetryCauses causes = new RetryCauses();
     Tally tally = new Tally();
     long started = System.nanoTime();
     try (IntentStore store = open(manifest.engine(), settings.storeDir());
-        IdempotentClient client = client(settings, store, events)) {
+        IdempotentClient client = client(settings, store, IntentListener.all(events, causes))) {
       progress.println(label + ": store " + settings.storeDir().resolve(manifest.engine().fileName())
           + " open after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
       ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon());
@@ -112,7 +116,8 @@ public final class LoadDriver {
         + " ms" + tally.pendingReasons());
     return new LoadReport(manifest.intents(), tally.completed.sum(), tally.rejected.sum(),
         tally.pending.sum(), tally.conflicts.sum(), tally.reconcile.sum(), tally.errors.sum(),
-        events.attempts(), events.retries(), events.accepted(), events.inProgress(), elapsedMs);
+        events.attempts(), events.retries(), events.accepted(), events.inProgress(), elapsedMs,
+        causes.snapshot());
   }
 
   private static void driveAll(IdempotentClient client, RunManifest manifest, int concurrency,
@@ -157,7 +162,7 @@ public final class LoadDriver {
   }
 
   private static IdempotentClient client(LoadSettings s, IntentStore store,
-      EventCounter events) {
+      IntentListener listener) {
     OkHttpClient http = new OkHttpClient.Builder()
         .connectionPool(new ConnectionPool(s.concurrency(), 1, TimeUnit.MINUTES))
         .build();
@@ -171,12 +176,12 @@ public final class LoadDriver {
             .deadline(s.deadline())
             .build())
         .retryBudget(s.retryBudget() ? RetryBudget.standard() : RetryBudget.unlimited())
-        .listener(events)
+        .listener(listener)
         .jitter(new Random(s.seed()))
         .build();
   }
 
-  private static java.util.concurrent.ThreadFactory daemon() {
+  private static ThreadFactory daemon() {
     AtomicLong n = new AtomicLong();
     return r -> {
       Thread t = new Thread(r, "oncely-load-" + n.incrementAndGet());

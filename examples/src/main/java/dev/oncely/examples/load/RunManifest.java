@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 
 /**
  * {@code run.json} in the store directory: what a run was started with (intent count, target,
@@ -89,12 +91,12 @@ record RunManifest(int intents, String target, String dialect, LoadSettings.Stor
     n.put("intents", intents);
     n.put("target", target);
     n.put("dialect", dialect);
-    n.put("engine", engine.name().toLowerCase(java.util.Locale.ROOT));
+    n.put("engine", engine.name().toLowerCase(Locale.ROOT));
     try {
       Files.createDirectories(dir);
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
           StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-        ch.write(java.nio.ByteBuffer.wrap(JSON.writeValueAsBytes(n)));
+        ch.write(ByteBuffer.wrap(JSON.writeValueAsBytes(n)));
         ch.force(true);
       }
       try {

@@ -1,6 +1,7 @@
 package dev.oncely.examples.server;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -69,7 +70,7 @@ final class Http {
   record Answer(int status, byte[] body, String replayed, String retryAfter, String location,
       String contentType) {
     String text() {
-      return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+      return new String(body, StandardCharsets.UTF_8);
     }
   }
 }

@@ -1,12 +1,12 @@
-package dev.oncely.persistence.internal;
+package dev.oncely.client.spi;
 
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoredResponse;
-import dev.oncely.persistence.StoreEncryption;
-import dev.oncely.persistence.StoreEncryptionException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreEncryptionException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,4 +1,4 @@
-package dev.oncely.persistence.internal;
+package dev.oncely.client.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,8 +7,8 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStoreContract;
 import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.persistence.StoreEncryption;
-import dev.oncely.persistence.StoreEncryptionException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreEncryptionException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

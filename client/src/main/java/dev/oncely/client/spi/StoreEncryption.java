@@ -1,4 +1,4 @@
-package dev.oncely.persistence;
+package dev.oncely.client.spi;
 
 import java.util.Arrays;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.oncely.persistence;
+package dev.oncely.client.spi;
 
 import dev.oncely.client.spi.StoreException;
 

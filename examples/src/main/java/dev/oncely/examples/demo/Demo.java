@@ -1,0 +1,108 @@
+package dev.oncely.examples.demo;
+
+import dev.oncely.examples.cli.Command;
+import dev.oncely.examples.server.FaultPlan;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The one-command demonstration (issue 4, section 2): the {@link SdkScenario} (durable store,
+ * SIGKILL, resume) and then the {@link NaiveScenario} with the same workload and faults; progress
+ * on stderr, the comparison table and the verdict on stdout.
+ *
+ * <p>{@link #run} returns {@link Command#EXIT_OK} when the SDK made no duplicate charge and lost no
+ * intent, and {@link Command#EXIT_FAILURE} otherwise or when a step failed.
+ */
+public final class Demo {
+  private final DemoSettings settings;
+  private final ProgressBar bar;
+  private RunSummary sdk;
+  private RunSummary naive;
+
+  /** A demo with {@code settings} reporting progress on {@code bar}. */
+  public Demo(DemoSettings settings, ProgressBar bar) {
+    this.settings = settings;
+    this.bar = bar;
+  }
+
+  /** Runs both scenarios, prints the table and the verdict, and returns the exit code. */
+  public int run(PrintStream out) throws InterruptedException {
+    bar.message(String.format(Locale.ROOT, "Oncely demo: %,d payment intents at concurrency %d"
+        + " against a server that %s; %s answered 202 and finished later (seed %d)",
+        settings.intents(), settings.concurrency(), describe(settings.faults()),
+        percent(settings.slowShare()), settings.seed()));
+    try {
+      bar.message("[1/2] Oncely SDK in a child JVM with a SQLite store in a temp directory;"
+          + " SIGKILL once " + settings.killAfter() + " payments exist, then 'resume'");
+      sdk = new SdkScenario(settings, bar).run();
+      bar.message("[2/2] naive client: plain OkHttp, the same retries, no idempotency key");
+      naive = new NaiveScenario(settings, bar).run();
+    } catch (DemoFailedException e) {
+      bar.message("demo failed: " + e.getMessage());
+      return Command.EXIT_FAILURE;
+    }
+    out.println();
+    out.print(ResultTable.render(List.of(sdk, naive)));
+    out.println();
+    boolean exact = sdk.duplicates() == 0 && sdk.lost() == 0;
+    out.println(exact
+        ? "Oncely: every intent paid exactly once" + (sdk.killedAt() < 0
+            ? " (0 duplicates, 0 lost; the run finished before the kill point)."
+            : " across a SIGKILL (0 duplicates, 0 lost).")
+        : String.format(Locale.ROOT, "FAILED: the SDK made %,d duplicate charges and lost %,d"
+            + " intents.", sdk.duplicates(), sdk.lost()));
+    out.println(String.format(Locale.ROOT, "Naive retries without a key: %,d duplicate charges,"
+        + " %,d lost, and the client believed %,d payments went through once.",
+        naive.duplicates(), naive.lost(), naive.completed()));
+    out.flush();
+    return exact ? Command.EXIT_OK : Command.EXIT_FAILURE;
+  }
+
+  /** The faults in words, for example "drops 8% of answers after charging, ...". */
+  static String describe(FaultPlan f) {
+    List<String> parts = new ArrayList<>();
+    if (f.drop() > 0) {
+      parts.add("drops " + percent(f.drop()) + " of answers after charging");
+    }
+    if (f.stall() > 0) {
+      parts.add("holds " + percent(f.stall()) + " of answers for " + seconds(f.stallFor())
+          + " after charging");
+    }
+    if (f.refuse() > 0) {
+      parts.add("refuses " + percent(f.refuse()) + " of connections");
+    }
+    if (f.burst503() > 0) {
+      parts.add("starts a burst of " + f.burstLength() + " x 503 on " + percent(f.burst503())
+          + " of requests");
+    }
+    if (!f.latency().isZero()) {
+      parts.add("adds " + f.latency().toMillis() + " ms latency");
+    }
+    return parts.isEmpty() ? "injects no faults" : String.join(", ", parts);
+  }
+
+  private static String seconds(Duration d) {
+    return BigDecimal.valueOf(d.toMillis()).movePointLeft(3).stripTrailingZeros()
+        .toPlainString() + " s";
+  }
+
+  private static String percent(double share) {
+    return new BigDecimal(share * 100).round(new MathContext(3)).stripTrailingZeros()
+        .toPlainString() + "%";
+  }
+
+  /** The SDK's result, or null before {@link #run} got that far. */
+  public RunSummary sdkResult() {
+    return sdk;
+  }
+
+  /** The naive client's result, or null before {@link #run} got that far. */
+  public RunSummary naiveResult() {
+    return naive;
+  }
+}
