@@ -1,5 +1,6 @@
 package dev.oncely.persistence.crash;
 
+import dev.oncely.persistence.internal.CommitCrashHook;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,9 +14,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One run of {@link CrashChild} in its own JVM (same classpath, {@code java} from
- * {@code java.home}), its stdout read line by line on a daemon thread so the parent can wait for
- * a given line without sleeping, and its stderr kept in a file for failure messages.
+ * One run of a crash child ({@link CrashChild}, {@link SdkCrashChild}) in its own JVM (same
+ * classpath, {@code java} from {@code java.home}), its stdout read line by line on a daemon thread
+ * so the parent can wait for a given line without sleeping, and its stderr kept in a file for
+ * failure messages.
  */
 final class ChildProcess {
   private static final String EOF = "\u0000EOF";
@@ -36,34 +38,49 @@ final class ChildProcess {
   }
 
   /**
-   * Starts the child. {@code haltInCommit} (may be null) arms the engine's commit crash hook.
-   * SQLite's native library is unpacked under {@code workDir}, not the shared temp dir, because a
-   * killed JVM never deletes it.
+   * Starts the store-level child. {@code haltInCommit} (may be null) arms the engine's commit crash
+   * hook.
    */
   static ChildProcess start(String engine, Path store, long seed, int count, String haltInCommit,
       Path workDir, int run) throws IOException {
     return start(engine, store, seed, count, haltInCommit == null ? List.of()
-        : List.of("-Doncely.test.haltInCommit=" + haltInCommit), workDir, run);
+        : List.of("-D" + CommitCrashHook.PROPERTY + "=" + haltInCommit), workDir, run);
   }
 
-  /** Starts the child with extra JVM arguments (crash points). */
+  /** Starts the store-level child with extra JVM arguments (crash points). */
   static ChildProcess start(String engine, Path store, long seed, int count,
       List<String> jvmArguments, Path workDir, int run) throws IOException {
+    return start(CrashChild.class, jvmArguments, List.of(engine, store.toString(),
+        Long.toString(seed), Integer.toString(count)), workDir, "child-" + run);
+  }
+
+  /**
+   * Starts {@code mainClass} in a new JVM on this JVM's classpath with the extra JVM arguments
+   * {@code jvmArguments} (crash points, as {@code -Dname=value}) and the program arguments
+   * {@code args}; its stderr goes to {@code workDir/<name>.err}. SQLite's native library is
+   * unpacked under {@code workDir}, not the shared temp dir, because a killed JVM never deletes it.
+   */
+  static ChildProcess start(Class<?> mainClass, List<String> jvmArguments, List<String> args,
+      Path workDir, String name) throws IOException {
     Path nativeDir = Files.createDirectories(workDir.resolve("native"));
-    Path stderr = workDir.resolve("child-" + run + ".err");
+    Path stderr = workDir.resolve(name + ".err");
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
         "-Dorg.sqlite.tmpdir=" + nativeDir));
     command.addAll(jvmArguments);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-        CrashChild.class.getName(), engine, store.toString(), Long.toString(seed),
-        Integer.toString(count)));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
+    command.addAll(args);
     Process process = new ProcessBuilder(command)
         .redirectError(stderr.toFile())
         .start();
     process.getOutputStream().close();
     return new ChildProcess(process, stderr);
+  }
+
+  /** Whether the child is still running. */
+  boolean isAlive() {
+    return process.isAlive();
   }
 
   /** Returns the next stdout line, or null once the child's stdout ended. */
