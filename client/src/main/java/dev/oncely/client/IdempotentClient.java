@@ -67,6 +67,9 @@ public final class IdempotentClient implements AutoCloseable {
   public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
   /** Default number of threads of the client's own driver pool. */
   public static final int DEFAULT_DRIVER_THREADS = 16;
+
+  /** Default time a finished record is kept before {@link #purgeExpired()} may delete it. */
+  public static final Duration DEFAULT_FINISHED_RETENTION = Duration.ofDays(7);
   /** How many finished records are cached to answer repeats without a store read. */
   public static final long FINISHED_CACHE_SIZE = 10_000;
 
@@ -84,6 +87,7 @@ public final class IdempotentClient implements AutoCloseable {
     Dialect dialect = b.dialect;
     RecordCache.Factory caches =
         b.recordCacheFactory != null ? b.recordCacheFactory : new CaffeineRecordCacheFactory();
+    Duration keyRetention = b.keyRetention != null ? b.keyRetention : dialect.keyRetention();
     this.config = new EngineConfig(
         // The engine counts, budgets and reports every resend itself, so OkHttp must not add
         // silent ones; those would still carry the same key, but would hide from the policy.
@@ -97,7 +101,8 @@ public final class IdempotentClient implements AutoCloseable {
         b.clock,
         b.sleeper,
         b.networkGate,
-        b.keyRetention != null ? b.keyRetention : dialect.keyRetention(),
+        keyRetention,
+        max(b.finishedRetention, keyRetention),
         b.reconciler,
         b.jitter,
         b.maxResponseBytes,
@@ -169,7 +174,8 @@ public final class IdempotentClient implements AutoCloseable {
   /**
    * Drives every unfinished record in the store (after a restart, or to retry pending intents) with
    * its stored key and body bytes: a record with a stored status URL continues polling it; one
-   * older than the key retention goes to the {@link Reconciler} instead of being resent.
+   * older than the key retention goes to the {@link Reconciler} instead of being resent. Finished
+   * records past their retention are purged first (see {@link #purgeExpired()}).
    *
    * @return one future per unfinished record, oldest first, each completed with the stored outcome
    * @throws StoreException if the store cannot list the records
@@ -177,6 +183,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public List<CompletableFuture<IntentOutcome>> resumePending() {
     checkOpen();
+    purgeExpired();
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
     for (IntentRecord record : config.store().listUnfinished()) {
       futures.add(start(record.id(), false, null));
@@ -196,8 +203,8 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * Deletes finished records whose retention ended (see {@link Builder#keyRetention}), using the
-   * client's clock. Unfinished records are never purged.
+   * Deletes finished records whose retention ended (see {@link Builder#finishedRetention}), using
+   * the client's clock; {@link #resumePending()} calls it too. Unfinished records are never purged.
    *
    * @return how many records were deleted
    * @throws StoreException if the store fails
@@ -205,6 +212,10 @@ public final class IdempotentClient implements AutoCloseable {
   public int purgeExpired() {
     checkOpen();
     return config.store().purgeExpired(config.clock().instant());
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   /** The store records are kept in. */
@@ -377,6 +388,7 @@ public final class IdempotentClient implements AutoCloseable {
     private Sleeper sleeper = Sleeper.SYSTEM;
     private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
     private Duration keyRetention;
+    private Duration finishedRetention = DEFAULT_FINISHED_RETENTION;
     private Reconciler reconciler = Reconciler.MANUAL;
     private java.util.concurrent.Executor executor;
     private RecordCache.Factory recordCacheFactory;
@@ -461,6 +473,25 @@ public final class IdempotentClient implements AutoCloseable {
         throw new IllegalArgumentException("keyRetention must be > 0, was " + keyRetention);
       }
       this.keyRetention = keyRetention;
+      return this;
+    }
+
+    /**
+     * Sets how long a finished (completed, rejected, conflicting) record is kept, so a repeat of
+     * the intent returns the stored outcome without I/O (default
+     * {@link #DEFAULT_FINISHED_RETENTION}). Never shorter than the key retention: a record purged
+     * while the server still remembers the key is harmless, but one purged earlier than the
+     * client's own repeats would resend them.
+     *
+     * @throws IllegalArgumentException if {@code finishedRetention} is null, zero or negative
+     */
+    public Builder finishedRetention(Duration finishedRetention) {
+      if (finishedRetention == null || finishedRetention.isNegative()
+          || finishedRetention.isZero()) {
+        throw new IllegalArgumentException(
+            "finishedRetention must be > 0, was " + finishedRetention);
+      }
+      this.finishedRetention = finishedRetention;
       return this;
     }
 

@@ -1,6 +1,7 @@
 package dev.oncely.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
@@ -177,15 +178,51 @@ class ClientDialectsAndLifecycleTest {
   }
 
   @Test
-  void purge_expired_removes_finished_records_past_their_retention() {
+  void finished_records_are_kept_seven_days_by_default_then_purged() {
     server.enqueue(new MockResponse.Builder().code(201).build());
     IntentSpec spec = spec();
     try (IdempotentClient client = clientBuilder().keyRetention(Duration.ofHours(1)).build()) {
       client.execute(spec);
-      clock.advance(Duration.ofHours(2));
+      clock.advance(Duration.ofDays(7).minusMinutes(1));
+      assertThat(client.purgeExpired()).isZero();
 
+      clock.advance(Duration.ofMinutes(1));
       assertThat(client.purgeExpired()).isEqualTo(1);
     }
     assertThat(store.get(spec.id())).isEmpty();
+  }
+
+  @Test
+  void finished_retention_is_never_shorter_than_the_key_retention() {
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    IntentSpec spec = spec();
+    try (IdempotentClient client = clientBuilder().keyRetention(Duration.ofHours(3))
+        .finishedRetention(Duration.ofHours(1)).build()) {
+      client.execute(spec);
+      clock.advance(Duration.ofHours(2));
+      assertThat(client.purgeExpired()).isZero();
+      clock.advance(Duration.ofHours(1));
+      assertThat(client.purgeExpired()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void resume_pending_purges_finished_records_past_their_retention() {
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    IntentSpec spec = spec();
+    try (IdempotentClient client = clientBuilder().finishedRetention(Duration.ofDays(1)).build()) {
+      client.execute(spec);
+      clock.advance(Duration.ofDays(2));
+
+      assertThat(client.resumePending()).isEmpty();
+    }
+    assertThat(store.get(spec.id())).isEmpty();
+  }
+
+  @Test
+  void finished_retention_must_be_positive() {
+    assertThatThrownBy(() -> IdempotentClient.builder().finishedRetention(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("finishedRetention must be > 0");
   }
 }

@@ -30,6 +30,7 @@ public record EngineConfig(
     Sleeper sleeper,
     NetworkGate gate,
     Duration keyRetention,
+    Duration finishedRetention,
     Reconciler reconciler,
     Random random,
     long maxResponseBytes,

@@ -322,8 +322,9 @@ public final class IntentDriver {
   private IntentOutcome finish(IntentState state, StoredResponse response, boolean replayed,
       String reason, IntentEvent event) {
     Instant now = now();
+    Duration retention = state.isTerminal() ? c.finishedRetention() : c.keyRetention();
     update(b -> b.state(state).lastResponse(response).replayed(replayed).reason(reason)
-        .nextAttemptAt(null).expiresAt(now.plus(c.keyRetention())));
+        .nextAttemptAt(null).expiresAt(now.plus(retention)));
     if (state.isTerminal()) {
       c.finished().put(id, record);
     }
