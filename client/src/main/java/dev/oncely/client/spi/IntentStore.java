@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where intent records live. The executor writes a record in state {@code NEW} <em>before</em> the
- * first byte is sent and writes the outcome <em>before</em> the caller is told, so a durable store
- * lets {@code resumePending()} finish every intent after a crash without a second effect.
+ * Where intent records live. The executor writes a record (already {@code IN_FLIGHT} for the
+ * intent API, {@code NEW} for the interceptor) <em>before</em> the first byte is sent and writes
+ * the outcome <em>before</em> the caller is told, so a durable store lets {@code resumePending()}
+ * finish every intent after a crash without a second effect.
  *
  * <p><b>Contract</b> (checked for every engine by the {@code IntentStoreContract} tests in the
  * client test-jar):
