@@ -4,6 +4,7 @@ import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
+import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.InterceptedCall;
 import dev.oncely.client.internal.SafeListener;
 import dev.oncely.client.spi.IntentStore;
@@ -224,10 +225,7 @@ public final class IdempotencyInterceptor implements Interceptor {
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder keyRetention(Duration keyRetention) {
-      if (keyRetention == null || keyRetention.isNegative() || keyRetention.isZero()) {
-        throw new IllegalArgumentException("keyRetention must be > 0, was " + keyRetention);
-      }
-      this.keyRetention = keyRetention;
+      this.keyRetention = Durations.positive("keyRetention", keyRetention);
       return this;
     }
 

@@ -5,6 +5,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.CallRegistry;
+import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineConfig;
 import dev.oncely.client.internal.IntentDriver;
 import dev.oncely.client.internal.Outcomes;
@@ -469,10 +470,7 @@ public final class IdempotentClient implements AutoCloseable {
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder keyRetention(Duration keyRetention) {
-      if (keyRetention == null || keyRetention.isNegative() || keyRetention.isZero()) {
-        throw new IllegalArgumentException("keyRetention must be > 0, was " + keyRetention);
-      }
-      this.keyRetention = keyRetention;
+      this.keyRetention = Durations.positive("keyRetention", keyRetention);
       return this;
     }
 
@@ -486,12 +484,7 @@ public final class IdempotentClient implements AutoCloseable {
      * @throws IllegalArgumentException if {@code finishedRetention} is null, zero or negative
      */
     public Builder finishedRetention(Duration finishedRetention) {
-      if (finishedRetention == null || finishedRetention.isNegative()
-          || finishedRetention.isZero()) {
-        throw new IllegalArgumentException(
-            "finishedRetention must be > 0, was " + finishedRetention);
-      }
-      this.finishedRetention = finishedRetention;
+      this.finishedRetention = Durations.positive("finishedRetention", finishedRetention);
       return this;
     }
 

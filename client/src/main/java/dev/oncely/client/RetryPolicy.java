@@ -1,5 +1,6 @@
 package dev.oncely.client;
 
+import dev.oncely.client.internal.Durations;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Random;
@@ -162,7 +163,7 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if it is null or negative
      */
     public Builder baseDelay(Duration baseDelay) {
-      this.baseDelay = notNegative("baseDelay", baseDelay);
+      this.baseDelay = Durations.notNegative("baseDelay", baseDelay);
       return this;
     }
 
@@ -172,7 +173,7 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if it is null or negative
      */
     public Builder maxDelay(Duration maxDelay) {
-      this.maxDelay = notNegative("maxDelay", maxDelay);
+      this.maxDelay = Durations.notNegative("maxDelay", maxDelay);
       return this;
     }
 
@@ -182,7 +183,7 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder deadline(Duration deadline) {
-      this.deadline = positive("deadline", deadline);
+      this.deadline = Durations.positive("deadline", deadline);
       return this;
     }
 
@@ -192,7 +193,7 @@ public final class RetryPolicy {
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder attemptTimeout(Duration attemptTimeout) {
-      this.attemptTimeout = positive("attemptTimeout", attemptTimeout);
+      this.attemptTimeout = Durations.positive("attemptTimeout", attemptTimeout);
       return this;
     }
 
@@ -207,20 +208,6 @@ public final class RetryPolicy {
             + maxDelay);
       }
       return new RetryPolicy(this);
-    }
-
-    private static Duration notNegative(String name, Duration value) {
-      if (value == null || value.isNegative()) {
-        throw new IllegalArgumentException(name + " must be a duration >= 0, was " + value);
-      }
-      return value;
-    }
-
-    private static Duration positive(String name, Duration value) {
-      if (value == null || value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(name + " must be a duration > 0, was " + value);
-      }
-      return value;
     }
   }
 }

@@ -223,6 +223,6 @@ class ClientDialectsAndLifecycleTest {
   void finished_retention_must_be_positive() {
     assertThatThrownBy(() -> IdempotentClient.builder().finishedRetention(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("finishedRetention must be > 0");
+        .hasMessageContaining("finishedRetention must be a duration > 0");
   }
 }

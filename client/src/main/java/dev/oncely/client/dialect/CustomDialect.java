@@ -1,5 +1,6 @@
 package dev.oncely.client.dialect;
 
+import dev.oncely.client.internal.Durations;
 import dev.oncely.client.spi.StoredResponse;
 import java.time.Duration;
 import java.util.Collections;
@@ -211,10 +212,7 @@ public final class CustomDialect implements Dialect {
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder keyRetention(Duration keyRetention) {
-      if (keyRetention == null || keyRetention.isNegative() || keyRetention.isZero()) {
-        throw new IllegalArgumentException("keyRetention must be > 0, was " + keyRetention);
-      }
-      this.keyRetention = keyRetention;
+      this.keyRetention = Durations.positive("keyRetention", keyRetention);
       return this;
     }
 
