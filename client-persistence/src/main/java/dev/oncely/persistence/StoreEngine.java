@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * <p>{@link #MAPDB} is the default: it is the engine this project is specified on, and with its
  * two-copy layout it held the durability guarantee in every kill test (kills inside MapDB's own
- * commit included). {@link #SQLITE} holds the same guarantee and commits 5 to 10 times faster on
+ * commit included). {@link #SQLITE} holds the same guarantee and commits about 6 times faster on
  * the same disk; choose it for throughput (the measurements are in the README).
  */
 public enum StoreEngine {
