@@ -36,6 +36,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import okhttp3.OkHttpClient;
 
 /**
@@ -73,6 +75,8 @@ public final class IdempotentClient implements AutoCloseable {
   public static final Duration DEFAULT_FINISHED_RETENTION = Duration.ofDays(7);
   /** How many finished records are cached to answer repeats without a store read. */
   public static final long FINISHED_CACHE_SIZE = 10_000;
+
+  private static final Logger LOG = Logger.getLogger(IdempotentClient.class.getName());
 
   private final EngineConfig config;
   private final boolean ownsStore;
@@ -184,7 +188,12 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public List<CompletableFuture<IntentOutcome>> resumePending() {
     checkOpen();
-    purgeExpired();
+    try {
+      purgeExpired();
+    } catch (StoreException e) {
+      // Purging is housekeeping; resuming unfinished intents must not depend on it.
+      LOG.log(Level.WARNING, "purging expired records failed; resuming anyway", e);
+    }
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
     for (IntentRecord record : config.store().listUnfinished()) {
       futures.add(start(record.id(), false, null));

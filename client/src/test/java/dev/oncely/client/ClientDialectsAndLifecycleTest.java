@@ -6,11 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
+import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -217,6 +222,69 @@ class ClientDialectsAndLifecycleTest {
       assertThat(client.resumePending()).isEmpty();
     }
     assertThat(store.get(spec.id())).isEmpty();
+  }
+
+  @Test
+  void resume_pending_resumes_even_when_purging_fails() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(201).build());
+    IntentSpec spec = spec();
+    try (IdempotentClient first = clientBuilder()
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
+      assertThat(first.execute(spec)).isInstanceOf(IntentOutcome.Pending.class);
+    }
+
+    try (IdempotentClient restarted = clientBuilder().store(new PurgeFailingStore(store)).build()) {
+      List<CompletableFuture<IntentOutcome>> resumed = restarted.resumePending();
+
+      assertThat(resumed).hasSize(1);
+      assertThat(resumed.get(0).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(IntentOutcome.Completed.class);
+    }
+  }
+
+  /** Our real in-memory store, except that purging fails as a broken disk would. */
+  private static final class PurgeFailingStore implements IntentStore {
+    private final IntentStore delegate;
+
+    PurgeFailingStore(IntentStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void create(IntentRecord record) {
+      delegate.create(record);
+    }
+
+    @Override
+    public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
+      return delegate.compareAndSet(expected, replacement);
+    }
+
+    @Override
+    public Optional<IntentRecord> get(IntentId id) {
+      return delegate.get(id);
+    }
+
+    @Override
+    public Optional<IntentRecord> findByBusinessId(String scope, String operation, String id) {
+      return delegate.findByBusinessId(scope, operation, id);
+    }
+
+    @Override
+    public List<IntentRecord> listUnfinished() {
+      return delegate.listUnfinished();
+    }
+
+    @Override
+    public int purgeExpired(Instant now) {
+      throw new StoreException("purge failed: disk error");
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
   }
 
   @Test
