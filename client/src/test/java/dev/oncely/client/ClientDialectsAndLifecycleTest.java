@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
-import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.StoreException;
@@ -15,7 +15,6 @@ import dev.oncely.client.testing.RecordingSleeper;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -244,46 +243,14 @@ class ClientDialectsAndLifecycleTest {
   }
 
   /** Our real in-memory store, except that purging fails as a broken disk would. */
-  private static final class PurgeFailingStore implements IntentStore {
-    private final IntentStore delegate;
-
+  private static final class PurgeFailingStore extends ForwardingIntentStore {
     PurgeFailingStore(IntentStore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public void create(IntentRecord record) {
-      delegate.create(record);
-    }
-
-    @Override
-    public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
-      return delegate.compareAndSet(expected, replacement);
-    }
-
-    @Override
-    public Optional<IntentRecord> get(IntentId id) {
-      return delegate.get(id);
-    }
-
-    @Override
-    public Optional<IntentRecord> findByBusinessId(String scope, String operation, String id) {
-      return delegate.findByBusinessId(scope, operation, id);
-    }
-
-    @Override
-    public List<IntentRecord> listUnfinished() {
-      return delegate.listUnfinished();
+      super(delegate);
     }
 
     @Override
     public int purgeExpired(Instant now) {
       throw new StoreException("purge failed: disk error");
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
     }
   }
 

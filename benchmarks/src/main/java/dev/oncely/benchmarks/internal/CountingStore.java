@@ -1,11 +1,8 @@
 package dev.oncely.benchmarks.internal;
 
-import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
-import java.time.Instant;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -13,13 +10,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code compareAndSet}), so the harness can see how many commits an intent pays before its first
  * byte is sent.
  */
-public final class CountingStore implements IntentStore {
-  private final IntentStore delegate;
+public final class CountingStore extends ForwardingIntentStore {
   private final AtomicLong writes = new AtomicLong();
 
   /** Counts the writes made through this wrapper to {@code delegate}. */
   public CountingStore(IntentStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Writes made so far. */
@@ -29,39 +25,14 @@ public final class CountingStore implements IntentStore {
 
   @Override
   public void create(IntentRecord record) {
-    delegate.create(record);
+    super.create(record);
     writes.incrementAndGet();
   }
 
   @Override
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
-    boolean done = delegate.compareAndSet(expected, replacement);
+    boolean done = super.compareAndSet(expected, replacement);
     writes.incrementAndGet();
     return done;
-  }
-
-  @Override
-  public Optional<IntentRecord> get(IntentId id) {
-    return delegate.get(id);
-  }
-
-  @Override
-  public Optional<IntentRecord> findByBusinessId(String scope, String operation, String businessId) {
-    return delegate.findByBusinessId(scope, operation, businessId);
-  }
-
-  @Override
-  public List<IntentRecord> listUnfinished() {
-    return delegate.listUnfinished();
-  }
-
-  @Override
-  public int purgeExpired(Instant now) {
-    return delegate.purgeExpired(now);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }
