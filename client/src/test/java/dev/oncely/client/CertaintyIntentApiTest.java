@@ -361,4 +361,32 @@ class CertaintyIntentApiTest {
       Thread.setDefaultUncaughtExceptionHandler(previous);
     }
   }
+
+  @Test
+  void a_202_naming_its_status_url_in_the_body_is_polled_and_a_processing_document_keeps_polling()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(202).body("{\"id\":\"p_42\"}").build());
+    server.enqueue(new MockResponse.Builder().code(200).body("{\"status\":\"processing\"}")
+        .build());
+    server.enqueue(new MockResponse.Builder().code(200).body("{\"status\":\"paid\"}").build());
+    dev.oncely.client.dialect.Dialect dialect = Dialects.custom("body-status")
+        .statusUrlResolver(dev.oncely.client.dialect.StatusUrlResolver.jsonPointer("/id",
+            "/v1/payments/{}"))
+        .statusInterpreter(answer -> new String(answer.body(), java.nio.charset.StandardCharsets
+            .UTF_8).contains("processing")
+            ? dev.oncely.client.dialect.StatusInterpreter.PollState.PROCESSING
+            : dev.oncely.client.dialect.StatusInterpreter.PollState.DONE)
+        .build();
+
+    IntentOutcome outcome = client(builder().dialect(dialect)).execute(spec());
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(new String(((IntentOutcome.Completed) outcome).response().body(),
+        java.nio.charset.StandardCharsets.UTF_8)).contains("paid");
+    server.takeRequest(5, TimeUnit.SECONDS);
+    RecordedRequest poll = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(poll.getMethod()).isEqualTo("GET");
+    assertThat(poll.getUrl().encodedPath()).isEqualTo("/v1/payments/p_42");
+    assertThat(server.getRequestCount()).isEqualTo(3);
+  }
 }

@@ -4,6 +4,7 @@ import dev.oncely.client.BodyTooLargeException;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentIOException;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryBudget;
@@ -30,6 +31,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.Request;
@@ -56,23 +58,35 @@ public final class InterceptedCall {
       Function<Request, String> operation, long maxBodyBytes, Duration keyRetention,
       long maxResponseBytes) {}
 
+  /**
+   * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
+   * business id, and how to mint a key when neither the request nor the store has one. Null for an
+   * untagged call, whose key lives only as long as the call.
+   */
+  public record Identity(String scope, String operation, String businessId,
+      Supplier<String> mint) {}
+
   private final Config c;
   private final Interceptor.Chain chain;
+  private final Identity identity;
   private IntentId id;
   private RecordKeeper keeper;
+  private Exchange resumeAt;
   private final Failures failures = new Failures();
 
-  /** Prepares the call for {@code chain}. */
-  public InterceptedCall(Config config, Interceptor.Chain chain) {
+  /** Prepares the call for {@code chain}; {@code identity} may be null. */
+  public InterceptedCall(Config config, Interceptor.Chain chain, Identity identity) {
     this.c = config;
     this.chain = chain;
+    this.identity = identity;
   }
 
   /** Runs the call to its final response; throws only {@link IOException}s. */
   public Response run() throws IOException {
     try {
       return runChecked();
-    } catch (PayloadMismatchException | BodyTooLargeException | StoreException e) {
+    } catch (PayloadMismatchException | BodyTooLargeException | StoreException
+        | NeedsReconciliationException e) {
       throw failures.attachTo(new IntentIOException(e));
     }
   }
@@ -81,15 +95,32 @@ public final class InterceptedCall {
     Request original = chain.request();
     Request.Builder builder = original.newBuilder();
     String keyHeader = c.dialect().keyHeader();
-    String header = original.header(keyHeader);
     String key;
     String keyValue;
-    if (header != null) {
+    ResumedIntent resumed = original.tag(ResumedIntent.class);
+    IntentRecord known = resumed != null ? null : knownByBusinessId();
+    if (resumed != null) {
+      IntentRecord record = c.store().get(resumed.id()).orElseThrow(() ->
+          new StoreException("record " + resumed.id() + " is not in the store"));
+      id = record.id();
+      key = id.key();
+      keyHeader = record.keyHeader() != null ? record.keyHeader() : keyHeader;
+      keyValue = record.keyValue() != null ? record.keyValue() : c.dialect().formatKey(key);
+      builder.header(keyHeader, keyValue);
+    } else if (original.header(keyHeader) != null) {
+      String header = original.header(keyHeader);
       String parsed = c.dialect().parseKey(header);
       key = parsed != null ? parsed : header.trim();
       keyValue = header;
+    } else if (known != null) {
+      // A call re-issued (after a restart) for a business id that already has an intent: the
+      // same intent, so the same key, sent exactly as the first attempt sent it.
+      key = known.id().key();
+      keyHeader = known.keyHeader() != null ? known.keyHeader() : keyHeader;
+      keyValue = known.keyValue() != null ? known.keyValue() : c.dialect().formatKey(key);
+      builder.header(keyHeader, keyValue);
     } else {
-      key = Keys.random();
+      key = identity != null ? identity.mint().get() : Keys.random();
       keyValue = c.dialect().formatKey(key);
       builder.header(keyHeader, keyValue);
     }
@@ -101,12 +132,23 @@ public final class InterceptedCall {
       builder.method(original.method(), RequestBody.create(body, type));
     }
     Request request = builder.build();
-    id = IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+    if (id == null) {
+      id = identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
+          : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+    }
     Response stored = openRecord(request, body, type, keyHeader, keyValue);
     if (stored != null) {
       return stored;
     }
     return loop(request);
+  }
+
+  private IntentRecord knownByBusinessId() {
+    if (identity == null || identity.businessId() == null || c.store() == null) {
+      return null;
+    }
+    return c.store().findByBusinessId(identity.scope(), identity.operation(),
+        identity.businessId()).orElse(null);
   }
 
   private byte[] buffer(RequestBody body) throws IOException {
@@ -137,7 +179,21 @@ public final class InterceptedCall {
       }
       keeper = new RecordKeeper(c.store(), c.clock(), r, RecordKeeper.loadedMaybeDelivered(r),
           true);
+      if (r.state() == IntentState.NEEDS_RECONCILIATION) {
+        throw new NeedsReconciliationException(id, r.reason() == null ? "needs reconciliation"
+            : r.reason());
+      }
+      if (keeper.maybeDelivered() && !withinRetention()) {
+        String reason = "older than the server's key retention (" + c.keyRetention()
+            + "): resending could create a second effect";
+        keeper.reconcile(reason);
+        emit(new IntentEvent.NeedsReconciliation(id, reason));
+        throw new NeedsReconciliationException(id, reason);
+      }
       keeper.claim(keyHeader, keyValue);
+      if (r.pollUrl() != null) {
+        resumeAt = Exchange.poll(okhttp3.HttpUrl.get(r.pollUrl()));
+      }
       return null;
     }
     Instant now = now();
@@ -145,6 +201,7 @@ public final class InterceptedCall {
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader));
     IntentRecord fresh = IntentRecord.builder()
         .id(id)
+        .businessId(identity != null ? identity.businessId() : null)
         .method(request.method())
         .url(request.url().toString())
         .headers(headers)
@@ -180,7 +237,7 @@ public final class InterceptedCall {
     Pacer pacer = new Pacer(c.policy(), c.budget(),
         new Waits(c.policy(), c.random(), c.listener(), id), c.clock());
     AnswerPolicy policy = new AnswerPolicy(c.dialect(), id, request.url());
-    Exchange exchange = Exchange.submit(request.url());
+    Exchange exchange = resumeAt != null ? resumeAt : Exchange.submit(request.url());
     while (true) {
       checkCanceled();
       boolean deliveredBefore = keeper.maybeDelivered();
@@ -299,7 +356,8 @@ public final class InterceptedCall {
 
   private boolean withinRetention() {
     IntentRecord record = keeper.record();
-    return now().isBefore(record.createdAt().plus(c.keyRetention()));
+    return now().isBefore(record.expiresAt())
+        && now().isBefore(record.createdAt().plus(c.keyRetention()));
   }
 
   private void waitBeforeRetry(int attempt, Duration delay, String cause) throws IOException {
