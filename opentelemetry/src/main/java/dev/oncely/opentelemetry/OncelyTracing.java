@@ -1,0 +1,208 @@
+package dev.oncely.opentelemetry;
+
+import dev.oncely.client.HeaderProvider;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.opentelemetry.internal.IntentSpans;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import io.opentelemetry.context.propagation.TextMapPropagator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * OpenTelemetry tracing for Oncely: one span per drive of an intent, with each attempt as a child
+ * span that follows the HTTP client semantic conventions.
+ *
+ * <p>Spans:
+ * <ul>
+ *   <li><b>{@code oncely <operation>}</b> (INTERNAL), from the first event of a drive to its end.
+ *       Attributes {@code oncely.operation}, {@code oncely.resumed}, {@code oncely.outcome}
+ *       ({@code completed}, {@code rejected}, {@code key_conflict}, {@code pending},
+ *       {@code needs_reconciliation}) and, for a pending drive, {@code oncely.pending_reason}.
+ *       Status ERROR for rejected, key-conflict and needs-reconciliation outcomes. Span events for
+ *       scheduled retries (with {@code oncely.retry.delay_ms}), {@code 202} and {@code 409}
+ *       answers and retry-budget refusals.
+ *   <li><b>{@code <METHOD>}</b> (CLIENT), one per attempt (or poll of a status URL):
+ *       {@code http.request.method}, {@code server.address}, {@code http.response.status_code},
+ *       {@code http.request.resend_count} (from the second attempt on), {@code error.type} (the
+ *       status code, or the failure's class name when no answer came), {@code oncely.attempt},
+ *       {@code oncely.poll}.
+ * </ul>
+ * No attribute ever carries a key, a scope value, a business id, a URL or a payload.
+ *
+ * <p><b>Parent.</b> A drive's span is a child of the context current on the driving thread, or,
+ * when an {@linkplain Builder#originOf origin} is configured, of the span the intent was born
+ * under. A resumed drive (attempts already made, for example after a restart) starts its own
+ * trace with a <em>link</em> to that origin, so the two traces can be joined.
+ *
+ * <p><b>Propagation.</b> {@link #headers(HeaderProvider)} wraps the client's header provider so
+ * that every attempt carries the attempt span's context ({@code traceparent}) and the server joins
+ * the trace.
+ *
+ * <p>Thread-safe; create one per client and pass {@link #listener()} to its builder.
+ */
+public final class OncelyTracing {
+  /** The instrumentation scope name of every span. */
+  public static final String INSTRUMENTATION_NAME = "dev.oncely.opentelemetry";
+
+  private final TextMapPropagator propagator;
+  private final IntentSpans spans;
+
+  private OncelyTracing(Builder b) {
+    this.propagator = b.openTelemetry.getPropagators().getTextMapPropagator();
+    Origin origin = b.origin;
+    this.spans = new IntentSpans(b.openTelemetry.getTracer(INSTRUMENTATION_NAME),
+        origin == null ? id -> null : id -> spanContextOf(origin.traceContextOf(id)));
+  }
+
+  /**
+   * Starts a builder that traces with {@code openTelemetry}.
+   *
+   * @param openTelemetry the SDK (or {@code GlobalOpenTelemetry.get()})
+   * @return a builder with no origin
+   * @throws NullPointerException if {@code openTelemetry} is null
+   */
+  public static Builder builder(OpenTelemetry openTelemetry) {
+    return new Builder(openTelemetry);
+  }
+
+  /**
+   * Traces with {@code openTelemetry}; drive spans are children of the current context.
+   *
+   * @param openTelemetry the SDK (or {@code GlobalOpenTelemetry.get()})
+   * @return the tracing
+   * @throws NullPointerException if {@code openTelemetry} is null
+   */
+  public static OncelyTracing create(OpenTelemetry openTelemetry) {
+    return builder(openTelemetry).build();
+  }
+
+  /**
+   * The listener that records the spans; pass it to {@code IdempotentClient.Builder.listener}
+   * (with {@link IntentListener#all} to keep other listeners).
+   *
+   * @return the span-recording listener
+   */
+  public IntentListener listener() {
+    return spans;
+  }
+
+  /**
+   * Wraps {@code delegate} so that each attempt also carries the attempt span's propagation
+   * headers (W3C {@code traceparent} with the default propagators). The delegate's headers win on
+   * a name clash.
+   *
+   * @param delegate the provider of credentials and other send-time headers, or
+   *     {@link HeaderProvider#NONE}
+   * @return the wrapping provider
+   * @throws NullPointerException if {@code delegate} is null
+   */
+  public HeaderProvider headers(HeaderProvider delegate) {
+    Objects.requireNonNull(delegate, "delegate");
+    return (id, url) -> {
+      Map<String, String> out = new LinkedHashMap<>();
+      Span span = spans.innermost(id);
+      if (span != null) {
+        propagator.inject(Context.root().with(span), out, (carrier, k, v) -> {
+          if (carrier != null) {
+            carrier.put(k, v);
+          }
+        });
+      }
+      out.putAll(delegate.headersFor(id, url));
+      return out;
+    };
+  }
+
+  /**
+   * The propagation fields of the current context (W3C {@code traceparent} and
+   * {@code tracestate} with the default propagators), to store with a new intent so that later
+   * drives can join the trace it was born in. Empty when no span is current.
+   *
+   * @return a new, mutable map; empty when there is nothing to propagate
+   */
+  public Map<String, String> currentTraceContext() {
+    Map<String, String> out = new LinkedHashMap<>();
+    propagator.inject(Context.current(), out, (carrier, k, v) -> {
+      if (carrier != null) {
+        carrier.put(k, v);
+      }
+    });
+    return out;
+  }
+
+  private @Nullable SpanContext spanContextOf(@Nullable Map<String, String> fields) {
+    if (fields == null || fields.isEmpty()) {
+      return null;
+    }
+    Map<String, String> copy = new HashMap<>(fields);
+    Context extracted = propagator.extract(Context.root(), copy, MapGetter.INSTANCE);
+    SpanContext context = Span.fromContext(extracted).getSpanContext();
+    return context.isValid() ? context : null;
+  }
+
+  /** Reads propagation fields from a map. */
+  private enum MapGetter implements TextMapGetter<Map<String, String>> {
+    INSTANCE;
+
+    @Override
+    public Iterable<String> keys(Map<String, String> carrier) {
+      return carrier.keySet();
+    }
+
+    @Override
+    public @Nullable String get(@Nullable Map<String, String> carrier, String key) {
+      return carrier == null ? null : carrier.get(key);
+    }
+  }
+
+  /** Where the trace context an intent was born with is found. */
+  @FunctionalInterface
+  public interface Origin {
+    /**
+     * Returns the propagation fields stored with intent {@code id}, if any.
+     *
+     * @param id the intent
+     * @return the fields (for example {@code traceparent}), or null or empty when none
+     */
+    @Nullable Map<String, String> traceContextOf(IntentId id);
+  }
+
+  /** Configures {@link OncelyTracing}. Not thread-safe; build once. */
+  public static final class Builder {
+    private final OpenTelemetry openTelemetry;
+    private @Nullable Origin origin;
+
+    private Builder(OpenTelemetry openTelemetry) {
+      this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+    }
+
+    /**
+     * Sets where the trace context an intent was born with is read from, once per drive.
+     *
+     * @param origin the lookup; it must not throw
+     * @return this builder
+     * @throws NullPointerException if {@code origin} is null
+     */
+    public Builder originOf(Origin origin) {
+      this.origin = Objects.requireNonNull(origin, "origin");
+      return this;
+    }
+
+    /**
+     * Builds the tracing.
+     *
+     * @return the tracing
+     */
+    public OncelyTracing build() {
+      return new OncelyTracing(this);
+    }
+  }
+}
