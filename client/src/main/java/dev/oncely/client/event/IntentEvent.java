@@ -54,4 +54,10 @@ public sealed interface IntentEvent {
 
   /** A retry was refused because the host's retry budget is empty. */
   record BudgetExhausted(IntentId id, String host) implements IntentEvent {}
+
+  /**
+   * A header named like the idempotency key header was ignored: the key header belongs to the SDK
+   * ({@code source} names who set it, for example {@code "headerProvider"}).
+   */
+  record KeyHeaderIgnored(IntentId id, String source) implements IntentEvent {}
 }
