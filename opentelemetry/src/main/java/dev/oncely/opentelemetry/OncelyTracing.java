@@ -1,8 +1,9 @@
 package dev.oncely.opentelemetry;
 
-import dev.oncely.client.HeaderProvider;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
 import dev.oncely.opentelemetry.internal.IntentSpans;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -14,6 +15,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import okhttp3.Call;
+import okhttp3.Request;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,13 +41,15 @@ import org.jspecify.annotations.Nullable;
  * No attribute ever carries a key, a scope value, a business id, a URL or a payload.
  *
  * <p><b>Parent.</b> A drive's span is a child of the context current on the driving thread, or,
- * when an {@linkplain Builder#originOf origin} is configured, of the span the intent was born
- * under. A resumed drive (attempts already made, for example after a restart) starts its own
- * trace with a <em>link</em> to that origin, so the two traces can be joined.
+ * with {@link Builder#store}, of the context the intent was born with (stored in its record by
+ * {@code IntentSpec.Builder.traceContext(}{@link #currentTraceContext()}{@code )}). A resumed
+ * drive (attempts already made, for example after a restart) starts its own trace with a
+ * <em>link</em> to that context, so the two traces can be joined.
  *
- * <p><b>Propagation.</b> {@link #headers(HeaderProvider)} wraps the client's header provider so
- * that every attempt carries the attempt span's context ({@code traceparent}) and the server joins
- * the trace.
+ * <p><b>Propagation.</b> The attempt span is current on the driving thread while the attempt is
+ * sent: {@link #callFactory(Call.Factory)} injects it into the request ({@code traceparent}), and
+ * OpenTelemetry's own OkHttp instrumentation, given to the client as its {@code Call.Factory},
+ * nests its transport span under it.
  *
  * <p>Thread-safe; create one per client and pass {@link #listener()} to its builder.
  */
@@ -57,9 +62,9 @@ public final class OncelyTracing {
 
   private OncelyTracing(Builder b) {
     this.propagator = b.openTelemetry.getPropagators().getTextMapPropagator();
-    Origin origin = b.origin;
+    IntentStore store = b.store;
     this.spans = new IntentSpans(b.openTelemetry.getTracer(INSTRUMENTATION_NAME),
-        origin == null ? id -> null : id -> spanContextOf(origin.traceContextOf(id)));
+        store == null ? id -> null : id -> spanContextOf(bornWith(store, id)));
   }
 
   /**
@@ -95,29 +100,27 @@ public final class OncelyTracing {
   }
 
   /**
-   * Wraps {@code delegate} so that each attempt also carries the attempt span's propagation
-   * headers (W3C {@code traceparent} with the default propagators). The delegate's headers win on
-   * a name clash.
+   * Wraps {@code delegate} so that every request it sends carries the propagation headers of the
+   * current context (W3C {@code traceparent} with the default propagators). During an attempt the
+   * current span is the attempt's span, so the server joins the trace as its child. Pass the
+   * result to {@code IdempotentClient.Builder.callFactory}. Not needed when the calls already go
+   * through OpenTelemetry's OkHttp instrumentation, which propagates by itself.
    *
-   * @param delegate the provider of credentials and other send-time headers, or
-   *     {@link HeaderProvider#NONE}
-   * @return the wrapping provider
+   * @param delegate the factory that sends, usually an {@code OkHttpClient} built with
+   *     {@code retryOnConnectionFailure(false)} and {@code followRedirects(false)}
+   * @return the propagating factory
    * @throws NullPointerException if {@code delegate} is null
    */
-  public HeaderProvider headers(HeaderProvider delegate) {
+  public Call.Factory callFactory(Call.Factory delegate) {
     Objects.requireNonNull(delegate, "delegate");
-    return (id, url) -> {
-      Map<String, String> out = new LinkedHashMap<>();
-      Span span = spans.innermost(id);
-      if (span != null) {
-        propagator.inject(Context.root().with(span), out, (carrier, k, v) -> {
-          if (carrier != null) {
-            carrier.put(k, v);
-          }
-        });
-      }
-      out.putAll(delegate.headersFor(id, url));
-      return out;
+    return request -> {
+      Request.Builder b = request.newBuilder();
+      propagator.inject(Context.current(), b, (carrier, k, v) -> {
+        if (carrier != null) {
+          carrier.header(k, v);
+        }
+      });
+      return delegate.newCall(b.build());
     };
   }
 
@@ -136,6 +139,15 @@ public final class OncelyTracing {
       }
     });
     return out;
+  }
+
+  private static @Nullable Map<String, String> bornWith(IntentStore store, IntentId id) {
+    try {
+      return store.get(id).map(IntentRecord::traceContext).orElse(null);
+    } catch (RuntimeException e) {
+      // Tracing must never change a drive: without the record the span simply has no origin.
+      return null;
+    }
   }
 
   private @Nullable SpanContext spanContextOf(@Nullable Map<String, String> fields) {
@@ -163,36 +175,27 @@ public final class OncelyTracing {
     }
   }
 
-  /** Where the trace context an intent was born with is found. */
-  @FunctionalInterface
-  public interface Origin {
-    /**
-     * Returns the propagation fields stored with intent {@code id}, if any.
-     *
-     * @param id the intent
-     * @return the fields (for example {@code traceparent}), or null or empty when none
-     */
-    @Nullable Map<String, String> traceContextOf(IntentId id);
-  }
-
   /** Configures {@link OncelyTracing}. Not thread-safe; build once. */
   public static final class Builder {
     private final OpenTelemetry openTelemetry;
-    private @Nullable Origin origin;
+    private @Nullable IntentStore store;
 
     private Builder(OpenTelemetry openTelemetry) {
       this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
     }
 
     /**
-     * Sets where the trace context an intent was born with is read from, once per drive.
+     * Reads the trace context each intent was born with from its record in {@code store} (the
+     * one the client writes), once per drive: a first drive becomes a child of that context even
+     * when it runs on another thread, and a resumed drive links to it. Store the context with
+     * {@code IntentSpec.Builder.traceContext(tracing.currentTraceContext())}.
      *
-     * @param origin the lookup; it must not throw
+     * @param store the client's store; read only
      * @return this builder
-     * @throws NullPointerException if {@code origin} is null
+     * @throws NullPointerException if {@code store} is null
      */
-    public Builder originOf(Origin origin) {
-      this.origin = Objects.requireNonNull(origin, "origin");
+    public Builder store(IntentStore store) {
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 

@@ -2,7 +2,6 @@ package dev.oncely.opentelemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.HeaderProvider;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
@@ -38,6 +37,7 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -74,7 +74,8 @@ class OncelyTracingTest {
         .clock(clock)
         .sleeper(new RecordingSleeper(clock))
         .listener(tracing.listener())
-        .headerProvider(tracing.headers(HeaderProvider.NONE))
+        .callFactory(tracing.callFactory(new OkHttpClient.Builder()
+            .retryOnConnectionFailure(false).followRedirects(false).build()))
         .retryBudget(budget)
         .retryPolicy(RetryPolicy.builder().maxAttempts(5).baseDelay(Duration.ofMillis(100))
             .deadline(Duration.ofMinutes(1)).attemptTimeout(Duration.ofMillis(500)).build())
@@ -236,13 +237,11 @@ class OncelyTracingTest {
   @Test
   void a_drive_resumed_by_a_new_client_starts_a_trace_linked_to_the_one_the_intent_was_born_in()
       throws Exception {
-    Map<IntentId, Map<String, String>> born = new ConcurrentHashMap<>();
-    OncelyTracing tracing = OncelyTracing.builder(otel).originOf(born::get).build();
+    OncelyTracing tracing = OncelyTracing.builder(otel).store(store).build();
     server.enqueue(status(503));
     Span caller = otel.getTracer("test").spanBuilder("checkout").startSpan();
-    IntentSpec spec = spec();
     try (Scope ignored = caller.makeCurrent()) {
-      born.put(spec.id(), tracing.currentTraceContext());
+      IntentSpec spec = spec().toBuilder().traceContext(tracing.currentTraceContext()).build();
       IntentOutcome first = client(tracing, store, RetryBudget.builder().capacity(0).build())
           .execute(spec);
       assertThat(first).isInstanceOf(IntentOutcome.Pending.class);
@@ -253,11 +252,12 @@ class OncelyTracingTest {
     assertThat(firstDrive.getParentSpanId()).isEqualTo(caller.getSpanContext().getSpanId());
     assertThat(firstDrive.getAttributes().get(AttributeKey.stringKey("oncely.pending_reason")))
         .isEqualTo("retry_budget_exhausted");
+    clients.forEach(IdempotentClient::close);
     exporter.reset();
     clock.advance(Duration.ofMinutes(1));
     server.enqueue(status(201));
 
-    IdempotentClient restarted = client(OncelyTracing.builder(otel).originOf(born::get).build(),
+    IdempotentClient restarted = client(OncelyTracing.builder(otel).store(store).build(),
         store, RetryBudget.builder().build());
     assertThat(restarted.resumePending().get(0).get(10, TimeUnit.SECONDS))
         .isInstanceOf(IntentOutcome.Completed.class);
@@ -271,5 +271,37 @@ class OncelyTracingTest {
       assertThat(link.getSpanContext().getSpanId())
           .isEqualTo(caller.getSpanContext().getSpanId());
     });
+  }
+
+  @Test
+  void a_first_drive_on_a_driver_thread_is_a_child_of_the_context_stored_with_the_intent()
+      throws Exception {
+    OncelyTracing tracing = OncelyTracing.builder(otel).store(store).build();
+    server.enqueue(status(201));
+    Span caller = otel.getTracer("test").spanBuilder("checkout").startSpan();
+    IntentSpec spec;
+    try (Scope ignored = caller.makeCurrent()) {
+      spec = spec().toBuilder().traceContext(tracing.currentTraceContext()).build();
+    } finally {
+      caller.end();
+    }
+
+    assertThat(client(tracing).submit(spec).get(10, TimeUnit.SECONDS))
+        .isInstanceOf(IntentOutcome.Completed.class);
+
+    assertThat(intentSpan().getTraceId()).isEqualTo(caller.getSpanContext().getTraceId());
+    assertThat(intentSpan().getParentSpanId()).isEqualTo(caller.getSpanContext().getSpanId());
+    assertThat(intentSpan().getAttributes().get(AttributeKey.booleanKey("oncely.resumed")))
+        .isFalse();
+  }
+
+  @Test
+  void the_attempt_span_is_current_only_while_the_attempt_is_sent() {
+    server.enqueue(status(201));
+    IdempotentClient client = client(OncelyTracing.create(otel));
+
+    client.execute(spec());
+
+    assertThat(Span.current().getSpanContext().isValid()).isFalse();
   }
 }

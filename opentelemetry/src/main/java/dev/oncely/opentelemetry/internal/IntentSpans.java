@@ -12,6 +12,7 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +23,10 @@ import org.jspecify.annotations.Nullable;
  * Turns the event stream into spans: one INTERNAL span per drive of an intent, one CLIENT span
  * per attempt under it (HTTP semantic conventions). Attributes never carry a key, scope value,
  * business id, URL or payload.
+ *
+ * <p>The attempt span is made current on the driving thread from {@code AttemptStarted} to
+ * {@code AttemptEnded}, the two events that bracket the send, so the {@code Call.Factory} (a
+ * propagating wrapper, or OpenTelemetry's OkHttp instrumentation) sees it as the parent.
  */
 public final class IntentSpans implements IntentListener {
   /** How many intents may have an open span at once before the oldest are ended unfinished. */
@@ -56,21 +61,6 @@ public final class IntentSpans implements IntentListener {
     this.origin = origin;
   }
 
-  /**
-   * The span of the attempt in flight for {@code id}, else the intent's span, else none.
-   *
-   * @param id the intent
-   * @return the innermost open span, or null
-   */
-  public @Nullable Span innermost(IntentId id) {
-    Drive d = open.get(id);
-    if (d == null) {
-      return null;
-    }
-    Span attempt = d.attempt;
-    return attempt != null ? attempt : d.span;
-  }
-
   @Override
   public void onEvent(IntentEvent event) {
     if (event instanceof IntentEvent.AttemptStarted e) {
@@ -86,7 +76,10 @@ public final class IntentSpans implements IntentListener {
       if (e.attempt() > 1) {
         b.setAttribute(RESEND_COUNT, (long) e.attempt() - 1);
       }
-      d.attempt = b.startSpan();
+      Span attempt = b.startSpan();
+      d.attempt = attempt;
+      d.scope = Context.current().with(attempt).makeCurrent();
+      d.scopeThread = Thread.currentThread();
     } else if (event instanceof IntentEvent.AttemptEnded e) {
       Drive d = open.get(e.id());
       Span attempt = d == null ? null : d.attempt;
@@ -176,6 +169,13 @@ public final class IntentSpans implements IntentListener {
   }
 
   private static void endAttempt(Drive d) {
+    Scope scope = d.scope;
+    // A scope belongs to the thread that opened it; another thread must not restore its context.
+    if (scope != null && d.scopeThread == Thread.currentThread()) {
+      scope.close();
+    }
+    d.scope = null;
+    d.scopeThread = null;
     Span attempt = d.attempt;
     if (attempt != null) {
       attempt.end();
@@ -187,6 +187,8 @@ public final class IntentSpans implements IntentListener {
   private static final class Drive {
     final Span span;
     volatile @Nullable Span attempt;
+    volatile @Nullable Scope scope;
+    volatile @Nullable Thread scopeThread;
 
     Drive(Span span) {
       this.span = span;
