@@ -2,6 +2,7 @@ package dev.oncely.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
@@ -23,6 +24,11 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -201,5 +207,29 @@ class OncelyMetricsTest {
     assertThat(registry.find(OncelyMetrics.INTENTS).counters())
         .extracting(c -> c.getId().getTag("operation"))
         .containsExactlyInAnyOrder("op-1", "op-2", "other");
+  }
+
+  @Test
+  void the_interceptors_path_based_operation_names_cannot_grow_the_registry_without_end()
+      throws Exception {
+    OkHttpClient http = new OkHttpClient.Builder()
+        .addInterceptor(IdempotencyInterceptor.builder()
+            .clock(clock)
+            .sleeper(new RecordingSleeper(clock))
+            .listener(OncelyMetrics.builder(registry).maxOperations(2).build())
+            .build())
+        .build();
+    for (int order = 1; order <= 4; order++) {
+      server.enqueue(status(201));
+      Request request = new Request.Builder().url(server.url("/orders/" + order))
+          .post(RequestBody.create("{}", MediaType.get("application/json"))).build();
+      try (Response response = http.newCall(request).execute()) {
+        assertThat(response.code()).isEqualTo(201);
+      }
+    }
+
+    assertThat(registry.find(OncelyMetrics.ATTEMPTS).counters())
+        .extracting(c -> c.getId().getTag("operation")).hasSize(3).contains("other");
+    assertThat(count(OncelyMetrics.ATTEMPTS, "operation", "other")).isEqualTo(2);
   }
 }
