@@ -2,6 +2,7 @@ package dev.oncely.client;
 
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.CallRegistry;
@@ -172,7 +173,9 @@ public final class IdempotentClient implements AutoCloseable {
    * Drives {@code spec} on the client's executor. Nothing touches the store on the calling thread
    * (on Android that is usually the main thread): the record is created by a driver thread before
    * the first byte is sent. Each call gets its own future: cancelling it stops waiting for that
-   * caller only, never the drive, which other callers may share.
+   * caller only, never the drive, which other callers may share. The intent survives a crash
+   * once its record is durable, which the {@link IntentEvent.Recorded} event reports (before the
+   * first byte is sent); before that a crash loses the submit, never sends it.
    *
    * @return a future completed with the stored outcome, or exceptionally with {@link
    *     PayloadMismatchException} when the key (or business id) already has a record with another
@@ -367,6 +370,7 @@ public final class IdempotentClient implements AutoCloseable {
         .build();
     try {
       config.store().create(fresh);
+      config.listener().onEvent(new IntentEvent.Recorded(fresh.id()));
       return new Prepared(fresh, fresh, null);
     } catch (DuplicateIntentException e) {
       IntentRecord raced = find(spec);

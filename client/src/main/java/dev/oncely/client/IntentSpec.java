@@ -459,7 +459,7 @@ public final class IntentSpec {
       }
     }
 
-    private static String checkPart(String setting, String value) {
+    static String checkPart(String setting, String value) {
       if (value == null || value.isBlank()) {
         throw new InvalidIntentException(setting, "must not be blank");
       }

@@ -44,14 +44,17 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
   public static Answer of(Response live, StoredResponse stored, HttpUrl requested) {
     int redirect = 0;
     boolean crossOrigin = false;
+    boolean resent = false;
     for (Response hop = live; hop != null; hop = hop.priorResponse()) {
       crossOrigin |= !Origins.same(requested, hop.request().url());
-      if (hop != live && hop.code() >= 300 && hop.code() < 400) {
-        redirect = hop.code();
+      if (hop != live) {
+        boolean isRedirect = hop.code() >= 300 && hop.code() < 400;
+        redirect = isRedirect ? hop.code() : redirect;
+        resent |= !isRedirect;
       }
     }
     return new Answer(stored, live.request().url(), null, redirect, redirect != 0 && crossOrigin,
-        false, live.priorResponse() != null);
+        false, resent);
   }
 
   /** Whether the HTTP client followed redirects before this answer. */

@@ -32,7 +32,8 @@ public final class RecordKeeper {
     }
   }
 
-  private final IntentStore store;
+  private IntentStore store;
+  private final boolean detachOnLoss;
   private final Clock clock;
   private IntentRecord record;
   private int attempts;
@@ -44,7 +45,17 @@ public final class RecordKeeper {
    * @param deliveredBefore whether an attempt may already have reached the server
    */
   public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore) {
+    this(store, clock, record, deliveredBefore, false);
+  }
+
+  /**
+   * Keeps {@code record}; with {@code detachOnLoss} a lost compare-and-set does not throw but stops
+   * writing (the interceptor: another call drives the key, and the server's answer still stands).
+   */
+  public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore,
+      boolean detachOnLoss) {
     this.store = store;
+    this.detachOnLoss = detachOnLoss;
     this.clock = clock;
     this.record = record;
     this.attempts = record.attempts();
@@ -133,7 +144,10 @@ public final class RecordKeeper {
     change.accept(b);
     IntentRecord next = b.build();
     if (store != null && !store.compareAndSet(record, next)) {
-      throw new LostOwnership();
+      if (!detachOnLoss) {
+        throw new LostOwnership();
+      }
+      store = null;
     }
     record = next;
   }
