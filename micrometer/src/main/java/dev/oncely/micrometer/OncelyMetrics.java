@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <table>
  *   <caption>Meters recorded from events</caption>
  *   <tr><th>Name</th><th>Type</th><th>Tags</th><th>Counts</th></tr>
+ *   <tr><td>{@value #RECORDED}</td><td>counter</td><td>operation</td>
+ *       <td>intents whose record was created durably (before their first send)</td></tr>
  *   <tr><td>{@value #ATTEMPTS}</td><td>counter</td><td>operation, host, kind</td>
  *       <td>requests sent; {@code kind} is {@code send} or {@code poll} (of a 202 status URL)</td></tr>
  *   <tr><td>{@value #ATTEMPT_DURATION}</td><td>timer</td><td>operation, host, outcome</td>
@@ -63,6 +65,8 @@ import org.jspecify.annotations.Nullable;
  * capped at {@value #MAX_TRACKED} intents.
  */
 public final class OncelyMetrics implements IntentListener {
+  /** Counter of intents whose record was created durably. */
+  public static final String RECORDED = "oncely.intents.recorded";
   /** Counter of attempts sent. */
   public static final String ATTEMPTS = "oncely.attempts";
   /** Timer of attempt latency. */
@@ -162,6 +166,8 @@ public final class OncelyMetrics implements IntentListener {
     } else if (event instanceof IntentEvent.BudgetExhausted e) {
       counter(BUDGET_EXHAUSTED, Tags.of("operation", operation, "host", hosts.admit(e.host())))
           .increment();
+    } else if (event instanceof IntentEvent.Recorded) {
+      counter(RECORDED, Tags.of("operation", operation)).increment();
     } else if (event instanceof IntentEvent.MalformedRetryAfter) {
       counter(MALFORMED_RETRY_AFTER, Tags.of("operation", operation)).increment();
     }

@@ -105,6 +105,7 @@ class OncelyMetricsTest {
         .dialect(Dialects.ietf()).build()).execute(spec("create-payment"));
 
     assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(count(OncelyMetrics.RECORDED, "operation", "create-payment")).isEqualTo(1);
     assertThat(count(OncelyMetrics.ATTEMPTS, "operation", "create-payment", "host", host,
         "kind", "send", "dialect", Dialects.ietf().name())).isEqualTo(3);
     assertThat(count(OncelyMetrics.RETRIES, "cause", "status_5xx")).isEqualTo(1);

@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *       ({@code completed}, {@code rejected}, {@code key_conflict}, {@code pending},
  *       {@code needs_reconciliation}) and, for a pending drive, {@code oncely.pending_reason}.
  *       Status ERROR for rejected, key-conflict and needs-reconciliation outcomes. Span events for
- *       scheduled retries (with {@code oncely.retry.delay_ms}), {@code 202} and {@code 409}
+ *       the durable create ({@code recorded}), scheduled retries (with {@code oncely.retry.delay_ms}), {@code 202} and {@code 409}
  *       answers and retry-budget refusals.
  *   <li><b>{@code <METHOD>}</b> (CLIENT), one per attempt (or poll of a status URL):
  *       {@code http.request.method}, {@code server.address}, {@code http.response.status_code},

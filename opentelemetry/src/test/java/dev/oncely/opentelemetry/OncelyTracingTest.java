@@ -161,6 +161,8 @@ class OncelyTracingTest {
     assertThat(attempts.get(2).getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
     assertThat(intent.getEvents()).filteredOn(e -> e.getName().equals("retry scheduled"))
         .hasSize(2);
+    assertThat(intent.getEvents()).first().satisfies(e ->
+        assertThat(e.getName()).isEqualTo("recorded"));
   }
 
   @Test

@@ -12,7 +12,7 @@ import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
  * (Android) the same lines go to the {@code java.util.logging} logger of that name, which reaches
  * logcat.
  *
- * <p>Levels: attempts, retries and waits at {@code DEBUG} ({@code FINE} in
+ * <p>Levels: durable creates, attempts, retries and waits at {@code DEBUG} ({@code FINE} in
  * {@code java.util.logging}), outcomes at {@code INFO}; "gave up unknown", mismatches,
  * reconciliations, retry-budget refusals and ignored key headers at {@code WARNING}. A line is
  * built only when its level is enabled. It prints the intent's scope, operation and short key
@@ -195,6 +195,8 @@ public final class LoggingListener implements IntentListener {
       return id + " ignored malformed Retry-After '" + e.value() + "'";
     } else if (event instanceof IntentEvent.BudgetExhausted e) {
       return id + " retry budget for " + e.host() + " is empty";
+    } else if (event instanceof IntentEvent.Recorded) {
+      return id + " recorded durably";
     } else if (event instanceof IntentEvent.KeyHeaderIgnored e) {
       return id + " ignored an idempotency key header set by " + e.source()
           + ": the key header belongs to the SDK";

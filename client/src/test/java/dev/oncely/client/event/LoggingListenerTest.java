@@ -33,7 +33,8 @@ class LoggingListenerTest {
         new IntentEvent.NeedsReconciliation(ID, "old"),
         new IntentEvent.MalformedRetryAfter(ID, "soon"),
         new IntentEvent.BudgetExhausted(ID, "api.test"),
-        new IntentEvent.KeyHeaderIgnored(ID, "headerProvider"));
+        new IntentEvent.KeyHeaderIgnored(ID, "headerProvider"),
+        new IntentEvent.Recorded(ID));
 
   @Test
   void log_lines_show_a_short_key_hash_and_never_the_key() {
@@ -63,7 +64,7 @@ class LoggingListenerTest {
         System.Logger.Level.DEBUG, System.Logger.Level.DEBUG, System.Logger.Level.WARNING,
         System.Logger.Level.INFO, System.Logger.Level.INFO, System.Logger.Level.WARNING,
         System.Logger.Level.WARNING, System.Logger.Level.DEBUG, System.Logger.Level.WARNING,
-        System.Logger.Level.WARNING);
+        System.Logger.Level.WARNING, System.Logger.Level.DEBUG);
   }
 
   @Test
@@ -106,7 +107,7 @@ class LoggingListenerTest {
     assertThat(records).hasSize(ALL.size());
     assertThat(records).allSatisfy(r -> assertThat(r.getMessage()).doesNotContain(KEY));
     assertThat(records).filteredOn(r -> r.getLevel() == Level.WARNING).hasSize(5);
-    assertThat(records).filteredOn(r -> r.getLevel() == Level.FINE).hasSize(6);
+    assertThat(records).filteredOn(r -> r.getLevel() == Level.FINE).hasSize(7);
   }
 
   /** A System.Logger that keeps what it was given. */

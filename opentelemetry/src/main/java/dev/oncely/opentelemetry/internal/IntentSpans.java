@@ -108,6 +108,8 @@ public final class IntentSpans implements IntentListener {
           Attributes.of(STATUS, (long) e.status()));
     } else if (event instanceof IntentEvent.BudgetExhausted e) {
       drive(e.id(), false).span.addEvent("retry budget exhausted");
+    } else if (event instanceof IntentEvent.Recorded e) {
+      drive(e.id(), false).span.addEvent("recorded");
     } else if (event instanceof IntentEvent.MalformedRetryAfter e) {
       drive(e.id(), false).span.addEvent("malformed Retry-After ignored");
     } else if (event instanceof IntentEvent.Completed e) {
