@@ -2,6 +2,7 @@ package dev.oncely.opentelemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
@@ -37,7 +38,11 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
+import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -305,5 +310,32 @@ class OncelyTracingTest {
     client.execute(spec());
 
     assertThat(Span.current().getSpanContext().isValid()).isFalse();
+  }
+
+  @Test
+  void calls_through_the_interceptor_get_the_same_intent_and_attempt_spans() throws Exception {
+    server.enqueue(status(503));
+    server.enqueue(status(201));
+    OkHttpClient http = new OkHttpClient.Builder()
+        .addInterceptor(IdempotencyInterceptor.builder()
+            .clock(clock)
+            .sleeper(new RecordingSleeper(clock))
+            .listener(OncelyTracing.create(otel).listener())
+            .build())
+        .build();
+    Request request = new Request.Builder().url(server.url("/orders"))
+        .post(RequestBody.create(BODY, MediaType.get("application/json"))).build();
+
+    try (Response response = http.newCall(request).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+    }
+
+    SpanData intent = intentSpan();
+    assertThat(intent.getAttributes().get(AttributeKey.stringKey("oncely.outcome")))
+        .isEqualTo("completed");
+    assertThat(attemptSpans()).hasSize(2)
+        .allSatisfy(a -> assertThat(a.getParentSpanId()).isEqualTo(intent.getSpanId()));
+    assertThat(attemptSpans().get(1).getAttributes()
+        .get(AttributeKey.longKey("http.request.resend_count"))).isEqualTo(1);
   }
 }
