@@ -5,4 +5,7 @@
  * {@code android.util.LruCache} record cache ({@link dev.oncely.android.LruRecordCacheFactory}).
  * Minimum API level 26; see {@code docs/android.md}.
  */
+@NullMarked
 package dev.oncely.android;
+
+import org.jspecify.annotations.NullMarked;

@@ -103,7 +103,7 @@ public final class MapDbIntentStore implements IntentStore {
    * @throws StoreLockedException if another process or another instance in this JVM has it open
    * @throws StoreCorruptedException if its files fail verification and the policy is
    *     {@link CorruptionPolicy#FAIL}; nothing is changed
-   * @throws StoreEncryptionException if records cannot be opened with {@code options}' key
+   * @throws dev.oncely.client.spi.StoreEncryptionException if records cannot be opened with {@code options}' key
    * @throws StoreException if the directory is not writable or a file cannot be read or written
    */
   public static MapDbIntentStore open(Path file, StoreOptions options) {

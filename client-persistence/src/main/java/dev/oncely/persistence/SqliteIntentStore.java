@@ -118,7 +118,7 @@ public final class SqliteIntentStore implements IntentStore {
    *     open; no descriptor is left open
    * @throws StoreCorruptedException if the file is damaged and the policy is
    *     {@link CorruptionPolicy#FAIL}; nothing is changed
-   * @throws StoreEncryptionException if the file was written with another key, or the encryption
+   * @throws dev.oncely.client.spi.StoreEncryptionException if the file was written with another key, or the encryption
    *     setting differs from the file's
    * @throws StoreException if the directory is not writable, the disk fails or the file was written
    *     by a newer schema

@@ -4,7 +4,9 @@ package dev.oncely.client;
 public class BodyTooLargeException extends InvalidIntentException {
   private static final long serialVersionUID = 1L;
 
+  /** The body's size in bytes. */
   private final long size;
+  /** The configured limit in bytes. */
   private final long limit;
 
   /** Creates the exception for a body of {@code size} bytes over a limit of {@code limit}. */

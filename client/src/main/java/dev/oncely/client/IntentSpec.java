@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One business intent, ready to be executed exactly once: operation, scope, method, URL, body,
@@ -46,9 +47,9 @@ public final class IntentSpec {
   private final String method;
   private final HttpUrl url;
   private final byte[] body;
-  private final String mediaType;
+  private final @Nullable String mediaType;
   private final Map<String, List<String>> headers;
-  private final String businessId;
+  private final @Nullable String businessId;
   private final Set<String> volatileFields;
   private final IntentId id;
   private final String fingerprint;
@@ -137,7 +138,7 @@ public final class IntentSpec {
   }
 
   /** The body's media type, or null when there is no body. */
-  public String mediaType() {
+  public @Nullable String mediaType() {
     return mediaType;
   }
 
@@ -147,7 +148,7 @@ public final class IntentSpec {
   }
 
   /** The stable business id (order id, event id), or null. */
-  public String businessId() {
+  public @Nullable String businessId() {
     return businessId;
   }
 
@@ -187,10 +188,10 @@ public final class IntentSpec {
     private String method = "POST";
     private HttpUrl url;
     private byte[] body = new byte[0];
-    private String mediaType;
+    private @Nullable String mediaType;
     private boolean json;
     private final Map<String, List<String>> headers = new LinkedHashMap<>();
-    private String businessId;
+    private @Nullable String businessId;
     private final Set<String> volatileFields = new LinkedHashSet<>();
     private final Map<String, String> traceContext = new LinkedHashMap<>();
     private KeyStrategy keyStrategy = KeyStrategy.random();

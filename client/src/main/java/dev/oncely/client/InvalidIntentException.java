@@ -7,6 +7,7 @@ package dev.oncely.client;
 public class InvalidIntentException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
+  /** The name of the setting that was refused. */
   private final String setting;
 
   /** Creates the exception for {@code setting} with a message stating the broken rule. */

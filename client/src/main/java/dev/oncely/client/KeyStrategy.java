@@ -7,6 +7,7 @@ import java.util.Base64;
 import java.util.Objects;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an {@link IntentSpec} gets its idempotency key when it is built. Immutable and thread-safe.
@@ -65,7 +66,7 @@ public abstract class KeyStrategy {
   abstract boolean needsBusinessId();
 
   /** Mints the key for an intent; {@code businessId} may be null unless {@link #needsBusinessId()}. */
-  abstract String mint(String scope, String operation, String businessId);
+  abstract String mint(String scope, String operation, @Nullable String businessId);
 
   private static String base64(byte[] bytes) {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
@@ -78,7 +79,7 @@ public abstract class KeyStrategy {
     }
 
     @Override
-    String mint(String scope, String operation, String businessId) {
+    String mint(String scope, String operation, @Nullable String businessId) {
       return Keys.random();
     }
 
@@ -101,7 +102,7 @@ public abstract class KeyStrategy {
     }
 
     @Override
-    String mint(String scope, String operation, String businessId) {
+    String mint(String scope, String operation, @Nullable String businessId) {
       try {
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(secret, "HmacSHA256"));
@@ -138,7 +139,7 @@ public abstract class KeyStrategy {
     }
 
     @Override
-    String mint(String scope, String operation, String businessId) {
+    String mint(String scope, String operation, @Nullable String businessId) {
       return key;
     }
 

@@ -11,8 +11,11 @@ import java.io.IOException;
 public class RetryBudgetExhaustedException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /** The host whose budget is empty. */
   private final String host;
+  /** The tokens left in the host's bucket. */
   private final int available;
+  /** The tokens a retry costs. */
   private final int cost;
 
   /** Creates the exception for {@code host} holding {@code available} tokens of {@code cost}. */

@@ -3,6 +3,7 @@ package dev.oncely.client.event;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.spi.IntentId;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Something that happened while driving an intent. Events never carry keys, payloads or headers: the
@@ -21,7 +22,8 @@ public sealed interface IntentEvent {
    * An attempt ended: with an HTTP status, or with {@code status == -1} and the failure's class
    * name (timeout, reset, refused connect).
    */
-  record AttemptEnded(IntentId id, int attempt, int status, String failure, Duration elapsed)
+  record AttemptEnded(IntentId id, int attempt, int status, @Nullable String failure,
+      Duration elapsed)
       implements IntentEvent {}
 
   /** Another attempt will be sent after {@code delay}; {@code cause} says why, in safe words. */

@@ -2,18 +2,36 @@ package dev.oncely.client.event;
 
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /**
- * The default listener: writes events to the {@code java.util.logging} logger named
- * {@code dev.oncely.client} (on Android it reaches logcat). Attempts and retries at {@code FINE}, outcomes at {@code INFO}, "gave up unknown", mismatches and
- * reconciliations at {@code WARNING}. It prints the intent's scope, operation and short key hash,
- * statuses and delays; never a key, a payload, a URL query or a header value.
+ * The default listener: writes one line per event to the {@link System.Logger} named
+ * {@code dev.oncely.client}, so an app routes it like the rest of its logs (to SLF4J/Logback with
+ * {@code org.slf4j:slf4j-jdk-platform-logging}, to Log4j with {@code log4j-jpl}; without a bridge
+ * the JDK hands it to {@code java.util.logging}). Where {@code System.Logger} does not exist
+ * (Android) the same lines go to the {@code java.util.logging} logger of that name, which reaches
+ * logcat.
+ *
+ * <p>Levels: durable creates, attempts, retries and waits at {@code DEBUG} ({@code FINE} in
+ * {@code java.util.logging}), outcomes at {@code INFO}; "gave up unknown", mismatches,
+ * reconciliations, retry-budget refusals and ignored key headers at {@code WARNING}. A line is
+ * built only when its level is enabled. It prints the intent's scope, operation and short key
+ * hash, statuses and delays; never a key, a payload, a URL query or a header value.
  */
 public final class LoggingListener implements IntentListener {
-  private static final LoggingListener INSTANCE = new LoggingListener();
-  private final Logger logger = Logger.getLogger("dev.oncely.client");
+  private static final String LOGGER_NAME = "dev.oncely.client";
+  private static final LoggingListener INSTANCE = new LoggingListener(Sink.pick());
+  private final Sink sink;
 
-  private LoggingListener() {}
+  private LoggingListener(Sink sink) {
+    this.sink = sink;
+  }
+
+  /** Writes to {@code logger} instead of the default one; for tests of what is written. */
+  @IgnoreJRERequirement
+  static LoggingListener to(System.Logger logger) {
+    return new LoggingListener(new SystemLoggerSink(logger));
+  }
 
   /** The shared instance. */
   public static LoggingListener instance() {
@@ -22,24 +40,128 @@ public final class LoggingListener implements IntentListener {
 
   @Override
   public void onEvent(IntentEvent event) {
-    Level level = levelOf(event);
-    if (!logger.isLoggable(level)) {
-      return;
+    Severity severity = severityOf(event);
+    if (sink.enabled(severity)) {
+      sink.log(severity, describe(event));
     }
-    logger.log(level, describe(event));
   }
 
-  private static Level levelOf(IntentEvent event) {
+  /** Which logging API this listener writes to: {@code "System.Logger"} or {@code "java.util.logging"}. */
+  String backend() {
+    return sink.name();
+  }
+
+  static Severity severityOf(IntentEvent event) {
     if (event instanceof IntentEvent.GaveUpUnknown
         || event instanceof IntentEvent.PayloadMismatch
         || event instanceof IntentEvent.NeedsReconciliation
-        || event instanceof IntentEvent.BudgetExhausted) {
-      return Level.WARNING;
+        || event instanceof IntentEvent.BudgetExhausted
+        || event instanceof IntentEvent.KeyHeaderIgnored) {
+      return Severity.WARNING;
     }
     if (event instanceof IntentEvent.Completed || event instanceof IntentEvent.Rejected) {
-      return Level.INFO;
+      return Severity.INFO;
     }
-    return Level.FINE;
+    return Severity.DEBUG;
+  }
+
+  /** The three levels the listener uses. */
+  enum Severity {
+    DEBUG, INFO, WARNING
+  }
+
+  /** Where lines go. */
+  private interface Sink {
+    boolean enabled(Severity severity);
+
+    void log(Severity severity, String line);
+
+    String name();
+
+    /** {@code System.Logger} where the platform has it (every JVM from 9), else JUL (Android). */
+    static Sink pick() {
+      try {
+        Class.forName("java.lang.System$Logger");
+        return SystemLoggerSink.named(LOGGER_NAME);
+      } catch (ClassNotFoundException | LinkageError e) {
+        return new JulSink(Logger.getLogger(LOGGER_NAME));
+      }
+    }
+  }
+
+  /** Writes to a {@code System.Logger}; never loaded where that type is missing. */
+  @IgnoreJRERequirement
+  private static final class SystemLoggerSink implements Sink {
+    private final System.Logger logger;
+
+    SystemLoggerSink(System.Logger logger) {
+      this.logger = logger;
+    }
+
+    static Sink named(String name) {
+      return new SystemLoggerSink(System.getLogger(name));
+    }
+
+    @Override
+    public boolean enabled(Severity severity) {
+      return logger.isLoggable(level(severity));
+    }
+
+    @Override
+    public void log(Severity severity, String line) {
+      logger.log(level(severity), line);
+    }
+
+    @Override
+    public String name() {
+      return "System.Logger";
+    }
+
+    private static System.Logger.Level level(Severity severity) {
+      switch (severity) {
+        case WARNING:
+          return System.Logger.Level.WARNING;
+        case INFO:
+          return System.Logger.Level.INFO;
+        default:
+          return System.Logger.Level.DEBUG;
+      }
+    }
+  }
+
+  /** Writes to a {@code java.util.logging} logger, for platforms without {@code System.Logger}. */
+  private static final class JulSink implements Sink {
+    private final Logger logger;
+
+    JulSink(Logger logger) {
+      this.logger = logger;
+    }
+
+    @Override
+    public boolean enabled(Severity severity) {
+      return logger.isLoggable(level(severity));
+    }
+
+    @Override
+    public void log(Severity severity, String line) {
+      logger.log(level(severity), line);
+    }
+
+    @Override
+    public String name() {
+      return "java.util.logging";
+    }
+
+    private static Level level(Severity severity) {
+      switch (severity) {
+        case WARNING:
+          return Level.WARNING;
+        case INFO:
+          return Level.INFO;
+        default:
+          return Level.FINE;
+      }
+    }
   }
 
   /** One line describing {@code event} with no secret in it. */
@@ -73,6 +195,11 @@ public final class LoggingListener implements IntentListener {
       return id + " ignored malformed Retry-After '" + e.value() + "'";
     } else if (event instanceof IntentEvent.BudgetExhausted e) {
       return id + " retry budget for " + e.host() + " is empty";
+    } else if (event instanceof IntentEvent.Recorded) {
+      return id + " recorded durably";
+    } else if (event instanceof IntentEvent.KeyHeaderIgnored e) {
+      return id + " ignored an idempotency key header set by " + e.source()
+          + ": the key header belongs to the SDK";
     }
     return id + " " + event.getClass().getSimpleName();
   }

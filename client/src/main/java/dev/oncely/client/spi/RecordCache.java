@@ -1,6 +1,7 @@
 package dev.oncely.client.spi;
 
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded cache of hot values, never a source of truth: every value in it was read from or written
@@ -14,10 +15,10 @@ import java.util.function.Function;
 public interface RecordCache<K, V> {
 
   /** Returns the cached value for {@code key}, or null. */
-  V getIfPresent(K key);
+  @Nullable V getIfPresent(K key);
 
   /** Returns the cached value, loading and caching it with {@code loader} when absent (null: not cached). */
-  V get(K key, Function<? super K, ? extends V> loader);
+  @Nullable V get(K key, Function<? super K, ? extends @Nullable V> loader);
 
   /** Caches {@code value} under {@code key}, evicting something if full. */
   void put(K key, V value);

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The last HTTP answer kept for an intent, so repeats and restarts return the same result. Immutable.
@@ -47,7 +48,7 @@ public final class StoredResponse {
   }
 
   /** The first value of header {@code name} (case-insensitive), or null. */
-  public String header(String name) {
+  public @Nullable String header(String name) {
     for (Map.Entry<String, List<String>> e : headers.entrySet()) {
       if (e.getKey().equalsIgnoreCase(name) && !e.getValue().isEmpty()) {
         return e.getValue().get(0);
