@@ -2,6 +2,7 @@ package dev.oncely.client;
 
 import dev.oncely.client.spi.IntentId;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Adds headers at send time that must never be stored: {@code Authorization}, cookies, fresh
@@ -25,7 +26,7 @@ public interface HeaderProvider {
    *
    * @throws Exception if the headers cannot be produced now (the attempt is not sent)
    */
-  Map<String, String> headersFor(IntentId id, String url) throws Exception;
+  @Nullable Map<String, String> headersFor(IntentId id, String url) throws Exception;
 
   /**
    * Returns the headers for an attempt to {@code target}; the default calls {@link
@@ -34,7 +35,8 @@ public interface HeaderProvider {
    *
    * @throws Exception if the headers cannot be produced now (the attempt is not sent)
    */
-  default Map<String, String> headersFor(IntentId id, Target target) throws Exception {
+  default @Nullable Map<String, String> headersFor(IntentId id, Target target)
+      throws Exception {
     return headersFor(id, target.url());
   }
 

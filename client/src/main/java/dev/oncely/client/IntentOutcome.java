@@ -4,6 +4,7 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.StoredResponse;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What is known about an intent when a drive ends. The outcome was persisted in the store before it
@@ -93,8 +94,8 @@ public sealed interface IntentOutcome {
    * be null); {@code cause} the last failure (may be null, for example a {@link
    * RetryBudgetExhaustedException}).
    */
-  record Pending(IntentId id, PendingReason reason, String detail, Instant checkAgainAt,
-      StoredResponse lastResponse, Throwable cause) implements IntentOutcome {
+  record Pending(IntentId id, PendingReason reason, String detail, @Nullable Instant checkAgainAt,
+      @Nullable StoredResponse lastResponse, @Nullable Throwable cause) implements IntentOutcome {
     /** Checks the required components are present. */
     public Pending {
       Objects.requireNonNull(id, "id");
@@ -111,7 +112,7 @@ public sealed interface IntentOutcome {
   /**
    * The intent cannot be resent safely; {@code reason} explains; {@code lastResponse} may be null.
    */
-  record NeedsReconciliation(IntentId id, String reason, StoredResponse lastResponse)
+  record NeedsReconciliation(IntentId id, String reason, @Nullable StoredResponse lastResponse)
       implements IntentOutcome {
     /** Checks the required components are present. */
     public NeedsReconciliation {

@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Dialect} assembled from settings: key header, quoting, in-progress and mismatch statuses,
@@ -66,7 +67,7 @@ public final class CustomDialect implements Dialect {
   }
 
   @Override
-  public String parseKey(String headerValue) {
+  public @Nullable String parseKey(@Nullable String headerValue) {
     if (headerValue == null) {
       return null;
     }

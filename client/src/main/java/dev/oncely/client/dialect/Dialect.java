@@ -2,6 +2,7 @@ package dev.oncely.client.dialect;
 
 import dev.oncely.client.spi.StoredResponse;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one kind of server speaks idempotency: where the key goes, how it is written, what each answer
@@ -22,7 +23,7 @@ public interface Dialect {
    * The key inside a header value written by an app (quotes removed where the dialect quotes), or
    * null if the value is not a valid key for this dialect.
    */
-  String parseKey(String headerValue);
+  @Nullable String parseKey(String headerValue);
 
   /** What {@code response} means. A replayed {@code 5xx} is {@link Verdict#RECONCILE}. */
   Verdict classify(StoredResponse response);

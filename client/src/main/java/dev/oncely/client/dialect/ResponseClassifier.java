@@ -1,6 +1,7 @@
 package dev.oncely.client.dialect;
 
 import dev.oncely.client.spi.StoredResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides what a server answer means. Implementations are pure functions of the response: thread-safe,
@@ -12,5 +13,5 @@ public interface ResponseClassifier {
    * Returns the verdict for {@code response}, or null to fall back to the {@linkplain
    * Dialects#standardVerdict(int) standard rules}.
    */
-  Verdict classify(StoredResponse response);
+  @Nullable Verdict classify(StoredResponse response);
 }

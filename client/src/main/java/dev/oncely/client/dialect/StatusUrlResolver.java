@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.filter.TokenFilter;
 import dev.oncely.client.spi.StoredResponse;
 import java.io.IOException;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the status URL of a {@code 202 Accepted} that has no {@code Location} or
@@ -23,7 +24,7 @@ public interface StatusUrlResolver {
   StatusUrlResolver NONE = accepted -> null;
 
   /** The status URL (absolute, or relative to the submit URL) named by {@code accepted}, or null. */
-  String statusUrl(StoredResponse accepted);
+  @Nullable String statusUrl(StoredResponse accepted);
 
   /**
    * Reads the string or number at JSON Pointer {@code pointer} of the body and puts it into

@@ -2,6 +2,7 @@ package dev.oncely.client.spi;
 
 import dev.oncely.client.IntentState;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -114,7 +115,7 @@ public final class IntentRecord {
   }
 
   /** The stable business id the app attached (order id, event id), or null. */
-  public String businessId() {
+  public @Nullable String businessId() {
     return businessId;
   }
 
@@ -144,7 +145,7 @@ public final class IntentRecord {
   }
 
   /** The body's media type, or null when there is no body. */
-  public String mediaType() {
+  public @Nullable String mediaType() {
     return mediaType;
   }
 
@@ -164,17 +165,17 @@ public final class IntentRecord {
   }
 
   /** When the next attempt or poll is due, or null when none is scheduled. */
-  public Instant nextAttemptAt() {
+  public @Nullable Instant nextAttemptAt() {
     return nextAttemptAt;
   }
 
   /** The status URL a {@code 202} pointed to, polled with GET on resume; or null. */
-  public String pollUrl() {
+  public @Nullable String pollUrl() {
     return pollUrl;
   }
 
   /** The last response the server sent, or null before the first answer. */
-  public StoredResponse lastResponse() {
+  public @Nullable StoredResponse lastResponse() {
     return lastResponse;
   }
 
@@ -184,7 +185,7 @@ public final class IntentRecord {
   }
 
   /** Why the intent is pending, rejected or needs reconciliation, in words safe to log; or null. */
-  public String reason() {
+  public @Nullable String reason() {
     return reason;
   }
 
@@ -225,12 +226,12 @@ public final class IntentRecord {
    * null for a record written before the wire form was pinned. Every attempt of the intent sends the
    * key in exactly this header with exactly {@link #keyValue()}, whatever dialect reads the record.
    */
-  public String keyHeader() {
+  public @Nullable String keyHeader() {
     return keyHeader;
   }
 
   /** The exact header value carrying the key (quoted or not, as first sent), or null with {@link #keyHeader()}. */
-  public String keyValue() {
+  public @Nullable String keyValue() {
     return keyValue;
   }
 
