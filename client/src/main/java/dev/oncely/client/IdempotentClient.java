@@ -202,6 +202,34 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
+   * Drives the stored record {@code id} once more, like {@link #resumePending()} does for every
+   * unfinished record: single flight, so a drive already running for it is shared, not doubled.
+   *
+   * @return a future completed with the stored outcome; failed with {@link StoreException} if the
+   *     store has no such record
+   * @throws NullPointerException if {@code id} is null
+   * @throws IllegalStateException if the client is closed
+   */
+  public CompletableFuture<IntentOutcome> resume(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    checkOpen();
+    return start(id, false, null);
+  }
+
+  /**
+   * Builds the record {@code spec} would be stored as, in state {@code NEW} (nothing sent, not
+   * claimed by a drive), with this client's clock and key retention, without storing it: for stores
+   * that write it inside the caller's own transaction. Drive it after the commit with
+   * {@link #resume(IntentId)}.
+   *
+   * @throws NullPointerException if {@code spec} is null
+   */
+  public IntentRecord newRecord(IntentSpec spec) {
+    Objects.requireNonNull(spec, "spec");
+    return fresh(spec, IntentState.NEW);
+  }
+
+  /**
    * The stored outcome of intent {@code id}, without I/O; empty if the store has no such record.
    * An unfinished record reads as {@link IntentOutcome.Pending}.
    *
@@ -273,23 +301,10 @@ public final class IdempotentClient implements AutoCloseable {
     }
     // Create first, look up only when the store refuses: a new intent (the common case) then
     // costs one durable write and no read. The refusal happens before any network I/O.
-    Instant now = config.clock().instant();
-    IntentRecord fresh = IntentRecord.builder()
-        .id(spec.id())
-        .businessId(spec.businessId())
-        .method(spec.method())
-        .url(spec.url())
-        .headers(spec.headers())
-        .body(spec.body(), spec.mediaType())
-        .fingerprint(spec.fingerprint())
-        // Created already claimed: this one commit is the only one before the first send. The
-        // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
-        // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
-        .state(IntentState.IN_FLIGHT)
-        .createdAt(now)
-        .updatedAt(now)
-        .expiresAt(now.plus(config.keyRetention()))
-        .build();
+    // Created already claimed: this one commit is the only one before the first send. The
+    // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
+    // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
+    IntentRecord fresh = fresh(spec, IntentState.IN_FLIGHT);
     try {
       config.store().create(fresh);
       return new Prepared(fresh, fresh);
@@ -300,6 +315,23 @@ public final class IdempotentClient implements AutoCloseable {
       }
       return new Prepared(sameIntent(raced, spec), null);
     }
+  }
+
+  private IntentRecord fresh(IntentSpec spec, IntentState state) {
+    Instant now = config.clock().instant();
+    return IntentRecord.builder()
+        .id(spec.id())
+        .businessId(spec.businessId())
+        .method(spec.method())
+        .url(spec.url())
+        .headers(spec.headers())
+        .body(spec.body(), spec.mediaType())
+        .fingerprint(spec.fingerprint())
+        .state(state)
+        .createdAt(now)
+        .updatedAt(now)
+        .expiresAt(now.plus(config.keyRetention()))
+        .build();
   }
 
   private IntentRecord find(IntentSpec spec) {
