@@ -1,0 +1,175 @@
+package dev.oncely.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.DueWorkScheduler;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentState;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.Sleeper;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStoreContract;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockWebServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Leases and fencing between two store instances (two fleet members) on one real database. */
+class LeaseFencingTest {
+  static PgTestDatabase db;
+
+  @BeforeAll
+  static void database() {
+    db = PgTestDatabase.create();
+  }
+
+  @AfterAll
+  static void closeDatabase() {
+    db.close();
+  }
+
+  @BeforeEach
+  void empty() {
+    db.truncate();
+  }
+
+  private static PostgresIntentStore store(javax.sql.DataSource ds, String owner, Duration lease) {
+    return PostgresIntentStore.builder(ds).owner(owner).lease(lease).build();
+  }
+
+  private static IntentRecord inFlight(String key) {
+    return IntentStoreContract.newRecord("s", "op", key).toBuilder()
+        .state(IntentState.IN_FLIGHT).build();
+  }
+
+  private static List<IntentRecord> claimUntilSome(PostgresIntentStore store)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      List<IntentRecord> claimed = store.claimDue(Instant.now(), 10);
+      if (!claimed.isEmpty()) {
+        return claimed;
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+    throw new AssertionError("nothing became claimable within 60 s");
+  }
+
+  @Test
+  void a_live_lease_is_not_claimed_by_another_instance_until_released() {
+    try (PostgresIntentStore a = store(db.pool, "a", Duration.ofMinutes(5));
+        PostgresIntentStore b = store(db.pool, "b", Duration.ofMinutes(5))) {
+      IntentRecord r = inFlight("k");
+      a.create(r);
+      assertThat(b.claimDue(Instant.now(), 10)).isEmpty();
+      assertThat(a.claimDue(Instant.now(), 10)).isEmpty();
+      a.release(r.id());
+      assertThat(b.claimDue(Instant.now(), 10)).containsExactly(r);
+      assertThat(a.claimDue(Instant.now(), 10)).isEmpty();
+    }
+  }
+
+  @Test
+  void records_not_yet_due_or_finished_are_never_claimed() {
+    try (PostgresIntentStore a = store(db.pool, "a", Duration.ofMinutes(5))) {
+      Instant now = Instant.now();
+      IntentRecord later = IntentStoreContract.newRecord("s", "op", "later").toBuilder()
+          .state(IntentState.PENDING).nextAttemptAt(now.plusSeconds(3600)).build();
+      IntentRecord done = IntentStoreContract.newRecord("s", "op", "done").toBuilder()
+          .state(IntentState.COMPLETED).build();
+      IntentRecord due = IntentStoreContract.newRecord("s", "op", "due").toBuilder()
+          .state(IntentState.PENDING).nextAttemptAt(now.minusSeconds(1)).build();
+      a.create(later);
+      a.create(done);
+      a.create(due);
+      assertThat(a.claimDue(now, 10)).containsExactly(due);
+    }
+  }
+
+  @Test
+  void an_instance_whose_lease_expired_cannot_overwrite_the_instance_that_took_over()
+      throws Exception {
+    CutDataSource aDb = new CutDataSource(db.pool);
+    try (PostgresIntentStore a = store(aDb, "a", Duration.ofSeconds(1));
+        PostgresIntentStore b = store(db.pool, "b", Duration.ofMinutes(5))) {
+      IntentRecord created = inFlight("k");
+      a.create(created);
+      aDb.cut();
+      assertThat(claimUntilSome(b)).containsExactly(created);
+      aDb.heal();
+      IntentRecord aNext = created.successor().state(IntentState.COMPLETED).reason("a").build();
+      assertThat(a.compareAndSet(created, aNext))
+          .as("same revision, but b holds a live lease").isFalse();
+      IntentRecord bNext = created.successor().state(IntentState.PENDING).reason("b").build();
+      assertThat(b.compareAndSet(created, bNext)).isTrue();
+      assertThat(a.compareAndSet(created, aNext)).as("stale revision").isFalse();
+      assertThat(a.get(created.id())).contains(bNext);
+    }
+  }
+
+  /** Blocks the driver's retry wait until released: the owner frozen in the middle of a drive. */
+  static final class FreezingSleeper implements Sleeper {
+    final CountDownLatch frozen = new CountDownLatch(1);
+    final CountDownLatch thaw = new CountDownLatch(1);
+
+    @Override
+    public void sleep(Duration duration) throws InterruptedException {
+      frozen.countDown();
+      if (!thaw.await(120, TimeUnit.SECONDS)) {
+        throw new AssertionError("never thawed");
+      }
+    }
+  }
+
+  @Test
+  void two_instances_never_drive_one_intent_at_once_when_the_owner_pauses_past_its_lease()
+      throws Exception {
+    EffectServer effects = new EffectServer(1, 0, 0);
+    effects.failFirstRequestOf(Workload.order(1));
+    CutDataSource aDb = new CutDataSource(db.pool);
+    FreezingSleeper freeze = new FreezingSleeper();
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(effects);
+      server.start();
+      String base = server.url("/").toString().replaceAll("/$", "");
+      try (PostgresIntentStore aStore = store(aDb, "a", Duration.ofSeconds(1));
+          PostgresIntentStore bStore = store(db.pool, "b", Duration.ofMinutes(5));
+          IdempotentClient a = IdempotentClient.builder().store(aStore).sleeper(freeze).build();
+          IdempotentClient b = IdempotentClient.builder().store(bStore)
+              .retryPolicy(RetryPolicy.builder().baseDelay(Duration.ofMillis(10)).build()).build();
+          DueWorkScheduler bScheduler = DueWorkScheduler.builder(b).build()) {
+        CompletableFuture<IntentOutcome> aDrive = a.submit(Workload.spec(base, 1));
+        IntentId id = aStore.listUnfinished().get(0).id();
+        assertThat(freeze.frozen.await(60, TimeUnit.SECONDS)).isTrue();
+        aDb.cut();
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (bScheduler.pollOnce() == 0) {
+          assertThat(System.nanoTime()).as("b never took the intent over").isLessThan(deadline);
+          TimeUnit.MILLISECONDS.sleep(50);
+        }
+        effects.await(() -> bScheduler.driving() == 0, Duration.ofSeconds(60), "b's drive ends");
+        IntentRecord afterB = bStore.get(id).orElseThrow();
+        assertThat(afterB.state()).isEqualTo(IntentState.COMPLETED);
+        assertThat(effects.effectsOf(Workload.order(1))).isEqualTo(1);
+
+        aDb.heal();
+        freeze.thaw.countDown();
+        IntentOutcome aOutcome = aDrive.get(60, TimeUnit.SECONDS);
+        assertThat(aOutcome).isInstanceOf(IntentOutcome.Completed.class);
+        assertThat(bStore.get(id)).as("a's late write was refused").contains(afterB);
+        assertThat(effects.effectsOf(Workload.order(1))).isEqualTo(1);
+        assertThat(effects.maxActivePerKey()).isEqualTo(1);
+      }
+    }
+  }
+}
