@@ -30,8 +30,9 @@ import java.util.logging.Logger;
  * one backlog share it instead of hitting the server together.
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts one daemon thread; {@link #close()} stops it (drives
- * already started go on in the client until they end or the client is closed). When the client is
- * closed the scheduler stops by itself at its next tick. A failing store is logged and retried at
+ * already started go on in the client until they end or the client is closed). Close the scheduler
+ * before the client; a scheduler left running stops by itself at the first tick that finds due
+ * work after the client was closed. A failing store is logged and retried at
  * the next tick; it never stops the scheduler.
  *
  * <p>Defaults: interval 1 s, jitter 20 %, batch size 64, 64 concurrent drives, the system clock.
