@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import javax.sql.DataSource;
 
 /** A fresh database on the shared test server, with the schema applied and a small pool. */
 final class PgTestDatabase implements AutoCloseable {
@@ -24,9 +23,9 @@ final class PgTestDatabase implements AutoCloseable {
   }
 
   static PgTestDatabase create(PostgresServer server) {
-    DataSource plain = server.newDatabase();
+    org.postgresql.ds.PGSimpleDataSource plain = server.newDatabase();
     PostgresIntentStore.migrate(plain);
-    String url = ((org.postgresql.ds.PGSimpleDataSource) plain).getUrl();
+    String url = server.url(plain.getDatabaseName());
     return new PgTestDatabase(server, url, pool(url, 16));
   }
 
