@@ -32,6 +32,7 @@ final class EffectServer extends Dispatcher {
   private final long seed;
   private final int failPercent;
   private final int dropPercent;
+  private volatile int slowMillis;
   private final Map<String, Entry> byKey = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> effectsByOrder = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> activeByKey = new ConcurrentHashMap<>();
@@ -47,13 +48,18 @@ final class EffectServer extends Dispatcher {
     this.dropPercent = dropPercent;
   }
 
+  /** Each effect takes up to {@code millis} (seeded) before it is answered. */
+  void slowEffects(int millis) {
+    slowMillis = millis;
+  }
+
   /** The first request for {@code order} is answered 503, whatever the seed says. */
   void failFirstRequestOf(String order) {
     failFirst.add(order);
   }
 
   @Override
-  public MockResponse dispatch(RecordedRequest request) {
+  public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
     requests.incrementAndGet();
     String header = request.getHeaders().get("Idempotency-Key");
     if (header == null || header.length() < 3 || !header.startsWith("\"")
@@ -76,7 +82,7 @@ final class EffectServer extends Dispatcher {
     }
   }
 
-  private MockResponse answer(String key, String order, byte[] body) {
+  private MockResponse answer(String key, String order, byte[] body) throws InterruptedException {
     Entry entry = byKey.computeIfAbsent(key, k -> new Entry(body));
     synchronized (entry) {
       if (!Arrays.equals(entry.body, body)) {
@@ -90,6 +96,10 @@ final class EffectServer extends Dispatcher {
       }
       if (number == 0 && (failFirst.remove(order) || roll(order, -1) % 100 < failPercent)) {
         return status(503, "{\"error\":\"try again\"}");
+      }
+      int slow = slowMillis;
+      if (slow > 0) {
+        TimeUnit.MILLISECONDS.sleep(roll(order, -2) % slow);
       }
       int n = effectsByOrder.computeIfAbsent(order, o -> new AtomicInteger()).incrementAndGet();
       int payment = effects.incrementAndGet();
