@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -65,6 +67,7 @@ public final class PostgresIntentStore implements IntentStore {
   /** The default lease an instance holds on an intent it drives. */
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
+  private static final Logger LOG = Logger.getLogger(PostgresIntentStore.class.getName());
   private static final String TERMINAL = "('COMPLETED', 'REJECTED', 'KEY_CONFLICT')";
   private static final String COLUMNS = "lookup, revision, record";
 
@@ -337,7 +340,18 @@ public final class PostgresIntentStore implements IntentStore {
         st.setInt(2, limit);
         st.setString(3, owner);
         st.setDouble(4, leaseSeconds);
-        return decodeAll(st);
+        List<IntentRecord> records = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            try {
+              records.add(decodeRow(rs));
+            } catch (StoreCorruptedException e) {
+              // One damaged row must not hold back the batch; it stays leased until expiry.
+              LOG.log(Level.WARNING, "skipping a damaged row in the claim", e);
+            }
+          }
+        }
+        return records;
       }
     });
     for (IntentRecord r : claimed) {

@@ -1,6 +1,7 @@
 package dev.oncely.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.DueWorkScheduler;
 import dev.oncely.client.IdempotentClient;
@@ -92,6 +93,29 @@ class LeaseFencingTest {
       a.create(done);
       a.create(due);
       assertThat(a.claimDue(now, 10)).containsExactly(due);
+    }
+  }
+
+  @Test
+  void a_damaged_row_gives_a_typed_error_on_read_and_does_not_hold_back_the_claim()
+      throws Exception {
+    try (PostgresIntentStore a = store(db.pool, "a", Duration.ofMinutes(5))) {
+      IntentRecord good = IntentStoreContract.newRecord("s", "op", "good").toBuilder()
+          .state(IntentState.PENDING).nextAttemptAt(Instant.now().minusSeconds(5)).build();
+      IntentRecord bad = IntentStoreContract.newRecord("s", "op", "bad").toBuilder()
+          .state(IntentState.PENDING).nextAttemptAt(Instant.now().minusSeconds(10)).build();
+      a.create(good);
+      a.create(bad);
+      try (java.sql.Connection c = db.pool.getConnection();
+          java.sql.PreparedStatement st = c.prepareStatement("UPDATE oncely_intent"
+              + " SET record = overlay(record placing '\\xff'::bytea from 30 for 1)"
+              + " WHERE lookup = ?")) {
+        st.setBytes(1, dev.oncely.client.spi.RecordCodec.lookupKey(bad.id()));
+        assertThat(st.executeUpdate()).isEqualTo(1);
+      }
+      assertThatThrownBy(() -> a.get(bad.id()))
+          .isInstanceOf(dev.oncely.client.spi.StoreCorruptedException.class);
+      assertThat(a.claimDue(Instant.now(), 10)).containsExactly(good);
     }
   }
 
