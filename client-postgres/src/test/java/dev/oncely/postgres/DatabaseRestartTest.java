@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.DueWorkScheduler;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryPolicy;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The database is stopped in the middle of a run and started again: while it is down the store
- * throws {@link DatabaseUnavailableException}; nothing accepted is lost, and drives continue (by
+ * throws {@link DatabaseUnavailableException} (a new intent is answered {@code Pending} with
+ * {@code STORE_FAILED} and that cause, nothing sent); nothing accepted is lost, and drives continue (by
  * the due-work scheduler) once it is back, each intent with exactly one effect.
  */
 class DatabaseRestartTest {
@@ -57,8 +59,11 @@ class DatabaseRestartTest {
             "some effects before the restart");
 
         pg.stopServer();
-        assertThatThrownBy(() -> client.submit(Workload.spec(base, BEFORE)))
-            .isInstanceOf(DatabaseUnavailableException.class);
+        IntentOutcome refused = client.execute(Workload.spec(base, BEFORE));
+        assertThat(refused).isInstanceOfSatisfying(IntentOutcome.Pending.class, p -> {
+          assertThat(p.reason()).isEqualTo(PendingReason.STORE_FAILED);
+          assertThat(p.cause()).isInstanceOf(DatabaseUnavailableException.class);
+        });
         assertThatThrownBy(() -> store.claimDue(Instant.now(), 10))
             .isInstanceOf(DatabaseUnavailableException.class);
         assertThatThrownBy(() -> store.get(Workload.spec(base, 0).id()))

@@ -171,8 +171,9 @@ class LeaseFencingTest {
           IdempotentClient b = IdempotentClient.builder().store(bStore)
               .retryPolicy(RetryPolicy.builder().baseDelay(Duration.ofMillis(10)).build()).build();
           DueWorkScheduler bScheduler = DueWorkScheduler.builder(b).build()) {
-        CompletableFuture<IntentOutcome> aDrive = a.submit(Workload.spec(base, 1));
-        IntentId id = aStore.listUnfinished().get(0).id();
+        dev.oncely.client.IntentSpec spec = Workload.spec(base, 1);
+        IntentId id = spec.id();
+        CompletableFuture<IntentOutcome> aDrive = a.submit(spec);
         assertThat(freeze.frozen.await(60, TimeUnit.SECONDS)).isTrue();
         aDb.cut();
 

@@ -6,17 +6,27 @@ import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.InterceptedCall;
+import dev.oncely.client.internal.Outcomes;
+import dev.oncely.client.internal.ResumeRequests;
+import dev.oncely.client.internal.ResumedIntent;
 import dev.oncely.client.internal.SafeListener;
+import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -41,16 +51,25 @@ import okhttp3.Response;
  *       changed body under a used key with {@link PayloadMismatchException}.
  * </ul>
  *
- * <p>What it returns: the final response (2xx, business 4xx, or the server's mismatch answer), or
- * the last response when the attempts or the deadline ran out while the server kept answering
- * {@code 202}/{@code 409}/{@code 5xx}. It throws the last {@link IOException} when no attempt got
- * an answer, and {@link RetryBudgetExhaustedException} when the budget refused a retry.
+ * <p>What it returns: the final response (2xx, a business 4xx the decision table trusts, the
+ * server's answer when the intent needs reconciliation), or the last response when the attempts
+ * or the deadline ran out while the server kept answering {@code 202}/{@code 409}/{@code 5xx}. It
+ * throws the last {@link IOException} when no attempt got an answer, {@link
+ * RetryBudgetExhaustedException} when the budget refused a retry, and {@link IntentIOException}
+ * (cause: {@link PayloadMismatchException}, {@link BodyTooLargeException}, {@link
+ * NeedsReconciliationException} or a store failure) when it refuses to send; nothing but
+ * {@code IOException}s leaves {@code intercept}, so an {@code enqueue()} callback always hears of
+ * it. Every answer is judged by the same decision core as {@link IdempotentClient} (see
+ * docs/client.md, "Decision table").
  *
- * <p><b>What it cannot do</b> (use {@link IdempotentClient} for these): the key lives only as long
- * as the call, so a process restart loses it unless the app set the key header itself; nothing
- * resumes a call after a crash; there is no single-flight across concurrent calls with the same key
- * (the server's 409 handling covers that); outcomes are not reported as pending, the app sees the
- * last response or exception.
+ * <p><b>Durable intents.</b> A request tagged with an {@link IntentTag} ({@code
+ * Request.Builder.tag(IntentTag.class, tag)}, or Retrofit's {@code @Tag}) and sent through an
+ * interceptor with a store is a durable intent: its record is stored before the first byte, a call
+ * re-issued after a restart with the same business id gets the same key, and {@link
+ * #resumePending(Call.Factory, Consumer)} drives unfinished records through the app's own client after a
+ * restart. <b>Without a tag</b> the key lives only as long as the call (unless the app set the key
+ * header itself): a restart loses it, and a new call is a new intent. There is no single flight
+ * across concurrent calls with the same key (the server's 409 handling covers that).
  *
  * <p>Thread-safe; share one instance.
  */
@@ -60,6 +79,9 @@ public final class IdempotencyInterceptor implements Interceptor {
    * network: a repeat of a key whose call already finished.
    */
   public static final String STORED_RESPONSE_HEADER = InterceptedCall.STORED_RESPONSE_HEADER;
+
+  private static final java.util.logging.Logger LOG =
+      java.util.logging.Logger.getLogger(IdempotencyInterceptor.class.getName());
 
   private final InterceptedCall.Config config;
 
@@ -85,10 +107,80 @@ public final class IdempotencyInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
-    if (!config.methods().contains(request.method())) {
+    IntentTag tag = request.tag(IntentTag.class);
+    boolean resumed = request.tag(ResumedIntent.class) != null;
+    if (tag == null && !resumed && !config.methods().contains(request.method())) {
       return chain.proceed(request);
     }
-    return new InterceptedCall(config, chain).run();
+    InterceptedCall.Identity identity = tag == null ? null : new InterceptedCall.Identity(
+        tag.scope(), tag.operation(), tag.businessId(), tag::mintKey);
+    return new InterceptedCall(config, chain, identity).run();
+  }
+
+  /**
+   * Drives every unfinished record of the store again (after a restart) by issuing it through
+   * {@code client}, the app's own {@code OkHttpClient} with this interceptor in it, so the app's
+   * interceptors add credentials, tracing and certificates again (records never hold secrets).
+   * Each call carries the record's stored key in its stored wire form, its exact bytes and
+   * non-secret headers; a record with a stored status URL continues polling it; one that may have
+   * been delivered and is past the key retention is not sent (it needs reconciliation). Records
+   * written by an {@link IdempotentClient} on the same store are resumed the same way, and the
+   * other way round.
+   *
+   * @param client the app's client; it must contain this interceptor
+   * @param outcomes told the outcome of each resumed intent (the original callback is gone), on
+   *     an OkHttp dispatcher thread; its exceptions are caught and logged
+   * @return one future per unfinished record, completed with its stored outcome
+   * @throws IllegalStateException if the interceptor has no store
+   * @throws dev.oncely.client.spi.StoreException if the store cannot list the records
+   */
+  public List<CompletableFuture<IntentOutcome>> resumePending(Call.Factory client,
+      Consumer<IntentOutcome> outcomes) {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(outcomes, "outcomes");
+    if (config.store() == null) {
+      throw new IllegalStateException("resumePending needs a store: set IdempotencyInterceptor"
+          + ".builder().store(..)");
+    }
+    List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
+    for (IntentRecord record : config.store().listUnfinished()) {
+      CompletableFuture<IntentOutcome> future = new CompletableFuture<>();
+      future.thenAccept(outcome -> {
+        try {
+          outcomes.accept(outcome);
+        } catch (RuntimeException e) {
+          LOG.log(java.util.logging.Level.WARNING, "the resume outcome listener failed", e);
+        }
+      });
+      futures.add(future);
+      if (record.state() == IntentState.NEEDS_RECONCILIATION) {
+        future.complete(Outcomes.of(record));
+        continue;
+      }
+      client.newCall(ResumeRequests.of(record)).enqueue(new Callback() {
+        @Override
+        public void onFailure(Call call, IOException e) {
+          future.complete(storedOutcome(record));
+        }
+
+        @Override
+        public void onResponse(Call call, Response response) {
+          response.close();
+          future.complete(storedOutcome(record));
+        }
+      });
+    }
+    return futures;
+  }
+
+  private IntentOutcome storedOutcome(IntentRecord record) {
+    try {
+      return config.store().get(record.id()).map(Outcomes::of).orElse(Outcomes.of(record));
+    } catch (RuntimeException e) {
+      return new IntentOutcome.Pending(record.id(), PendingReason.STORE_FAILED,
+          "the store failed reading the outcome (" + e.getClass().getSimpleName() + ")", null,
+          null, e);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.oncely.client;
 
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.CallRegistry;
@@ -84,6 +85,8 @@ public final class IdempotentClient implements AutoCloseable {
   private final java.util.concurrent.Executor executor;
   private final ConcurrentMap<IntentId, CompletableFuture<IntentOutcome>> drives =
       new ConcurrentHashMap<>();
+  private final ConcurrentMap<CompletableFuture<IntentOutcome>, IntentId> queued =
+      new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private IdempotentClient(Builder b) {
@@ -96,7 +99,13 @@ public final class IdempotentClient implements AutoCloseable {
     this.config = new EngineConfig(
         // The engine counts, budgets and reports every resend itself, so OkHttp must not add
         // silent ones; those would still carry the same key, but would hide from the policy.
-        b.okHttpClient.newBuilder().retryOnConnectionFailure(false).build(),
+        b.callFactory != null ? b.callFactory : b.okHttpClient.newBuilder()
+            .retryOnConnectionFailure(false)
+            // A redirect of an unsafe request is judged by the engine (AnswerPolicy), never
+            // followed: OkHttp would turn a POST into a GET or send the body to another origin.
+            .followRedirects(false)
+            .followSslRedirects(false)
+            .build(),
         store,
         dialect,
         b.retryPolicy,
@@ -112,7 +121,8 @@ public final class IdempotentClient implements AutoCloseable {
         b.jitter,
         b.maxResponseBytes,
         caches.create(FINISHED_CACHE_SIZE),
-        new CallRegistry());
+        new CallRegistry(),
+        java.util.Set.copyOf(b.credentialOrigins));
     if (b.executor != null) {
       this.ownedExecutor = null;
       this.executor = b.executor;
@@ -132,22 +142,25 @@ public final class IdempotentClient implements AutoCloseable {
 
   /**
    * Drives {@code spec} on the calling thread (or waits for the drive already running for it) and
-   * returns its outcome, which is already stored.
+   * returns its outcome, which is already stored. A store failure while creating the record is
+   * reported as {@link IntentOutcome.Pending} with {@link PendingReason#STORE_FAILED}: the record
+   * may be durable all the same and be sent by a later resume, so re-submit the <em>same</em> spec
+   * (same key), never a new one.
    *
    * @throws NullPointerException if {@code spec} is null
    * @throws PayloadMismatchException if the key (or business id) already has a record with another
    *     payload fingerprint; nothing is sent
-   * @throws StoreException if the store cannot create the record; nothing is sent
+   * @throws InvalidIntentException if the spec sets the dialect's key header itself
    * @throws IllegalStateException if the client is closed
    */
   public IntentOutcome execute(IntentSpec spec) {
+    checkSpec(spec);
     Prepared prepared = prepare(spec);
-    IntentRecord record = prepared.record();
-    if (record.state().isTerminal()) {
-      return Outcomes.of(record);
+    if (prepared.outcome() != null) {
+      return prepared.outcome();
     }
     try {
-      return start(record.id(), true, prepared.claimed()).join();
+      return start(prepared.record().id(), true, prepared.claimed()).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
@@ -157,23 +170,54 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * Stores {@code spec}'s record on the calling thread, then drives it on the client's executor.
-   * The checks that can refuse the spec run before this method returns.
+   * Drives {@code spec} on the client's executor. Nothing touches the store on the calling thread
+   * (on Android that is usually the main thread): the record is created by a driver thread before
+   * the first byte is sent. Each call gets its own future: cancelling it stops waiting for that
+   * caller only, never the drive, which other callers may share. The intent survives a crash
+   * once its record is durable, which the {@link IntentEvent.Recorded} event reports (before the
+   * first byte is sent); before that a crash loses the submit, never sends it.
    *
-   * @return a future completed with the stored outcome
+   * @return a future completed with the stored outcome, or exceptionally with {@link
+   *     PayloadMismatchException} when the key (or business id) already has a record with another
+   *     payload fingerprint (nothing is sent); a store failure while creating the record completes
+   *     it with {@link PendingReason#STORE_FAILED}, as for {@link #execute}
    * @throws NullPointerException if {@code spec} is null
-   * @throws PayloadMismatchException if the key (or business id) already has a record with another
-   *     payload fingerprint; nothing is sent
-   * @throws StoreException if the store cannot create the record; nothing is sent
+   * @throws InvalidIntentException if the spec sets the dialect's key header itself
    * @throws IllegalStateException if the client is closed
    */
   public CompletableFuture<IntentOutcome> submit(IntentSpec spec) {
-    Prepared prepared = prepare(spec);
-    IntentRecord record = prepared.record();
-    if (record.state().isTerminal()) {
-      return CompletableFuture.completedFuture(Outcomes.of(record));
+    checkSpec(spec);
+    IntentRecord finished = config.finished().getIfPresent(spec.id());
+    if (finished != null) {
+      return CompletableFuture.completedFuture(Outcomes.of(sameIntent(finished, spec)));
     }
-    return start(record.id(), false, prepared.claimed());
+    CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
+    Runnable creation = () -> {
+      try {
+        Prepared prepared = prepare(spec);
+        if (prepared.outcome() != null) {
+          mine.complete(prepared.outcome());
+        } else {
+          start(prepared.record().id(), true, prepared.claimed()).whenComplete((outcome, e) -> {
+            if (e != null) {
+              mine.completeExceptionally(e);
+            } else {
+              mine.complete(outcome);
+            }
+          });
+        }
+      } catch (RuntimeException | Error e) {
+        mine.completeExceptionally(e);
+      }
+    };
+    queued.put(mine, spec.id());
+    mine.whenComplete((o, e) -> queued.remove(mine));
+    try {
+      executor.execute(creation);
+    } catch (RejectedExecutionException e) {
+      mine.complete(closedBeforeDrive(spec.id()));
+    }
+    return mine;
   }
 
   /**
@@ -202,11 +246,13 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * Drives the stored record {@code id} once more, like {@link #resumePending()} does for every
-   * unfinished record: single flight, so a drive already running for it is shared, not doubled.
+   * Drives the stored record of intent {@code id} once more (single flight: joins a drive already
+   * running for it), with its stored key, wire form and body bytes, like {@link #resumePending()}
+   * does for every unfinished record. A finished record completes the future with its stored
+   * outcome without I/O.
    *
-   * @return a future completed with the stored outcome; failed with {@link StoreException} if the
-   *     store has no such record
+   * @return a future completed with the stored outcome; completed exceptionally with {@link
+   *     StoreException} if the store has no such record or fails
    * @throws NullPointerException if {@code id} is null
    * @throws IllegalStateException if the client is closed
    */
@@ -218,14 +264,16 @@ public final class IdempotentClient implements AutoCloseable {
 
   /**
    * Builds the record {@code spec} would be stored as, in state {@code NEW} (nothing sent, not
-   * claimed by a drive), with this client's clock and key retention, without storing it: for stores
-   * that write it inside the caller's own transaction. Drive it after the commit with
+   * claimed by a drive), with this client's clock, dialect and key retention, without storing it:
+   * for stores that write it inside the caller's own transaction. Drive it after the commit with
    * {@link #resume(IntentId)}.
    *
    * @throws NullPointerException if {@code spec} is null
+   * @throws InvalidIntentException if the spec sets the dialect's key header itself
+   * @throws IllegalStateException if the client is closed
    */
   public IntentRecord newRecord(IntentSpec spec) {
-    Objects.requireNonNull(spec, "spec");
+    checkSpec(spec);
     return fresh(spec, IntentState.NEW);
   }
 
@@ -281,6 +329,10 @@ public final class IdempotentClient implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    // Drives that never started (still queued, or on an executor that was not ours) and submits
+    // whose record was never created get a typed answer instead of a future that never completes.
+    drives.forEach((id, future) -> future.complete(closedBeforeDrive(id)));
+    queued.forEach((future, id) -> future.complete(closedBeforeDrive(id)));
     if (ownsStore) {
       config.store().close();
     }
@@ -288,32 +340,20 @@ public final class IdempotentClient implements AutoCloseable {
 
   /**
    * The record an execute/submit continues; {@code claimed} is the record this call created, which
-   * its drive owns without another compare-and-set, or null when the record already existed.
+   * its drive owns without another compare-and-set, or null when the record already existed;
+   * {@code outcome} is set instead when there is nothing to drive.
    */
-  private record Prepared(IntentRecord record, IntentRecord claimed) {}
+  private record Prepared(IntentRecord record, IntentRecord claimed, IntentOutcome outcome) {}
 
-  private Prepared prepare(IntentSpec spec) {
+  private void checkSpec(IntentSpec spec) {
     Objects.requireNonNull(spec, "spec");
     checkOpen();
-    IntentRecord finished = config.finished().getIfPresent(spec.id());
-    if (finished != null) {
-      return new Prepared(sameIntent(finished, spec), null);
-    }
-    // Create first, look up only when the store refuses: a new intent (the common case) then
-    // costs one durable write and no read. The refusal happens before any network I/O.
-    // Created already claimed: this one commit is the only one before the first send. The
-    // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
-    // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
-    IntentRecord fresh = fresh(spec, IntentState.IN_FLIGHT);
-    try {
-      config.store().create(fresh);
-      return new Prepared(fresh, fresh);
-    } catch (DuplicateIntentException e) {
-      IntentRecord raced = find(spec);
-      if (raced == null) {
-        throw e;
+    String keyHeader = config.dialect().keyHeader();
+    for (String name : spec.headers().keySet()) {
+      if (name.equalsIgnoreCase(keyHeader)) {
+        throw new InvalidIntentException("header", "'" + name + "' is the dialect's key header;"
+            + " the key belongs to the SDK and is set from the spec's key strategy");
       }
-      return new Prepared(sameIntent(raced, spec), null);
     }
   }
 
@@ -327,11 +367,50 @@ public final class IdempotentClient implements AutoCloseable {
         .headers(spec.headers())
         .body(spec.body(), spec.mediaType())
         .fingerprint(spec.fingerprint())
+        .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
+        .traceContext(spec.traceContext())
         .state(state)
         .createdAt(now)
         .updatedAt(now)
         .expiresAt(now.plus(config.keyRetention()))
         .build();
+  }
+
+  private Prepared prepare(IntentSpec spec) {
+    IntentRecord finished = config.finished().getIfPresent(spec.id());
+    if (finished != null) {
+      return finished(sameIntent(finished, spec));
+    }
+    // Create first, look up only when the store refuses: a new intent (the common case) then
+    // costs one durable write and no read. The refusal happens before any network I/O.
+    // Created already claimed: this one commit is the only one before the first send. The
+    // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
+    // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
+    IntentRecord fresh = fresh(spec, IntentState.IN_FLIGHT);
+    try {
+      config.store().create(fresh);
+      config.listener().onEvent(new IntentEvent.Recorded(fresh.id()));
+      return new Prepared(fresh, fresh, null);
+    } catch (DuplicateIntentException e) {
+      IntentRecord raced = find(spec);
+      if (raced == null) {
+        throw e;
+      }
+      return finished(sameIntent(raced, spec));
+    } catch (StoreException e) {
+      // The write may have reached the disk before the failure (a failed force, a lost answer
+      // from the database): the record may be durable and be resumed later, so this is not a
+      // definite failure, and a new key for the same intent could be a second effect.
+      return new Prepared(fresh, null, new IntentOutcome.Pending(spec.id(),
+          PendingReason.STORE_FAILED, "the store failed while creating the record ("
+          + e.getClass().getSimpleName() + "); it may be durable and sent by a later resume:"
+          + " re-submit the same spec (same key), never a new one", null, null, e));
+    }
+  }
+
+  private static Prepared finished(IntentRecord record) {
+    return record.state().isTerminal()
+        ? new Prepared(record, null, Outcomes.of(record)) : new Prepared(record, null, null);
   }
 
   private IntentRecord find(IntentSpec spec) {
@@ -358,25 +437,31 @@ public final class IdempotentClient implements AutoCloseable {
     return existing;
   }
 
+  /**
+   * Starts (or joins) the one drive of intent {@code id} and returns a future of the caller's own:
+   * cancelling it never cancels the shared drive.
+   */
   private CompletableFuture<IntentOutcome> start(IntentId id, boolean inline,
       IntentRecord claimed) {
     CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
     CompletableFuture<IntentOutcome> running = drives.putIfAbsent(id, mine);
     if (running != null) {
-      return running;
+      return ownFuture(running);
     }
     Runnable drive = () -> {
       try {
-        if (claimed != null) {
+        if (closed) {
+          mine.complete(closedBeforeDrive(id));
+        } else if (claimed != null) {
           mine.complete(IntentDriver.drive(config, claimed, true));
-          return;
-        }
-        // Read again now that this thread owns the drive: another drive may have just finished.
-        Optional<IntentRecord> current = config.store().get(id);
-        if (current.isEmpty()) {
-          mine.completeExceptionally(new StoreException("record " + id + " is not in the store"));
         } else {
-          mine.complete(IntentDriver.drive(config, current.get(), false));
+          // Read again now that this thread owns the drive: another drive may have just finished.
+          Optional<IntentRecord> current = config.store().get(id);
+          if (current.isEmpty()) {
+            mine.completeExceptionally(new StoreException("record " + id + " is not in the store"));
+          } else {
+            mine.complete(IntentDriver.drive(config, current.get(), false));
+          }
         }
       } catch (RuntimeException | Error e) {
         mine.completeExceptionally(e);
@@ -391,10 +476,31 @@ public final class IdempotentClient implements AutoCloseable {
         executor.execute(drive);
       } catch (RejectedExecutionException e) {
         drives.remove(id, mine);
-        mine.completeExceptionally(new IllegalStateException("the client is closed", e));
+        mine.complete(closedBeforeDrive(id));
       }
     }
-    return mine;
+    return ownFuture(mine);
+  }
+
+  /** A future that follows {@code shared}; cancelling it leaves {@code shared} untouched. */
+  private static CompletableFuture<IntentOutcome> ownFuture(
+      CompletableFuture<IntentOutcome> shared) {
+    CompletableFuture<IntentOutcome> own = new CompletableFuture<>();
+    shared.whenComplete((outcome, e) -> {
+      if (e != null) {
+        own.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+            ? e.getCause() : e);
+      } else {
+        own.complete(outcome);
+      }
+    });
+    return own;
+  }
+
+  private static IntentOutcome closedBeforeDrive(IntentId id) {
+    return new IntentOutcome.Pending(id, PendingReason.INTERRUPTED,
+        "the client was closed before the drive started; the record (if any) is resumable", null,
+        null, null);
   }
 
   private void checkOpen() {
@@ -420,6 +526,8 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public static final class Builder {
     private OkHttpClient okHttpClient;
+    private okhttp3.Call.Factory callFactory;
+    private final java.util.Set<String> credentialOrigins = new java.util.LinkedHashSet<>();
     private IntentStore store;
     private Dialect dialect = Dialects.ietf();
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
@@ -440,9 +548,54 @@ public final class IdempotentClient implements AutoCloseable {
 
     private Builder() {}
 
-    /** Sets the OkHttp client attempts are sent with (its silent connection retries are turned off). */
+    /**
+     * Sets the OkHttp client attempts are sent with; the client uses a copy with silent connection
+     * retries and redirect following turned off.
+     *
+     * @throws IllegalStateException if {@link #callFactory} was set
+     */
     public Builder okHttpClient(OkHttpClient okHttpClient) {
-      this.okHttpClient = Objects.requireNonNull(okHttpClient, "okHttpClient");
+      Objects.requireNonNull(okHttpClient, "okHttpClient");
+      if (callFactory != null) {
+        throw new IllegalStateException("callFactory and okHttpClient are alternatives; callFactory"
+            + " was already set");
+      }
+      this.okHttpClient = okHttpClient;
+      return this;
+    }
+
+    /**
+     * Sends attempts through {@code callFactory} instead of an {@link OkHttpClient}, for wrappers
+     * such as OpenTelemetry's OkHttp instrumentation. The factory must not retry or follow
+     * redirects on its own (build the underlying client with {@code retryOnConnectionFailure(false)}
+     * and {@code followRedirects(false)}); redirects it follows anyway are judged by their first
+     * hop and never reported as completed when they turned the request into a GET or left the
+     * origin.
+     *
+     * @throws IllegalStateException if {@link #okHttpClient} was set
+     */
+    public Builder callFactory(okhttp3.Call.Factory callFactory) {
+      Objects.requireNonNull(callFactory, "callFactory");
+      if (okHttpClient != null) {
+        throw new IllegalStateException("callFactory and okHttpClient are alternatives; okHttpClient"
+            + " was already set");
+      }
+      this.callFactory = callFactory;
+      return this;
+    }
+
+    /**
+     * Lists origins other than the intent's own ({@code https://host} or {@code https://host:port})
+     * whose status URLs may be polled with the intent's stored headers and the {@link
+     * HeaderProvider}'s credentials (the provider is told the target is cross-origin). Default: none,
+     * so a status URL on another origin, or on http for an https intent, is polled without them.
+     *
+     * @throws IllegalArgumentException if an entry is not an http(s) origin
+     */
+    public Builder credentialOrigins(String... origins) {
+      for (String origin : Objects.requireNonNull(origins, "origins")) {
+        credentialOrigins.add(dev.oncely.client.internal.Origins.parse(origin));
+      }
       return this;
     }
 
@@ -593,7 +746,7 @@ public final class IdempotentClient implements AutoCloseable {
 
     /** Returns the client. */
     public IdempotentClient build() {
-      if (okHttpClient == null) {
+      if (okHttpClient == null && callFactory == null) {
         okHttpClient = new OkHttpClient();
       }
       if (retryBudget == null) {

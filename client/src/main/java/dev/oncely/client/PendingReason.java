@@ -20,5 +20,16 @@ public enum PendingReason {
   /** The store failed while recording the outcome; the last durable state is kept. */
   STORE_FAILED,
   /** Another client instance or process changed the record while this one drove it. */
-  DRIVEN_ELSEWHERE
+  DRIVEN_ELSEWHERE,
+  /**
+   * The server kept answering {@code 202 Accepted} without naming a status URL; resends were
+   * bounded (see {@code Dialect.maxBlindResends()}) because some servers replay that answer forever.
+   */
+  NO_STATUS_URL,
+  /**
+   * After an attempt that may have been delivered, the server answered with an auth, routing or
+   * gateway refusal ({@code 401}, {@code 403}, {@code 404}, ...) that does not prove the first
+   * attempt had no effect; resends with fresh credentials did not settle it.
+   */
+  AMBIGUOUS_ANSWER
 }

@@ -316,7 +316,8 @@ class IdempotencyInterceptorTest {
     client.newCall(first).execute().close();
 
     assertThatThrownBy(() -> client.newCall(changed).execute())
-        .isInstanceOf(PayloadMismatchException.class);
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(PayloadMismatchException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
@@ -348,7 +349,8 @@ class IdempotencyInterceptorTest {
     OkHttpClient client = plainClient(interceptor().maxBodyBytes(4).build());
 
     assertThatThrownBy(() -> client.newCall(post(BODY)).execute())
-        .isInstanceOf(BodyTooLargeException.class);
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(BodyTooLargeException.class);
     assertThat(server.getRequestCount()).isZero();
   }
 }

@@ -57,6 +57,9 @@ public final class SdkCrashChild {
 
   private SdkCrashChild() {}
 
+  private static final java.util.Map<dev.oncely.client.spi.IntentId, Integer> submitted =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   public static void main(String[] args) throws Exception {
     String engine = args[0];
     Path path = Path.of(args[1]);
@@ -87,7 +90,14 @@ public final class SdkCrashChild {
         .dialect(Dialects.ietf())
         .retryPolicy(POLICY)
         .retryBudget(RetryBudget.unlimited())
-        .listener(haltOnFirstSend(store))
+        .listener(IntentListener.all(haltOnFirstSend(store), event -> {
+          if (event instanceof IntentEvent.Recorded recorded) {
+            Integer n = submitted.get(recorded.id());
+            if (n != null) {
+              out.println("CREATED " + n);
+            }
+          }
+        }))
         .executor(drivers)
         .jitter(new Random(seed))
         .build();
@@ -120,8 +130,11 @@ public final class SdkCrashChild {
     Semaphore window = new Semaphore(WINDOW);
     for (int n = 0; n < count; n++) {
       window.acquire();
-      CompletableFuture<IntentOutcome> f = client.submit(SdkWorkload.spec(baseUrl, n));
-      out.println("CREATED " + n);
+      // CREATED is printed when the record is durable (the Recorded event), not when submit()
+      // returns: submit() does no store I/O on the calling thread.
+      dev.oncely.client.IntentSpec spec = SdkWorkload.spec(baseUrl, n);
+      submitted.put(spec.id(), n);
+      CompletableFuture<IntentOutcome> f = client.submit(spec);
       all.add(f.whenComplete((outcome, failure) -> {
         window.release();
         if (outcome != null) {

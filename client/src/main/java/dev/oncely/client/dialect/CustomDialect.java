@@ -27,6 +27,10 @@ public final class CustomDialect implements Dialect {
   private final Set<Integer> mismatch;
   private final ResponseClassifier classifier;
   private final Duration keyRetention;
+  private final Set<Integer> trustedRefusals;
+  private final StatusUrlResolver statusUrlResolver;
+  private final StatusInterpreter statusInterpreter;
+  private final int maxBlindResends;
 
   private CustomDialect(Builder b) {
     this.name = b.name;
@@ -37,6 +41,10 @@ public final class CustomDialect implements Dialect {
     this.mismatch = Collections.unmodifiableSet(new LinkedHashSet<>(b.mismatch));
     this.classifier = b.classifier;
     this.keyRetention = b.keyRetention;
+    this.trustedRefusals = Set.copyOf(b.trustedRefusals);
+    this.statusUrlResolver = b.statusUrlResolver;
+    this.statusInterpreter = b.statusInterpreter;
+    this.maxBlindResends = b.maxBlindResends;
   }
 
   @Override
@@ -123,6 +131,26 @@ public final class CustomDialect implements Dialect {
   }
 
   @Override
+  public boolean trustsRefusalAfterDelivery(int status) {
+    return trustedRefusals.contains(status);
+  }
+
+  @Override
+  public StatusUrlResolver statusUrlResolver() {
+    return statusUrlResolver;
+  }
+
+  @Override
+  public StatusInterpreter statusInterpreter() {
+    return statusInterpreter;
+  }
+
+  @Override
+  public int maxBlindResends() {
+    return maxBlindResends;
+  }
+
+  @Override
   public String toString() {
     return "Dialect{" + name + ", keyHeader=" + keyHeader + ", quoted=" + quoteKey + "}";
   }
@@ -137,6 +165,10 @@ public final class CustomDialect implements Dialect {
     private final Set<Integer> mismatch = new LinkedHashSet<>();
     private ResponseClassifier classifier;
     private Duration keyRetention = Dialects.defaultRetention();
+    private Set<Integer> trustedRefusals = Dialects.TRUSTED_REFUSALS;
+    private StatusUrlResolver statusUrlResolver = StatusUrlResolver.NONE;
+    private StatusInterpreter statusInterpreter = StatusInterpreter.ANY_2XX_IS_DONE;
+    private int maxBlindResends = Dialects.DEFAULT_MAX_BLIND_RESENDS;
 
     Builder(String name) {
       if (name == null || name.isBlank()) {
@@ -207,12 +239,80 @@ public final class CustomDialect implements Dialect {
     }
 
     /**
-     * Sets how long the server keeps keys (default 24 hours).
+     * Sets how long the server keeps keys (default {@link Dialects#DEFAULT_KEY_RETENTION}, an
+     * assumption on the short side; take the number from the server's documentation).
      *
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder keyRetention(Duration keyRetention) {
       this.keyRetention = Durations.positive("keyRetention", keyRetention);
+      return this;
+    }
+
+    /**
+     * Sets the {@code 4xx} statuses trusted as final refusals after an earlier attempt may have
+     * been delivered (default {@link Dialects#TRUSTED_REFUSALS}); pass none to trust no refusal
+     * of a retry.
+     *
+     * @throws IllegalArgumentException if a status is not 4xx, or is {@code 401}, {@code 403},
+     *     {@code 404}, {@code 405}, {@code 407}, {@code 410} or {@code 421} (auth and routing
+     *     answers never prove that an earlier attempt had no effect)
+     */
+    public Builder trustedRefusals(int... statuses) {
+      Set<Integer> chosen = new LinkedHashSet<>();
+      for (int status : statuses) {
+        if (status < 400 || status > 499) {
+          throw new IllegalArgumentException("trustedRefusals must be 4xx statuses, was " + status);
+        }
+        if (Set.of(401, 403, 404, 405, 407, 410, 421).contains(status)) {
+          throw new IllegalArgumentException("trustedRefusals cannot hold " + status + ": auth and"
+              + " routing answers do not prove an earlier attempt had no effect");
+        }
+        chosen.add(status);
+      }
+      this.trustedRefusals = chosen;
+      return this;
+    }
+
+    /**
+     * Sets how a {@code 202} without {@code Location} names its status URL in the body, for
+     * example {@link StatusUrlResolver#jsonPointer} (default {@link StatusUrlResolver#NONE}).
+     *
+     * @throws IllegalArgumentException if it is null
+     */
+    public Builder statusUrlResolver(StatusUrlResolver resolver) {
+      if (resolver == null) {
+        throw new IllegalArgumentException("statusUrlResolver must not be null");
+      }
+      this.statusUrlResolver = resolver;
+      return this;
+    }
+
+    /**
+     * Sets how {@code 2xx} answers of a status URL are read (default {@link
+     * StatusInterpreter#ANY_2XX_IS_DONE}).
+     *
+     * @throws IllegalArgumentException if it is null
+     */
+    public Builder statusInterpreter(StatusInterpreter interpreter) {
+      if (interpreter == null) {
+        throw new IllegalArgumentException("statusInterpreter must not be null");
+      }
+      this.statusInterpreter = interpreter;
+      return this;
+    }
+
+    /**
+     * Sets how often one drive resends after a {@code 202} without a status URL (default
+     * {@value Dialects#DEFAULT_MAX_BLIND_RESENDS}).
+     *
+     * @throws IllegalArgumentException if it is negative
+     */
+    public Builder maxBlindResends(int maxBlindResends) {
+      if (maxBlindResends < 0) {
+        throw new IllegalArgumentException("maxBlindResends must be >= 0, was " + maxBlindResends);
+      }
+      this.maxBlindResends = maxBlindResends;
       return this;
     }
 

@@ -32,4 +32,35 @@ public interface Dialect {
 
   /** How long the server is known to keep keys; after that a resend may create a second effect. */
   Duration keyRetention();
+
+  /**
+   * Whether a {@code 4xx} answer to an attempt sent <em>after</em> an earlier attempt of the same
+   * intent may have reached the server is a final business refusal. Auth and routing answers
+   * ({@code 401}, {@code 403}, {@code 404}, {@code 405}, {@code 407}, {@code 410}, {@code 421})
+   * come from gateways and token expiry as often as from the handler, so they are not: the first
+   * attempt may have had its effect. The default trusts {@link Dialects#TRUSTED_REFUSALS}.
+   * Answers to the very first delivery are always trusted.
+   */
+  default boolean trustsRefusalAfterDelivery(int status) {
+    return Dialects.TRUSTED_REFUSALS.contains(status);
+  }
+
+  /** Finds a {@code 202}'s status URL in its body when it has no {@code Location}; default none. */
+  default StatusUrlResolver statusUrlResolver() {
+    return StatusUrlResolver.NONE;
+  }
+
+  /** Reads {@code 2xx} answers of a status URL; default: every one means done. */
+  default StatusInterpreter statusInterpreter() {
+    return StatusInterpreter.ANY_2XX_IS_DONE;
+  }
+
+  /**
+   * How many times one drive resends the submit after a {@code 202} that names no status URL
+   * before it stops {@code Pending} with reason {@code NO_STATUS_URL} (some servers replay that
+   * same {@code 202} forever); default {@value Dialects#DEFAULT_MAX_BLIND_RESENDS}.
+   */
+  default int maxBlindResends() {
+    return Dialects.DEFAULT_MAX_BLIND_RESENDS;
+  }
 }

@@ -12,17 +12,44 @@ import java.util.Locale;
  *   <tr><th>dialect</th><th>key header</th><th>in progress</th><th>mismatch</th><th>replay marker</th>
  *       <th>key retention</th></tr>
  *   <tr><td>{@link #ietf()}</td><td>{@code Idempotency-Key: "k"} (quoted)</td><td>409</td>
- *       <td>422</td><td>–</td><td>24 h (assumed)</td></tr>
+ *       <td>422</td><td>–</td><td>1 h (the draft publishes none: an assumption on the short,
+ *       safe side)</td></tr>
  *   <tr><td>{@link #stripe()}</td><td>{@code Idempotency-Key: k}</td><td>409 (retried)</td>
  *       <td>400 with {@code idempotency_error}</td><td>{@code Idempotent-Replayed: true}</td>
- *       <td>24 h</td></tr>
+ *       <td>24 h (Stripe API reference, "Idempotent requests": keys are pruned after at least
+ *       24 hours)</td></tr>
  *   <tr><td>{@link #paypal()}</td><td>{@code PayPal-Request-Id: k}</td><td>–</td><td>–</td>
- *       <td>–</td><td>24 h (varies per API; set it from the API reference)</td></tr>
+ *       <td>–</td><td>6 h (PayPal Orders v2 reference, {@code PayPal-Request-Id}: stored for
+ *       6 hours, up to 72 by arrangement)</td></tr>
  * </table>
  *
- * <p>All dialects share the {@linkplain #standardVerdict(int) standard rules} for other statuses.
+ * <p>Key retention errs on the short side everywhere: an intent that may have been delivered and
+ * is older than the retention is never resent (it goes to reconciliation), because a resend after
+ * the server forgot the key is a second effect. Set it from your server's documentation.
+ *
+ * <p>All dialects share the {@linkplain #standardVerdict(int) standard rules} for other statuses,
+ * and the engine's rules that no dialect can change: no {@code 5xx} is a final refusal, redirects
+ * are never followed by the HTTP client, answers of a status URL are about the status resource,
+ * and a {@code 4xx} after a maybe-delivered attempt is final only if {@link
+ * Dialect#trustsRefusalAfterDelivery(int)} says so (docs/client.md has the whole decision table).
  */
 public final class Dialects {
+  /**
+   * The {@code 4xx} answers trusted as final business refusals even after an earlier attempt may
+   * have reached the server: they depend on the request's bytes, which never change between
+   * attempts, not on credentials or routing: {@code 400}, {@code 402}, {@code 411}, {@code 413},
+   * {@code 414}, {@code 415}, {@code 422}, {@code 431} (a dialect's in-progress and mismatch
+   * statuses are judged by their own rules first).
+   */
+  public static final java.util.Set<Integer> TRUSTED_REFUSALS =
+      java.util.Set.of(400, 402, 411, 413, 414, 415, 422, 431);
+
+  /** Default of {@link Dialect#maxBlindResends()}. */
+  public static final int DEFAULT_MAX_BLIND_RESENDS = 3;
+
+  /** Key retention assumed where a server publishes none (the IETF draft, custom dialects). */
+  public static final Duration DEFAULT_KEY_RETENTION = Duration.ofHours(1);
+
   private static final Dialect IETF = custom("ietf")
       .keyHeader("Idempotency-Key")
       .quoteKey(true)
@@ -36,11 +63,13 @@ public final class Dialects {
       .replayHeader("Idempotent-Replayed")
       .inProgressStatus(409)
       .classifier(Dialects::stripeVerdict)
+      .keyRetention(Duration.ofHours(24))
       .build();
 
   private static final Dialect PAYPAL = custom("paypal")
       .keyHeader("PayPal-Request-Id")
       .quoteKey(false)
+      .keyRetention(Duration.ofHours(6))
       .build();
 
   private Dialects() {}
@@ -48,7 +77,7 @@ public final class Dialects {
   /**
    * The IETF {@code draft-ietf-httpapi-idempotency-key-header} dialect (the default): the key as a
    * quoted Structured Field string in {@code Idempotency-Key}, {@code 409} = in progress, {@code 422}
-   * = payload mismatch.
+   * = payload mismatch, keys assumed kept {@link #DEFAULT_KEY_RETENTION}.
    */
   public static Dialect ietf() {
     return IETF;
@@ -64,14 +93,15 @@ public final class Dialects {
     return STRIPE;
   }
 
-  /** PayPal: plain key in {@code PayPal-Request-Id}; standard status rules. */
+  /** PayPal: plain key in {@code PayPal-Request-Id}; standard status rules; keys kept 6 hours. */
   public static Dialect paypal() {
     return PAYPAL;
   }
 
   /**
    * Starts a custom dialect named {@code name}: by default the plain key in {@code Idempotency-Key},
-   * no in-progress or mismatch status, no replay marker, 24 hours key retention.
+   * no in-progress or mismatch status, no replay marker, {@link #DEFAULT_KEY_RETENTION} key
+   * retention.
    *
    * @throws IllegalArgumentException if {@code name} is null or blank
    */
@@ -80,9 +110,11 @@ public final class Dialects {
   }
 
   /**
-   * The rules every dialect shares: {@code 202} accepted; other 2xx completed; {@code 408},
-   * {@code 425}, {@code 429}, {@code 500}, {@code 502}, {@code 503}, {@code 504} retried; everything
-   * else (3xx the HTTP client did not follow, other 4xx, {@code 501} and other 5xx) rejected.
+   * The rules every dialect shares: {@code 202} accepted; other 2xx completed; {@code 1xx},
+   * {@code 408}, {@code 425}, {@code 429} and <em>every</em> {@code 5xx} (gateway answers such as
+   * Cloudflare's 520-530 and 598/599 are sent after the origin may have processed the request)
+   * retried; other 4xx rejected. {@code 3xx} never reaches a dialect's verdict: the engine's
+   * redirect rules judge it (here it reads as rejected).
    */
   public static Verdict standardVerdict(int status) {
     if (status == 202) {
@@ -91,8 +123,11 @@ public final class Dialects {
     if (status >= 200 && status < 300) {
       return Verdict.COMPLETED;
     }
+    if (status < 200 || status >= 500) {
+      return Verdict.RETRY;
+    }
     switch (status) {
-      case 408, 425, 429, 500, 502, 503, 504:
+      case 408, 425, 429:
         return Verdict.RETRY;
       default:
         return Verdict.REJECTED;
@@ -113,7 +148,7 @@ public final class Dialects {
       if (retry) {
         return Verdict.RETRY;
       }
-      return status >= 500 ? Verdict.RECONCILE : Verdict.REJECTED;
+      return status >= 500 ? Verdict.RECONCILE : null;
     }
     return null;
   }
@@ -126,6 +161,6 @@ public final class Dialects {
   }
 
   static Duration defaultRetention() {
-    return Duration.ofHours(24);
+    return DEFAULT_KEY_RETENTION;
   }
 }

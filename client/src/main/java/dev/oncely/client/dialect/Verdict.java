@@ -10,9 +10,12 @@ public enum Verdict {
   IN_PROGRESS,
   /** The key was used with another payload: terminal key conflict, never a new key. */
   PAYLOAD_MISMATCH,
-  /** Transient or uncertain ({@code 408}, {@code 425}, {@code 429}, {@code 5xx}): retry same key. */
+  /** Transient or uncertain ({@code 1xx}, {@code 408}, {@code 425}, {@code 429}, every {@code 5xx}): retry same key. */
   RETRY,
-  /** A business refusal (other 4xx): terminal, the response is kept. */
+  /**
+   * A business refusal (other 4xx): terminal, the response is kept, if the engine can trust it (the
+   * first delivery, or a status in {@link Dialect#trustsRefusalAfterDelivery}); never for a 5xx.
+   */
   REJECTED,
   /**
    * Retrying cannot help and the outcome is uncertain (a replayed {@code 5xx}, or the server said

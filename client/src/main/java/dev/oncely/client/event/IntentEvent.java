@@ -54,4 +54,17 @@ public sealed interface IntentEvent {
 
   /** A retry was refused because the host's retry budget is empty. */
   record BudgetExhausted(IntentId id, String host) implements IntentEvent {}
+
+  /**
+   * The intent's record was created durably (before the first byte of its first attempt). After
+   * {@code IdempotentClient.submit} this is the moment the intent survives a crash: an app that
+   * must promise "we have your payment" to its own caller waits for it (or uses {@code execute}).
+   */
+  record Recorded(IntentId id) implements IntentEvent {}
+
+  /**
+   * A header named like the idempotency key header was ignored: the key header belongs to the SDK
+   * ({@code source} names who set it, for example {@code "headerProvider"}).
+   */
+  record KeyHeaderIgnored(IntentId id, String source) implements IntentEvent {}
 }

@@ -15,11 +15,12 @@ import dev.oncely.client.spi.RecordCache;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Random;
-import okhttp3.OkHttpClient;
+import java.util.Set;
+import okhttp3.Call;
 
 /** Everything one drive needs, fixed when the client is built. */
 public record EngineConfig(
-    OkHttpClient http,
+    Call.Factory http,
     IntentStore store,
     Dialect dialect,
     RetryPolicy policy,
@@ -35,4 +36,5 @@ public record EngineConfig(
     Random random,
     long maxResponseBytes,
     RecordCache<IntentId, IntentRecord> finished,
-    CallRegistry calls) {}
+    CallRegistry calls,
+    Set<String> credentialOrigins) {}

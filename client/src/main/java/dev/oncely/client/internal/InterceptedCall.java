@@ -1,21 +1,23 @@
 package dev.oncely.client.internal;
 
 import dev.oncely.client.BodyTooLargeException;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentIOException;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryBudget;
-import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
-import dev.oncely.client.dialect.Verdict;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.SecretHeaders;
+import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoredResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -25,12 +27,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.Random;
-import okhttp3.HttpUrl;
+import java.util.function.Supplier;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.Request;
@@ -39,8 +40,11 @@ import okhttp3.Response;
 import okio.Buffer;
 
 /**
- * One call through the {@code IdempotencyInterceptor}: key, buffered body, the attempt loop inside
- * {@code intercept}, and the optional record. Lives for one {@code intercept} invocation.
+ * One call through the {@code IdempotencyInterceptor}: a sequencer over the same stages as the
+ * intent API's driver ({@link RecordKeeper}, {@link AnswerPolicy}, {@link Pacer}), with the app's
+ * own request as the bridge: the key header is set once, the body buffered once, and a poll of a
+ * status URL on another origin carries none of the app's headers. Only {@link IOException}s leave
+ * {@link #run()}. Lives for one {@code intercept} invocation.
  */
 public final class InterceptedCall {
   /** Response header added when the answer comes from the store instead of the network. */
@@ -54,33 +58,71 @@ public final class InterceptedCall {
       Function<Request, String> operation, long maxBodyBytes, Duration keyRetention,
       long maxResponseBytes) {}
 
+  /**
+   * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
+   * business id, and how to mint a key when neither the request nor the store has one. Null for an
+   * untagged call, whose key lives only as long as the call.
+   */
+  public record Identity(String scope, String operation, String businessId,
+      Supplier<String> mint) {}
+
   private final Config c;
   private final Interceptor.Chain chain;
+  private final Identity identity;
   private IntentId id;
-  private IntentRecord record;
-  private int attempts;
-  private Waits waits;
-  private Instant deadline;
+  private RecordKeeper keeper;
+  private Exchange resumeAt;
   private final Failures failures = new Failures();
 
-  /** Prepares the call for {@code chain}. */
-  public InterceptedCall(Config config, Interceptor.Chain chain) {
+  /** Prepares the call for {@code chain}; {@code identity} may be null. */
+  public InterceptedCall(Config config, Interceptor.Chain chain, Identity identity) {
     this.c = config;
     this.chain = chain;
+    this.identity = identity;
   }
 
-  /** Runs the call to its final response. */
+  /** Runs the call to its final response; throws only {@link IOException}s. */
   public Response run() throws IOException {
+    try {
+      return runChecked();
+    } catch (PayloadMismatchException | BodyTooLargeException | StoreException
+        | NeedsReconciliationException e) {
+      throw failures.attachTo(new IntentIOException(e));
+    }
+  }
+
+  private Response runChecked() throws IOException {
     Request original = chain.request();
     Request.Builder builder = original.newBuilder();
-    String header = original.header(c.dialect().keyHeader());
+    String keyHeader = c.dialect().keyHeader();
     String key;
-    if (header != null) {
+    String keyValue;
+    ResumedIntent resumed = original.tag(ResumedIntent.class);
+    IntentRecord known = resumed != null ? null : knownByBusinessId();
+    if (resumed != null) {
+      IntentRecord record = c.store().get(resumed.id()).orElseThrow(() ->
+          new StoreException("record " + resumed.id() + " is not in the store"));
+      id = record.id();
+      key = id.key();
+      keyHeader = record.keyHeader() != null ? record.keyHeader() : keyHeader;
+      keyValue = record.keyValue() != null ? record.keyValue() : c.dialect().formatKey(key);
+      builder.header(keyHeader, keyValue);
+    } else if (original.header(keyHeader) != null) {
+      String header = original.header(keyHeader);
       String parsed = c.dialect().parseKey(header);
       key = parsed != null ? parsed : header.trim();
+      keyValue = header;
+    } else if (known != null) {
+      // A call re-issued (after a restart) for a business id that already has an intent: the
+      // same intent, so the same key, sent exactly as the first attempt sent it.
+      key = known.id().key();
+      keyHeader = known.keyHeader() != null ? known.keyHeader() : keyHeader;
+      keyValue = known.keyValue() != null ? known.keyValue() : c.dialect().formatKey(key);
+      builder.header(keyHeader, keyValue);
     } else {
-      key = Keys.random();
-      builder.header(c.dialect().keyHeader(), c.dialect().formatKey(key));
+      key = identity != null ? identity.mint().get() : Keys.random();
+      keyValue = c.dialect().formatKey(key);
+      builder.header(keyHeader, keyValue);
     }
     byte[] body = new byte[0];
     MediaType type = null;
@@ -90,16 +132,23 @@ public final class InterceptedCall {
       builder.method(original.method(), RequestBody.create(body, type));
     }
     Request request = builder.build();
-    id = IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
-    waits = new Waits(c.policy(), c.random(), c.listener(), id);
-    if (c.store() != null) {
-      Response stored = openRecord(request, body, type);
-      if (stored != null) {
-        return stored;
-      }
+    if (id == null) {
+      id = identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
+          : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
     }
-    deadline = now().plus(c.policy().deadline());
+    Response stored = openRecord(request, body, type, keyHeader, keyValue);
+    if (stored != null) {
+      return stored;
+    }
     return loop(request);
+  }
+
+  private IntentRecord knownByBusinessId() {
+    if (identity == null || identity.businessId() == null || c.store() == null) {
+      return null;
+    }
+    return c.store().findByBusinessId(identity.scope(), identity.operation(),
+        identity.businessId()).orElse(null);
   }
 
   private byte[] buffer(RequestBody body) throws IOException {
@@ -115,10 +164,11 @@ public final class InterceptedCall {
     return buffer.readByteArray();
   }
 
-  private Response openRecord(Request request, byte[] body, MediaType type) {
+  private Response openRecord(Request request, byte[] body, MediaType type, String keyHeader,
+      String keyValue) {
     String mediaType = type == null ? null : type.toString();
     String fingerprint = fingerprint(body, mediaType);
-    Optional<IntentRecord> existing = c.store().get(id);
+    Optional<IntentRecord> existing = c.store() == null ? Optional.empty() : c.store().get(id);
     if (existing.isPresent()) {
       IntentRecord r = existing.get();
       if (!r.fingerprint().equals(fingerprint)) {
@@ -127,29 +177,48 @@ public final class InterceptedCall {
       if (r.state().isTerminal() && r.lastResponse() != null) {
         return HttpParts.toResponse(request, r.lastResponse(), STORED_RESPONSE_HEADER);
       }
-      record = r;
-      attempts = r.attempts();
-    } else {
-      Instant now = now();
-      Map<String, List<String>> headers = HttpParts.toMap(request.headers());
-      headers.keySet().removeIf(n -> SecretHeaders.isSecret(n)
-          || n.equalsIgnoreCase(c.dialect().keyHeader()));
-      IntentRecord fresh = IntentRecord.builder()
-          .id(id)
-          .method(request.method())
-          .url(request.url().toString())
-          .headers(headers)
-          .body(body, mediaType)
-          .fingerprint(fingerprint)
-          .state(IntentState.NEW)
-          .createdAt(now)
-          .updatedAt(now)
-          .expiresAt(now.plus(c.keyRetention()))
-          .build();
-      c.store().create(fresh);
-      record = fresh;
+      keeper = new RecordKeeper(c.store(), c.clock(), r, RecordKeeper.loadedMaybeDelivered(r),
+          true);
+      if (r.state() == IntentState.NEEDS_RECONCILIATION) {
+        throw new NeedsReconciliationException(id, r.reason() == null ? "needs reconciliation"
+            : r.reason());
+      }
+      if (keeper.maybeDelivered() && !withinRetention()) {
+        String reason = "older than the server's key retention (" + c.keyRetention()
+            + "): resending could create a second effect";
+        keeper.reconcile(reason);
+        emit(new IntentEvent.NeedsReconciliation(id, reason));
+        throw new NeedsReconciliationException(id, reason);
+      }
+      keeper.claim(keyHeader, keyValue);
+      if (r.pollUrl() != null) {
+        resumeAt = Exchange.poll(okhttp3.HttpUrl.get(r.pollUrl()));
+      }
+      return null;
     }
-    update(b -> b.state(IntentState.IN_FLIGHT).nextAttemptAt(null));
+    Instant now = now();
+    Map<String, List<String>> headers = HttpParts.toMap(request.headers());
+    headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader));
+    IntentRecord fresh = IntentRecord.builder()
+        .id(id)
+        .businessId(identity != null ? identity.businessId() : null)
+        .method(request.method())
+        .url(request.url().toString())
+        .headers(headers)
+        .body(body, mediaType)
+        .fingerprint(fingerprint)
+        .keyWireForm(keyHeader, keyValue)
+        // Created already claimed, before the first byte: one durable write, and a crash during
+        // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
+        .state(IntentState.IN_FLIGHT)
+        .createdAt(now)
+        .updatedAt(now)
+        .expiresAt(now.plus(c.keyRetention()))
+        .build();
+    if (c.store() != null) {
+      c.store().create(fresh);
+    }
+    keeper = new RecordKeeper(c.store(), c.clock(), fresh, false, true);
     return null;
   }
 
@@ -165,148 +234,130 @@ public final class InterceptedCall {
   }
 
   private Response loop(Request request) throws IOException {
-    Request current = request;
-    int thisCall = 0;
+    Pacer pacer = new Pacer(c.policy(), c.budget(),
+        new Waits(c.policy(), c.random(), c.listener(), id), c.clock());
+    AnswerPolicy policy = new AnswerPolicy(c.dialect(), id, request.url());
+    Exchange exchange = resumeAt != null ? resumeAt : Exchange.submit(request.url());
     while (true) {
       checkCanceled();
-      thisCall++;
-      int n = ++attempts;
-      boolean poll = current != request;
-      HttpUrl url = current.url();
-      emit(new IntentEvent.AttemptStarted(id, n, current.method(), url.host(), poll));
+      boolean deliveredBefore = keeper.maybeDelivered();
+      Request current = requestFor(request, exchange);
+      int n = keeper.attemptStarting();
+      pacer.attempted();
+      emit(new IntentEvent.AttemptStarted(id, n, current.method(), current.url().host(),
+          exchange.isPoll()));
       long start = System.nanoTime();
-      Response response;
-      StoredResponse seen;
+      Response response = null;
+      Answer answer;
       try {
-        int ms = (int) Math.max(1, Math.min(c.policy().attemptTimeout().toMillis(),
-            Duration.between(now(), deadline).toMillis()));
+        int ms = (int) pacer.attemptTimeoutMillis();
         response = chain.withConnectTimeout(ms, TimeUnit.MILLISECONDS)
             .withReadTimeout(ms, TimeUnit.MILLISECONDS)
             .withWriteTimeout(ms, TimeUnit.MILLISECONDS)
             .proceed(current);
-        try {
-          seen = HttpParts.read(response, c.maxResponseBytes());
-        } catch (IOException cut) {
-          response.close();
-          throw cut;
-        }
+        StoredResponse seen = HttpParts.read(response, c.maxResponseBytes());
+        answer = Answer.of(response, seen, current.url());
+        emit(new IntentEvent.AttemptEnded(id, n, seen.status(), null, since(start)));
       } catch (IOException e) {
+        if (response != null) {
+          response.close();
+          response = null;
+        }
         emit(new IntentEvent.AttemptEnded(id, n, -1, e.getClass().getSimpleName(), since(start)));
         failures.add(e);
         if (chain.call().isCanceled()) {
-          pending(PendingReason.INTERRUPTED, "the call was canceled", null);
+          park(PendingReason.INTERRUPTED, "the call was canceled", null);
           throw failures.attachTo(e);
         }
-        Duration delay = waits.next(null, now());
-        if (!mayRetry(thisCall, delay)) {
-          pending(stopReason(thisCall, false), "attempt " + n + " got no answer ("
-              + e.getClass().getSimpleName() + "); the server may have processed it", null);
-          throw failures.attachTo(e);
-        }
-        chargeBudget(url.host(), null);
-        waitBeforeRetry(n, delay, "no answer (" + e.getClass().getSimpleName() + ")");
-        continue;
+        answer = Answer.failed(current.url(), e);
       }
-      int status = seen.status();
-      emit(new IntentEvent.AttemptEnded(id, n, status, null, since(start)));
-      boolean replayed = c.dialect().isReplay(seen);
-      Request next = current;
-      boolean charge = false;
-      String cause;
-      Verdict verdict = poll && (status == 404 || status == 410) ? null : c.dialect().classify(seen);
-      if (verdict == null) {
-        next = request;
-        cause = "status URL answered " + status + "; resending with the same key";
-      } else {
-        switch (verdict) {
-          case COMPLETED:
-            c.budget().recordSuccess(url.host());
-            return finish(response, IntentState.COMPLETED, seen, replayed, null,
-                new IntentEvent.Completed(id, status, replayed));
-          case REJECTED:
-            c.budget().recordSuccess(url.host());
-            return finish(response, IntentState.REJECTED, seen, replayed, "rejected with " + status,
-                new IntentEvent.Rejected(id, status));
-          case PAYLOAD_MISMATCH:
-            return finish(response, IntentState.KEY_CONFLICT, seen, replayed,
-                "the server saw this key with another payload (" + status + ")",
-                new IntentEvent.PayloadMismatch(id, status));
-          case RECONCILE: {
-            String reason = "server error " + status + " that retrying cannot resolve";
-            return finish(response, IntentState.NEEDS_RECONCILIATION, seen, replayed, reason,
-                new IntentEvent.NeedsReconciliation(id, reason));
+      if (!answer.provablyUnsent()) {
+        keeper.attemptMayHaveReached();
+      }
+      Step step = policy.decide(exchange, deliveredBefore, answer, withinRetention());
+      if (answer.response() != null && answer.response().status() < 500
+          && answer.response().status() != 429) {
+        c.budget().recordSuccess(answer.url().host());
+      }
+      if (step instanceof Step.Finish finish) {
+        return finish(response, finish);
+      }
+      if (step instanceof Step.Park stop) {
+        park(stop.reason(), stop.detail(), answer.response());
+        return respondOrThrow(response, answer);
+      }
+      Step.Again again = (Step.Again) step;
+      if (again.event() != null) {
+        emit(again.event());
+      }
+      boolean replayed = answer.response() != null && c.dialect().isReplay(answer.response());
+      if (again.next().isPoll()) {
+        keeper.pollNext(again.next().url().toString(), answer.response(), replayed);
+      } else if (exchange.isPoll()) {
+        keeper.pollNext(null, answer.response(), replayed);
+      }
+      Pacer.Pace pace = pacer.next(answer.response(), again.chargeBudget(), again.processing(),
+          answer.url().host());
+      if (!pace.goesOn()) {
+        String detail = answer.failure() != null
+            ? "attempt " + n + " got no answer (" + answer.failure().getClass().getSimpleName()
+                + "); the server may have processed it"
+            : "attempt " + n + " was answered " + answer.response().status();
+        if (pace.refusal() != null) {
+          if (response != null) {
+            response.close();
           }
-          case ACCEPTED: {
-            c.budget().recordSuccess(url.host());
-            String pollUrl = HttpParts.pollUrl(seen, response.request().url());
-            emit(new IntentEvent.Accepted(id, pollUrl != null || poll));
-            if (pollUrl != null) {
-              next = pollRequest(request, pollUrl);
-            }
-            cause = "202 accepted; " + (next != request ? "polling the status URL"
-                : "resending with the same key");
-            break;
-          }
-          case IN_PROGRESS:
-            emit(new IntentEvent.InProgress(id, status));
-            cause = "a request with this key is in progress (" + status + ")";
-            break;
-          case RETRY:
-          default:
-            charge = true;
-            cause = "transient answer " + status;
-            break;
+          emit(new IntentEvent.BudgetExhausted(id, answer.url().host()));
+          park(PendingReason.RETRY_BUDGET_EXHAUSTED, "the retry budget for "
+              + answer.url().host() + " is empty", answer.response());
+          throw failures.attachTo(pace.refusal());
         }
+        park(pace.stop(), detail, answer.response());
+        return respondOrThrow(response, answer);
       }
-      Duration delay = waits.next(seen, now());
-      if (!mayRetry(thisCall, delay)) {
-        pending(stopReason(thisCall, verdict == Verdict.ACCEPTED),
-            "attempt " + n + " was answered " + status, seen);
-        return response;
-      }
-      if (charge) {
-        chargeBudget(url.host(), response);
-      }
-      response.close();
-      waitBeforeRetry(n, delay, cause);
-      current = next;
-    }
-  }
-
-  private Request pollRequest(Request original, String pollUrl) {
-    Request.Builder poll = original.newBuilder().url(pollUrl).get();
-    poll.removeHeader(c.dialect().keyHeader());
-    poll.removeHeader("Content-Type");
-    poll.removeHeader("Content-Length");
-    return poll.build();
-  }
-
-  private PendingReason stopReason(int thisCall, boolean accepted) {
-    if (accepted) {
-      return PendingReason.STILL_PROCESSING;
-    }
-    return thisCall >= c.policy().maxAttempts()
-        ? PendingReason.ATTEMPTS_EXHAUSTED : PendingReason.DEADLINE_EXCEEDED;
-  }
-
-  private boolean mayRetry(int thisCall, Duration delay) {
-    return thisCall < c.policy().maxAttempts() && now().plus(delay).isBefore(deadline);
-  }
-
-  private void chargeBudget(String host, Response response)
-      throws RetryBudgetExhaustedException {
-    try {
-      c.budget().acquireRetry(host);
-    } catch (RetryBudgetExhaustedException e) {
       if (response != null) {
         response.close();
       }
-      failures.attachTo(e);
-      emit(new IntentEvent.BudgetExhausted(id, host));
-      pending(PendingReason.RETRY_BUDGET_EXHAUSTED, "the retry budget for " + host + " is empty",
-          null);
-      throw e;
+      String cause = Pacer.serverChose(answer.response())
+          ? again.cause() + ", Retry-After" : again.cause();
+      waitBeforeRetry(n, pace.delay(), cause);
+      exchange = again.next();
     }
+  }
+
+  /**
+   * The request for {@code exchange}: the app's request (key header set once, body buffered) for
+   * a submit, moved to a redirect target within the origin if need be; a bare GET for a poll,
+   * carrying the app's headers only on the intent's own origin.
+   */
+  private Request requestFor(Request request, Exchange exchange) {
+    if (!exchange.isPoll()) {
+      return exchange.url().equals(request.url()) ? request
+          : request.newBuilder().url(exchange.url()).build();
+    }
+    Request.Builder poll;
+    if (Origins.same(request.url(), exchange.url())) {
+      poll = request.newBuilder().url(exchange.url()).get();
+      poll.removeHeader(c.dialect().keyHeader());
+      poll.removeHeader("Content-Type");
+      poll.removeHeader("Content-Length");
+    } else {
+      poll = new Request.Builder().url(exchange.url()).get();
+    }
+    return poll.build();
+  }
+
+  private Response respondOrThrow(Response response, Answer answer) throws IOException {
+    if (response != null) {
+      return response;
+    }
+    throw failures.attachTo(answer.failure());
+  }
+
+  private boolean withinRetention() {
+    IntentRecord record = keeper.record();
+    return now().isBefore(record.expiresAt())
+        && now().isBefore(record.createdAt().plus(c.keyRetention()));
   }
 
   private void waitBeforeRetry(int attempt, Duration delay, String cause) throws IOException {
@@ -321,7 +372,7 @@ public final class InterceptedCall {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      pending(PendingReason.INTERRUPTED, "interrupted while waiting to retry", null);
+      park(PendingReason.INTERRUPTED, "interrupted while waiting to retry", null);
       throw new InterruptedIOException("interrupted while waiting to retry");
     }
     checkCanceled();
@@ -329,47 +380,34 @@ public final class InterceptedCall {
 
   private void checkCanceled() throws IOException {
     if (chain.call().isCanceled()) {
-      pending(PendingReason.INTERRUPTED, "the call was canceled", null);
+      park(PendingReason.INTERRUPTED, "the call was canceled", null);
       throw failures.attachTo(new IOException("Canceled"));
     }
   }
 
-  private Response finish(Response response, IntentState state, StoredResponse seen,
-      boolean replayed, String reason, IntentEvent event) {
+  private Response finish(Response response, Step.Finish finish) {
+    IntentState state = finish.state();
+    Duration retention = state.isTerminal()
+        ? max(IdempotentClient.DEFAULT_FINISHED_RETENTION, c.keyRetention()) : c.keyRetention();
     try {
-      Instant now = now();
-      update(b -> b.state(state).lastResponse(seen).replayed(replayed).reason(reason)
-          .nextAttemptAt(null).expiresAt(now.plus(c.keyRetention())));
+      keeper.settle(state, finish.response(), finish.replayed(), finish.reason(), retention);
     } catch (RuntimeException e) {
       response.close();
       throw e;
     }
-    emit(event);
+    emit(finish.event());
     return response;
   }
 
-  private void pending(PendingReason reason, String detail, StoredResponse last) {
-    if (record != null && record.state() != IntentState.PENDING) {
-      update(b -> b.state(IntentState.PENDING)
-          .reason(Outcomes.pendingReasonText(reason, detail))
-          .lastResponse(last != null ? last : record.lastResponse()));
+  private void park(PendingReason reason, String detail, StoredResponse last) {
+    if (keeper.record().state() != IntentState.PENDING) {
+      keeper.park(reason, detail, null, last != null ? last : keeper.record().lastResponse());
     }
     emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
   }
 
-  private void update(Consumer<IntentRecord.Builder> change) {
-    if (record == null) {
-      return;
-    }
-    IntentRecord.Builder b = record.successor().updatedAt(now()).attempts(attempts);
-    change.accept(b);
-    IntentRecord next = b.build();
-    // A lost compare-and-set means another call drives this key; the server's answer still stands.
-    if (c.store().compareAndSet(record, next)) {
-      record = next;
-    } else {
-      record = null;
-    }
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private void emit(IntentEvent event) {

@@ -43,10 +43,11 @@ class DialectsTest {
 
   @Test
   void standard_rules_retry_only_transient_statuses() {
-    for (int status : new int[] {408, 425, 429, 500, 502, 503, 504}) {
+    for (int status : new int[] {100, 408, 425, 429, 500, 501, 502, 503, 504, 505, 507, 520, 524,
+        530, 598, 599}) {
       assertThat(Dialects.standardVerdict(status)).as("status %d", status).isEqualTo(Verdict.RETRY);
     }
-    for (int status : new int[] {301, 400, 401, 403, 404, 409, 422, 501, 505}) {
+    for (int status : new int[] {301, 400, 401, 403, 404, 409, 422}) {
       assertThat(Dialects.standardVerdict(status)).as("status %d", status)
           .isEqualTo(Verdict.REJECTED);
     }
@@ -75,8 +76,11 @@ class DialectsTest {
         .isEqualTo(Verdict.RETRY);
     assertThat(stripe.classify(answer(503, "{}", "Stripe-Should-Retry", "false")))
         .isEqualTo(Verdict.RECONCILE);
-    assertThat(stripe.classify(answer(429, "{}", "Stripe-Should-Retry", "false")))
+    assertThat(stripe.classify(answer(402, "{}", "Stripe-Should-Retry", "false")))
         .isEqualTo(Verdict.REJECTED);
+    assertThat(stripe.classify(answer(429, "{}", "Stripe-Should-Retry", "false")))
+        .as("should-retry false never turns a transient status into a refusal")
+        .isEqualTo(Verdict.RETRY);
     assertThat(stripe.keyRetention()).isEqualTo(Duration.ofHours(24));
   }
 

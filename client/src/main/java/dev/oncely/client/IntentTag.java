@@ -1,0 +1,135 @@
+package dev.oncely.client;
+
+/**
+ * The identity of an intent sent through plain OkHttp (or Retrofit): attach it to the request
+ * with {@code new Request.Builder().tag(IntentTag.class, tag)}, or with a Retrofit {@code @Tag
+ * IntentTag tag} method parameter, and the {@link IdempotencyInterceptor} (with a store) treats the
+ * call as a durable intent: the record (key, exact bytes, fingerprint, the key's wire form) is
+ * stored before the first byte; a call re-issued after a restart with the same business id gets
+ * the same key; a changed body under it fails with {@link IntentIOException} before any I/O; a
+ * finished intent is answered from the store.
+ *
+ * <p>Immutable and thread-safe. Built by {@link #builder()}; required: operation and scope.
+ * Default key strategy: {@link KeyStrategy#random()} (a business id then finds the key in the
+ * store); {@link KeyStrategy#derived(byte[])} re-creates the key even without the store.
+ */
+public final class IntentTag {
+  private final String operation;
+  private final String scope;
+  private final String businessId;
+  private final KeyStrategy keyStrategy;
+
+  private IntentTag(Builder b) {
+    this.operation = b.operation;
+    this.scope = b.scope;
+    this.businessId = b.businessId;
+    this.keyStrategy = b.keyStrategy;
+  }
+
+  /** Returns a builder with the random key strategy and no business id. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The business operation, for example {@code "create-payment"}. */
+  public String operation() {
+    return operation;
+  }
+
+  /** The tenant, account or actor the key is scoped to. */
+  public String scope() {
+    return scope;
+  }
+
+  /** The stable business id (order id, event id), or null. */
+  public String businessId() {
+    return businessId;
+  }
+
+  /** How a new key is minted. */
+  public KeyStrategy keyStrategy() {
+    return keyStrategy;
+  }
+
+  /** Mints a key for this intent (used when neither the request nor the store has one). */
+  String mintKey() {
+    return keyStrategy.mint(scope, operation, businessId);
+  }
+
+  /** Describes the tag without its business id. */
+  @Override
+  public String toString() {
+    return "IntentTag{" + scope + "/" + operation + (businessId != null ? ", business id set" : "")
+        + "}";
+  }
+
+  /** Builds {@link IntentTag}s. Not thread-safe. */
+  public static final class Builder {
+    private String operation;
+    private String scope;
+    private String businessId;
+    private KeyStrategy keyStrategy = KeyStrategy.random();
+
+    private Builder() {}
+
+    /**
+     * Sets the operation (required).
+     *
+     * @throws InvalidIntentException if it is blank, longer than 255 characters or has control
+     *     characters
+     */
+    public Builder operation(String operation) {
+      this.operation = IntentSpec.Builder.checkPart("operation", operation);
+      return this;
+    }
+
+    /**
+     * Sets the scope (required).
+     *
+     * @throws InvalidIntentException if it is blank, too long or has control characters
+     */
+    public Builder scope(String scope) {
+      this.scope = IntentSpec.Builder.checkPart("scope", scope);
+      return this;
+    }
+
+    /**
+     * Sets the stable business id: within one scope and operation it belongs to one intent.
+     *
+     * @throws InvalidIntentException if it is blank, too long or has control characters
+     */
+    public Builder businessId(String businessId) {
+      this.businessId = IntentSpec.Builder.checkPart("businessId", businessId);
+      return this;
+    }
+
+    /**
+     * Sets how a new key is minted (default random).
+     *
+     * @throws InvalidIntentException if it is null
+     */
+    public Builder keyStrategy(KeyStrategy keyStrategy) {
+      if (keyStrategy == null) {
+        throw new InvalidIntentException("keyStrategy", "must not be null");
+      }
+      this.keyStrategy = keyStrategy;
+      return this;
+    }
+
+    /**
+     * Returns the tag.
+     *
+     * @throws InvalidIntentException if operation or scope is missing, or the key strategy is
+     *     derived and there is no business id
+     */
+    public IntentTag build() {
+      if (operation == null || scope == null) {
+        throw new InvalidIntentException(operation == null ? "operation" : "scope", "is required");
+      }
+      if (keyStrategy.needsBusinessId() && businessId == null) {
+        throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
+      }
+      return new IntentTag(this);
+    }
+  }
+}

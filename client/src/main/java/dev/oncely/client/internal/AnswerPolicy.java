@@ -1,0 +1,305 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.PendingReason;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.StatusInterpreter;
+import dev.oncely.client.dialect.Verdict;
+import dev.oncely.client.event.IntentEvent;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.StoredResponse;
+import okhttp3.HttpUrl;
+
+/**
+ * The one place that decides what an answer means for an intent, for the intent API and the
+ * interceptor alike. An answer is judged by what it proves: whether it answers the submit or a
+ * poll, and whether an earlier attempt of this intent may already have reached the server
+ * ({@code deliveredBefore}). Every reason text an outcome carries is written here. The rules, in
+ * the order they apply (docs/client.md has them as a table):
+ *
+ * <ol>
+ *   <li>No answer: send the same exchange again (costs budget).
+ *   <li>Redirects the HTTP client followed by itself: judged by the first hop (303 reads the
+ *       result, 307/308 within the origin resent the same bytes); a hop to another origin or a
+ *       POST turned into a GET never ends {@code Completed}.
+ *   <li>Poll answers: 2xx done (through the dialect's {@link StatusInterpreter}), 202 keep
+ *       polling, 404/410 resend the submit with the same key while the key retention allows,
+ *       3xx follow within bounds, anything else transient. Never a refusal or a key conflict.
+ *   <li>3xx to a submit, not followed: 303 reads the result; 307/308 within the origin resend the
+ *       same key and bytes there; anything else says the URL is wrong: {@code Rejected} on the
+ *       first delivery, reconciliation after a maybe-delivered one.
+ *   <li>The dialect's verdict, with the engine's limits on it: no 5xx is a final refusal; a
+ *       mismatch is a key conflict only on the first delivery (afterwards the server contradicts
+ *       itself about our byte-identical retry); a 4xx after a maybe-delivered attempt is final only
+ *       when the dialect trusts that status ({@link Dialect#trustsRefusalAfterDelivery}), else the
+ *       same key is resent with fresh credentials a bounded number of times, then pending.
+ *   <li>202 without a status URL: resent a bounded number of times
+ *       ({@link Dialect#maxBlindResends()}), then pending.
+ * </ol>
+ *
+ * <p>One instance serves one drive or one intercepted call (it counts blind resends, redirects
+ * and ambiguous answers); not thread-safe.
+ */
+public final class AnswerPolicy {
+  /** Redirects one drive follows (307/308 within the origin, 303, poll redirects). */
+  public static final int MAX_REDIRECTS = 5;
+  /** Resends after an auth or routing answer that followed a maybe-delivered attempt. */
+  public static final int MAX_AMBIGUOUS_RESENDS = 2;
+
+  private final Dialect dialect;
+  private final IntentId id;
+  private final HttpUrl intentUrl;
+  private int blindResends;
+  private int redirects;
+  private int ambiguous;
+
+  /** A policy for one drive of intent {@code id} submitted to {@code intentUrl}. */
+  public AnswerPolicy(Dialect dialect, IntentId id, HttpUrl intentUrl) {
+    this.dialect = dialect;
+    this.id = id;
+    this.intentUrl = intentUrl;
+  }
+
+  /**
+   * Decides what follows {@code answer} to {@code exchange}.
+   *
+   * @param deliveredBefore whether an attempt of this intent before this one may have reached the
+   *     server (durable and sticky across drives)
+   * @param withinRetention whether the server is still expected to remember the key
+   */
+  public Step decide(Exchange exchange, boolean deliveredBefore, Answer answer,
+      boolean withinRetention) {
+    if (answer.failure() != null) {
+      return again(exchange, "no answer (" + answer.failure().getClass().getSimpleName() + ")",
+          true, false, false, null);
+    }
+    // A follow-up the HTTP client sent on its own (a 503 resend, an authenticator's retry) makes
+    // this answer one to a repeated delivery.
+    deliveredBefore |= answer.resentByClient();
+    if (answer.followedRedirects()) {
+      return followed(exchange, deliveredBefore, answer, withinRetention);
+    }
+    if (exchange.isPoll()) {
+      return poll(exchange, answer, withinRetention);
+    }
+    int status = answer.response().status();
+    if (status >= 300 && status < 400) {
+      return redirect(deliveredBefore, answer);
+    }
+    return submit(exchange, deliveredBefore, answer);
+  }
+
+  private Step submit(Exchange exchange, boolean deliveredBefore, Answer answer) {
+    StoredResponse response = answer.response();
+    int status = response.status();
+    boolean replayed = dialect.isReplay(response);
+    Verdict verdict = classify(response);
+    if (status >= 500 && verdict == Verdict.REJECTED) {
+      verdict = replayed ? Verdict.RECONCILE : Verdict.RETRY;
+    }
+    switch (verdict) {
+      case COMPLETED:
+        return new Step.Finish(IntentState.COMPLETED, response, replayed, null,
+            new IntentEvent.Completed(id, status, replayed));
+      case ACCEPTED:
+        return accepted(exchange, answer);
+      case IN_PROGRESS:
+        return again(exchange, "a request with this key is in progress (" + status + ")", false,
+            false, true, new IntentEvent.InProgress(id, status));
+      case PAYLOAD_MISMATCH:
+        if (deliveredBefore) {
+          String reason = "the server answered " + status + " (key used with another payload) to a"
+              + " byte-identical retry: it contradicts itself (lost or garbled its record), and"
+              + " the first attempt may have had its effect";
+          return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, replayed, reason,
+              new IntentEvent.NeedsReconciliation(id, reason));
+        }
+        return new Step.Finish(IntentState.KEY_CONFLICT, response, replayed,
+            "the server saw this key with another payload (" + status + ")",
+            new IntentEvent.PayloadMismatch(id, status));
+      case RECONCILE: {
+        String reason = "server error " + status + (replayed
+            ? " replayed from the server's idempotency store" : " marked as not retryable")
+            + ": resending cannot help";
+        return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, replayed, reason,
+            new IntentEvent.NeedsReconciliation(id, reason));
+      }
+      case REJECTED:
+        if (!deliveredBefore || dialect.trustsRefusalAfterDelivery(status)) {
+          return new Step.Finish(IntentState.REJECTED, response, replayed,
+              "rejected with " + status, new IntentEvent.Rejected(id, status));
+        }
+        return ambiguous(exchange, status);
+      case RETRY:
+      default:
+        return again(exchange, "transient answer " + status, true, false, false, null);
+    }
+  }
+
+  private Verdict classify(StoredResponse response) {
+    try {
+      Verdict verdict = dialect.classify(response);
+      return verdict != null ? verdict : Verdict.RETRY;
+    } catch (RuntimeException e) {
+      return Verdict.RETRY;
+    }
+  }
+
+  private Step ambiguous(Exchange exchange, int status) {
+    if (++ambiguous <= MAX_AMBIGUOUS_RESENDS) {
+      return again(exchange, "answered " + status + " after an earlier attempt may have been"
+          + " delivered; resending with the same key and fresh credentials", true,
+          status == 401 || status == 407, false, null);
+    }
+    return new Step.Park(PendingReason.AMBIGUOUS_ANSWER, "answered " + status + " "
+        + (ambiguous) + " times after an earlier attempt may have been delivered: an auth,"
+        + " routing or gateway answer does not prove the first attempt had no effect");
+  }
+
+  private Step accepted(Exchange exchange, Answer answer) {
+    HttpUrl statusUrl = statusUrl(answer);
+    if (statusUrl != null) {
+      return again(Exchange.poll(statusUrl), "202 accepted; polling the status URL", false, false,
+          true, new IntentEvent.Accepted(id, true));
+    }
+    if (++blindResends > dialect.maxBlindResends()) {
+      return new Step.Park(PendingReason.NO_STATUS_URL, "202 accepted " + blindResends
+          + " times without a status URL; the server may replay this answer forever");
+    }
+    return again(exchange, "202 accepted without a status URL; resending with the same key", false,
+        false, true, new IntentEvent.Accepted(id, false));
+  }
+
+  private HttpUrl statusUrl(Answer answer) {
+    for (String name : new String[] {"Location", "Content-Location"}) {
+      HttpUrl found = resolve(answer.url(), answer.response().header(name));
+      if (found != null) {
+        return found;
+      }
+    }
+    String fromBody;
+    try {
+      fromBody = dialect.statusUrlResolver().statusUrl(answer.response());
+    } catch (RuntimeException e) {
+      fromBody = null;
+    }
+    return resolve(answer.url(), fromBody);
+  }
+
+  private static HttpUrl resolve(HttpUrl base, String value) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    return base.resolve(value.trim());
+  }
+
+  private Step poll(Exchange exchange, Answer answer, boolean withinRetention) {
+    StoredResponse response = answer.response();
+    int status = response.status();
+    if (status >= 300 && status < 400) {
+      HttpUrl target = resolve(answer.url(), response.header("Location"));
+      if (target != null && ++redirects <= MAX_REDIRECTS) {
+        return again(Exchange.poll(target), "status URL redirected (" + status + ")", false, false,
+            true, null);
+      }
+      return again(exchange, "status URL answered " + status + "; polling again", true, false,
+          true, null);
+    }
+    if (status == 202) {
+      HttpUrl moved = resolve(answer.url(), response.header("Location"));
+      return again(moved != null ? Exchange.poll(moved) : exchange,
+          "status URL says still processing (202)", false, false, true,
+          new IntentEvent.Accepted(id, true));
+    }
+    if (status >= 200 && status < 300) {
+      if (interpret(response) == StatusInterpreter.PollState.DONE) {
+        boolean replayed = dialect.isReplay(response);
+        return new Step.Finish(IntentState.COMPLETED, response, replayed, null,
+            new IntentEvent.Completed(id, status, replayed));
+      }
+      return again(exchange, "status document says processing (" + status + ")", false, false,
+          true, null);
+    }
+    if (status == 404 || status == 410) {
+      if (withinRetention) {
+        return again(Exchange.submit(intentUrl), "status URL answered " + status
+            + "; resending with the same key", false, false, false, null);
+      }
+      String reason = "the status URL answered " + status + " and the key may be past the server's"
+          + " retention: resending could create a second effect";
+      return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, false, reason,
+          new IntentEvent.NeedsReconciliation(id, reason));
+    }
+    return again(exchange, "status URL answered " + status + "; polling again", true,
+        status == 401 || status == 407, true, null);
+  }
+
+  private StatusInterpreter.PollState interpret(StoredResponse response) {
+    try {
+      StatusInterpreter.PollState state = dialect.statusInterpreter().interpret(response);
+      return state != null ? state : StatusInterpreter.PollState.PROCESSING;
+    } catch (RuntimeException e) {
+      return StatusInterpreter.PollState.PROCESSING;
+    }
+  }
+
+  private Step redirect(boolean deliveredBefore, Answer answer) {
+    StoredResponse response = answer.response();
+    int status = response.status();
+    HttpUrl target = resolve(answer.url(), response.header("Location"));
+    if (target != null && ++redirects <= MAX_REDIRECTS) {
+      if (status == 303) {
+        return again(Exchange.poll(target), "303 See Other: reading the result", false, false,
+            true, null);
+      }
+      if ((status == 307 || status == 308) && Origins.same(answer.url(), target)) {
+        return again(Exchange.submit(target), status + " redirect within the intent's origin;"
+            + " resending the same key and bytes there", false, false, false, null);
+      }
+    }
+    String where = target == null ? "without a usable Location"
+        : Origins.same(answer.url(), target) ? "to " + target.encodedPath()
+        : "to another origin (" + Origins.of(target) + ")";
+    return wrongUrl(deliveredBefore, response, "the server redirected the submit (" + status + ") "
+        + where + "; a redirect of an unsafe request is not followed");
+  }
+
+  private Step followed(Exchange exchange, boolean deliveredBefore, Answer answer,
+      boolean withinRetention) {
+    int first = answer.firstStatus();
+    if (exchange.isPoll()) {
+      return poll(exchange, answer, withinRetention);
+    }
+    if (answer.crossOriginHop()) {
+      String reason = "the HTTP client followed a " + first + " redirect of the submit to another"
+          + " origin, which may have processed it; build the client with followRedirects(false)";
+      return new Step.Finish(IntentState.NEEDS_RECONCILIATION, answer.response(), false, reason,
+          new IntentEvent.NeedsReconciliation(id, reason));
+    }
+    if (first == 303) {
+      return poll(Exchange.poll(answer.url()), answer, withinRetention);
+    }
+    if (first == 307 || first == 308) {
+      return submit(Exchange.submit(answer.url()), deliveredBefore, answer);
+    }
+    return wrongUrl(deliveredBefore, answer.response(), "the server redirected the submit ("
+        + first + ") and the HTTP client turned it into a GET; that answer says nothing about the"
+        + " intent");
+  }
+
+  private Step wrongUrl(boolean deliveredBefore, StoredResponse response, String what) {
+    if (!deliveredBefore) {
+      String reason = what + ": the intent's URL is wrong and nothing was processed under it";
+      return new Step.Finish(IntentState.REJECTED, response, false, reason,
+          new IntentEvent.Rejected(id, response.status()));
+    }
+    String reason = what + ", after an earlier attempt may have been delivered";
+    return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, false, reason,
+        new IntentEvent.NeedsReconciliation(id, reason));
+  }
+
+  private static Step again(Exchange next, String cause, boolean charge, boolean refresh,
+      boolean processing, IntentEvent event) {
+    return new Step.Again(next, cause, charge, refresh, processing, event);
+  }
+}

@@ -1,0 +1,104 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.PendingReason;
+import dev.oncely.client.RetryBudget;
+import dev.oncely.client.RetryBudgetExhaustedException;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.spi.StoredResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The pace of one drive or intercepted call: how long to wait before the next attempt, and when to
+ * stop because the policy's attempts or deadline or the host's retry budget ran out. Shared by the
+ * intent API and the interceptor so both stop for the same reasons. Not thread-safe.
+ */
+public final class Pacer {
+  /** The wait before the next attempt, or why there is none. */
+  public record Pace(Duration delay, Instant due, PendingReason stop,
+      RetryBudgetExhaustedException refusal) {
+    /** Whether the drive goes on after {@link #delay()}. */
+    public boolean goesOn() {
+      return stop == null;
+    }
+  }
+
+  private final RetryPolicy policy;
+  private final RetryBudget budget;
+  private final Waits waits;
+  private final Clock clock;
+  private final Instant deadline;
+  private int attempts;
+
+  /** Paces a drive that starts now under {@code policy}. */
+  public Pacer(RetryPolicy policy, RetryBudget budget, Waits waits, Clock clock) {
+    this.policy = policy;
+    this.budget = budget;
+    this.waits = waits;
+    this.clock = clock;
+    this.deadline = clock.instant().plus(policy.deadline());
+  }
+
+  /** When this drive gives up. */
+  public Instant deadline() {
+    return deadline;
+  }
+
+  /** Whether the deadline has passed. */
+  public boolean pastDeadline() {
+    return !clock.instant().isBefore(deadline);
+  }
+
+  /** The timeout of the next attempt in milliseconds: the policy's, cut to the time left. */
+  public long attemptTimeoutMillis() {
+    long left = Math.max(1, Duration.between(clock.instant(), deadline).toMillis());
+    return Math.min(policy.attemptTimeout().toMillis(), left);
+  }
+
+  /** Counts an attempt of this drive. */
+  public void attempted() {
+    attempts++;
+  }
+
+  /** Attempts of this drive so far. */
+  public int attempts() {
+    return attempts;
+  }
+
+  /**
+   * What follows an answer that asks for another attempt: the wait (from {@code Retry-After} or
+   * backoff), or the reason to stop: attempts used, deadline reached, or no budget for a resend
+   * that costs budget ({@code charge}) to {@code host}. {@code processing} marks a server that
+   * said the operation is under way, so running out reads {@link PendingReason#STILL_PROCESSING}.
+   */
+  public Pace next(StoredResponse answer, boolean charge, boolean processing, String host) {
+    Duration delay = waits.next(answer, clock.instant());
+    Instant due = clock.instant().plus(delay);
+    if (attempts >= policy.maxAttempts()) {
+      return stop(due, processing ? PendingReason.STILL_PROCESSING
+          : PendingReason.ATTEMPTS_EXHAUSTED, null);
+    }
+    if (!due.isBefore(deadline)) {
+      return stop(due, processing ? PendingReason.STILL_PROCESSING
+          : PendingReason.DEADLINE_EXCEEDED, null);
+    }
+    if (charge) {
+      try {
+        budget.acquireRetry(host);
+      } catch (RetryBudgetExhaustedException e) {
+        return stop(due, PendingReason.RETRY_BUDGET_EXHAUSTED, e);
+      }
+    }
+    return new Pace(delay, due, null, null);
+  }
+
+  /** Whether {@code answer} carried a usable {@code Retry-After}. */
+  public static boolean serverChose(StoredResponse answer) {
+    return Waits.serverChose(answer);
+  }
+
+  private static Pace stop(Instant due, PendingReason reason, RetryBudgetExhaustedException e) {
+    return new Pace(null, due, reason, e);
+  }
+}

@@ -1,0 +1,154 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.PendingReason;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoredResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
+
+/**
+ * Every durable transition of one intent's record during one drive: claim, poll target, settle,
+ * park. Each is a compare-and-set on the record's revision, so two drivers can never both own the
+ * intent; in-memory state changes only after the store accepted the write. Every version written
+ * carries the attempt count and the sticky maybe-delivered mark, which is never lowered.
+ *
+ * <p>The mark's durable meaning: a record created {@code IN_FLIGHT} (before the first byte of the
+ * first attempt) or carrying {@link IntentRecord#maybeDelivered()} may have reached the server.
+ * {@link #loadedMaybeDelivered} reads it; from then on this keeper raises the flag with every
+ * write once an attempt was started. Without a store (the interceptor with none) the keeper only
+ * tracks the record in memory. Not thread-safe.
+ */
+public final class RecordKeeper {
+  /** The record changed under this drive: another drive owns the intent now. */
+  public static final class LostOwnership extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    LostOwnership() {
+      super(null, null, false, false);
+    }
+  }
+
+  private IntentStore store;
+  private final boolean detachOnLoss;
+  private final Clock clock;
+  private IntentRecord record;
+  private int attempts;
+  private boolean delivered;
+
+  /**
+   * Keeps {@code record}, written to {@code store} (null: memory only).
+   *
+   * @param deliveredBefore whether an attempt may already have reached the server
+   */
+  public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore) {
+    this(store, clock, record, deliveredBefore, false);
+  }
+
+  /**
+   * Keeps {@code record}; with {@code detachOnLoss} a lost compare-and-set does not throw but stops
+   * writing (the interceptor: another call drives the key, and the server's answer still stands).
+   */
+  public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore,
+      boolean detachOnLoss) {
+    this.store = store;
+    this.detachOnLoss = detachOnLoss;
+    this.clock = clock;
+    this.record = record;
+    this.attempts = record.attempts();
+    this.delivered = deliveredBefore;
+  }
+
+  /**
+   * Whether {@code record}, as loaded from the store by a drive that did not just create it, may
+   * have reached the server: it carries the mark, or a drive stopped while it was {@code
+   * IN_FLIGHT} (a crash during an attempt), or it is a record written before the mark existed
+   * (no pinned key wire form) that counts attempts.
+   */
+  public static boolean loadedMaybeDelivered(IntentRecord record) {
+    return record.maybeDelivered() || record.state() == IntentState.IN_FLIGHT
+        || (record.keyHeader() == null && record.attempts() > 0);
+  }
+
+  /** The current version of the record. */
+  public IntentRecord record() {
+    return record;
+  }
+
+  /** Attempts started over the record's life. */
+  public int attempts() {
+    return attempts;
+  }
+
+  /** Whether an attempt before the next one may have reached the server. */
+  public boolean maybeDelivered() {
+    return delivered;
+  }
+
+  /** Counts an attempt about to start; returns its number. */
+  public int attemptStarting() {
+    return ++attempts;
+  }
+
+  /** Notes that the attempt just made may have reached the server (it was not provably unsent). */
+  public void attemptMayHaveReached() {
+    delivered = true;
+  }
+
+  /**
+   * Claims the record for this drive ({@code IN_FLIGHT}, no due time) and pins the key's wire form
+   * if the record has none yet.
+   */
+  public void claim(String keyHeader, String keyValue) {
+    update(b -> {
+      b.state(IntentState.IN_FLIGHT).nextAttemptAt(null);
+      if (record.keyHeader() == null) {
+        b.keyWireForm(keyHeader, keyValue);
+      }
+    });
+  }
+
+  /** Stores the status URL to poll ({@code null}: the submit is sent again). */
+  public void pollNext(String pollUrl, StoredResponse answer, boolean replayed) {
+    if (java.util.Objects.equals(pollUrl, record.pollUrl())) {
+      return;
+    }
+    update(b -> b.pollUrl(pollUrl).lastResponse(answer).replayed(replayed));
+  }
+
+  /** Records the outcome {@code state}, kept {@code retention} from now. */
+  public void settle(IntentState state, StoredResponse response, boolean replayed, String reason,
+      Duration retention) {
+    Instant now = clock.instant();
+    update(b -> b.state(state).lastResponse(response).replayed(replayed).reason(reason)
+        .nextAttemptAt(null).expiresAt(now.plus(retention)));
+  }
+
+  /** Stops the drive {@code PENDING} with {@code reason}, due again at {@code due} (may be null). */
+  public void park(PendingReason reason, String detail, Instant due, StoredResponse last) {
+    update(b -> b.state(IntentState.PENDING).reason(Outcomes.pendingReasonText(reason, detail))
+        .nextAttemptAt(due).lastResponse(last));
+  }
+
+  /** Marks the record as needing reconciliation for {@code reason}. */
+  public void reconcile(String reason) {
+    update(b -> b.state(IntentState.NEEDS_RECONCILIATION).reason(reason).nextAttemptAt(null));
+  }
+
+  private void update(Consumer<IntentRecord.Builder> change) {
+    IntentRecord.Builder b = record.successor().updatedAt(clock.instant()).attempts(attempts)
+        .maybeDelivered(record.maybeDelivered() || delivered);
+    change.accept(b);
+    IntentRecord next = b.build();
+    if (store != null && !store.compareAndSet(record, next)) {
+      if (!detachOnLoss) {
+        throw new LostOwnership();
+      }
+      store = null;
+    }
+    record = next;
+  }
+}

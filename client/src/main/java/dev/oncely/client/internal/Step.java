@@ -1,0 +1,29 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.PendingReason;
+import dev.oncely.client.event.IntentEvent;
+import dev.oncely.client.spi.StoredResponse;
+
+/** What {@link AnswerPolicy} decided after one answer: finish, send again, or stop pending. */
+public sealed interface Step {
+  /**
+   * The intent has an outcome: record {@code state} with {@code response} and {@code reason}
+   * (null for completed), then report {@code event}.
+   */
+  record Finish(IntentState state, StoredResponse response, boolean replayed, String reason,
+      IntentEvent event) implements Step {}
+
+  /**
+   * Send {@code next} after a wait. {@code cause} says why in safe words; {@code chargeBudget}
+   * whether the resend costs retry budget (a failure, not a "come back later");
+   * {@code refreshCredentials} whether the last answer asked for new credentials;
+   * {@code processing} whether the server said the operation is under way; {@code event} is
+   * reported first (may be null).
+   */
+  record Again(Exchange next, String cause, boolean chargeBudget, boolean refreshCredentials,
+      boolean processing, IntentEvent event) implements Step {}
+
+  /** Stop this drive {@code Pending}: the outcome is unknown and resending now cannot help. */
+  record Park(PendingReason reason, String detail) implements Step {}
+}

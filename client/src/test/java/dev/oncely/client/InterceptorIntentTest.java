@@ -1,0 +1,245 @@
+package dev.oncely.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.testing.ManualClock;
+import dev.oncely.client.testing.RecordingSleeper;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import mockwebserver3.SocketEffect;
+import mockwebserver3.junit5.StartStop;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The interceptor keeps its promise across restarts for requests tagged with an {@link IntentTag}:
+ * record and key durable before the first send, the same key for the same business id after a
+ * restart, a changed body refused before I/O, a finished intent answered from the store, and a
+ * resume through the app's own client. A "restart" is a new interceptor and a new OkHttpClient on
+ * the same store.
+ */
+class InterceptorIntentTest {
+  private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
+  private static final String BODY = "{\"amount\":1000,\"currency\":\"JPY\"}";
+
+  @StartStop
+  private final MockWebServer server = new MockWebServer();
+
+  private final ManualClock clock = new ManualClock(T0);
+  private final RecordingSleeper sleeper = new RecordingSleeper(clock);
+  private final InMemoryIntentStore store = new InMemoryIntentStore();
+
+  private IdempotencyInterceptor interceptor() {
+    return IdempotencyInterceptor.builder().store(store).clock(clock).sleeper(sleeper)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ofMillis(50))
+            .attemptTimeout(Duration.ofMillis(300)).deadline(Duration.ofMinutes(1)).build())
+        .build();
+  }
+
+  /** The app's client: its own auth interceptor first, then ours. */
+  private static OkHttpClient appClient(IdempotencyInterceptor interceptor) {
+    return new OkHttpClient.Builder()
+        .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
+            .header("Authorization", "Bearer fresh").build()))
+        .addInterceptor(interceptor)
+        .build();
+  }
+
+  private Request payment(String body) {
+    return new Request.Builder().url(server.url("/payments"))
+        .tag(IntentTag.class, IntentTag.builder().operation("create-payment").scope("tenant-42")
+            .businessId("order-7").build())
+        .post(RequestBody.create(body, MediaType.get("application/json")))
+        .build();
+  }
+
+  private static MockResponse stall() {
+    return new MockResponse.Builder().code(201).onResponseStart(SocketEffect.Stall.INSTANCE)
+        .build();
+  }
+
+  private static MockResponse created() {
+    return new MockResponse.Builder().code(201).body("{\"id\":\"pay_1\"}").build();
+  }
+
+  private List<RecordedRequest> taken() throws InterruptedException {
+    List<RecordedRequest> all = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < server.getRequestCount(); i++) {
+      all.add(server.takeRequest(5, TimeUnit.SECONDS));
+    }
+    return all;
+  }
+
+  @Test
+  void a_tagged_call_reissued_after_a_restart_gets_the_same_key_and_completes_once()
+      throws Exception {
+    server.enqueue(stall());
+    server.enqueue(stall());
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment(BODY)).execute())
+        .isInstanceOf(IOException.class);
+    IntentRecord pending = store.listUnfinished().get(0);
+    assertThat(pending.businessId()).isEqualTo("order-7");
+    assertThat(pending.state()).isEqualTo(IntentState.PENDING);
+
+    server.enqueue(created());
+    try (Response response = appClient(interceptor()).newCall(payment(BODY)).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+    }
+
+    List<RecordedRequest> requests = taken();
+    assertThat(requests).hasSize(3);
+    assertThat(requests).extracting(r -> r.getHeaders().get("Idempotency-Key"))
+        .containsOnly("\"" + pending.id().key() + "\"");
+    assertThat(store.get(pending.id()).orElseThrow().state()).isEqualTo(IntentState.COMPLETED);
+  }
+
+  @Test
+  void a_changed_body_under_a_known_business_id_is_refused_before_any_io() throws Exception {
+    server.enqueue(created());
+    appClient(interceptor()).newCall(payment(BODY)).execute().close();
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment("{\"amount\":5}")).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(PayloadMismatchException.class);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void a_finished_intent_is_answered_from_the_store_without_io() throws Exception {
+    server.enqueue(created());
+    appClient(interceptor()).newCall(payment(BODY)).execute().close();
+
+    try (Response again = appClient(interceptor()).newCall(payment(BODY)).execute()) {
+      assertThat(again.code()).isEqualTo(201);
+      assertThat(again.header(IdempotencyInterceptor.STORED_RESPONSE_HEADER)).isEqualTo("true");
+      assertThat(again.body().string()).isEqualTo("{\"id\":\"pay_1\"}");
+    }
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void the_record_is_durable_before_the_first_byte_is_sent() throws Exception {
+    server.setDispatcher(new mockwebserver3.Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        List<IntentRecord> seen = store.listUnfinished();
+        return new MockResponse.Builder().code(seen.size() == 1 ? 201 : 500).build();
+      }
+    });
+
+    try (Response response = appClient(interceptor()).newCall(payment(BODY)).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+    }
+  }
+
+  @Test
+  void resume_after_a_restart_goes_through_the_apps_own_client_and_its_credentials()
+      throws Exception {
+    server.enqueue(stall());
+    server.enqueue(stall());
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment(BODY)).execute())
+        .isInstanceOf(IOException.class);
+
+    server.enqueue(created());
+    IdempotencyInterceptor afterRestart = interceptor();
+    List<IntentOutcome> told = new CopyOnWriteArrayList<>();
+    List<IntentOutcome> outcomes = afterRestart.resumePending(appClient(afterRestart), told::add)
+        .stream().map(f -> f.orTimeout(10, TimeUnit.SECONDS).join()).toList();
+
+    assertThat(outcomes).singleElement().isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(told).hasSize(1);
+    List<RecordedRequest> requests = taken();
+    RecordedRequest resumed = requests.get(2);
+    assertThat(resumed.getHeaders().get("Authorization")).isEqualTo("Bearer fresh");
+    assertThat(resumed.getBody().utf8()).isEqualTo(BODY);
+    assertThat(resumed.getHeaders().get("Idempotency-Key"))
+        .isEqualTo(requests.get(0).getHeaders().get("Idempotency-Key"));
+  }
+
+  @Test
+  void a_record_of_the_intent_api_is_resumed_by_the_interceptor_with_its_key_as_first_sent()
+      throws Exception {
+    server.enqueue(stall());
+    server.enqueue(stall());
+    IntentSpec spec = IntentSpec.builder().operation("create-payment").scope("tenant-42")
+        .post(server.url("/payments").toString()).jsonBody(BODY).build();
+    try (IdempotentClient client = IdempotentClient.builder().store(store).clock(clock)
+        .sleeper(sleeper).dialect(Dialects.stripe()).retryPolicy(RetryPolicy.builder()
+            .maxAttempts(2).attemptTimeout(Duration.ofMillis(300)).build()).build()) {
+      assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Pending.class);
+    }
+
+    server.enqueue(created());
+    IdempotencyInterceptor ietf = interceptor();
+    IntentOutcome outcome = ietf.resumePending(appClient(ietf), o -> { }).get(0)
+        .get(10, TimeUnit.SECONDS);
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    List<RecordedRequest> requests = taken();
+    assertThat(requests.get(2).getHeaders().get("Idempotency-Key")).isEqualTo(spec.key());
+  }
+
+  @Test
+  void a_record_of_the_interceptor_is_resumed_by_the_intent_api() throws Exception {
+    server.enqueue(stall());
+    server.enqueue(stall());
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment(BODY)).execute())
+        .isInstanceOf(IOException.class);
+
+    server.enqueue(created());
+    try (IdempotentClient client = IdempotentClient.builder().store(store).clock(clock)
+        .sleeper(sleeper).build()) {
+      assertThat(client.resumePending().get(0).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(IntentOutcome.Completed.class);
+    }
+    List<RecordedRequest> requests = taken();
+    assertThat(requests.get(2).getHeaders().get("Idempotency-Key"))
+        .isEqualTo(requests.get(0).getHeaders().get("Idempotency-Key"));
+  }
+
+  @Test
+  void a_maybe_delivered_record_past_the_key_retention_is_not_resent_by_a_reissued_call()
+      throws Exception {
+    server.enqueue(stall());
+    server.enqueue(stall());
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment(BODY)).execute())
+        .isInstanceOf(IOException.class);
+    clock.advance(Dialects.ietf().keyRetention().plusMinutes(1));
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment(BODY)).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(NeedsReconciliationException.class);
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(store.listUnfinished().get(0).state())
+        .isEqualTo(IntentState.NEEDS_RECONCILIATION);
+  }
+
+  @Test
+  void an_untagged_call_keeps_todays_per_call_key() throws Exception {
+    server.enqueue(created());
+    server.enqueue(created());
+    OkHttpClient http = appClient(interceptor());
+    Request untagged = new Request.Builder().url(server.url("/payments"))
+        .post(RequestBody.create(BODY, MediaType.get("application/json"))).build();
+    http.newCall(untagged).execute().close();
+    http.newCall(untagged).execute().close();
+
+    List<RecordedRequest> requests = taken();
+    assertThat(requests.get(0).getHeaders().get("Idempotency-Key"))
+        .isNotEqualTo(requests.get(1).getHeaders().get("Idempotency-Key"));
+  }
+}
