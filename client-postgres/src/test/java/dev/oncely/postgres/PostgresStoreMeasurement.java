@@ -6,7 +6,6 @@ import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.examples.server.ReferenceServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,8 +32,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The numbers quoted in {@code docs/persistence-postgres.md} and the README: intents/s at
- * concurrency 64 with the PostgreSQL store against plain OkHttp in the same run (the examples'
- * reference server on loopback, faults off, the benchmarks module's OkHttp setup), commits per intent, and the cost of the claim query with 1,000,000 finished rows
+ * concurrency 64 with the PostgreSQL store against plain OkHttp in the same run (a loopback payments
+ * server built like the examples' reference server, the benchmarks module's OkHttp setup), commits per intent, and the cost of the claim query with 1,000,000 finished rows
  * in the table. Printed, never asserted. Runs only with {@code -Doncely.measure=true}:
  * {@code mvn -B -pl client-postgres -am verify -Dtest=PostgresStoreMeasurement
  * -Dsurefire.failIfNoSpecifiedTests=false -Doncely.measure=true}.
@@ -48,9 +47,9 @@ class PostgresStoreMeasurement {
   @Test
   void intents_per_second_at_c64_against_plain_okhttp_and_the_claim_query_cost() throws Exception {
     try (PgTestDatabase db = PgTestDatabase.create();
-        ReferenceServer server = ReferenceServer.builder().build().start();
+        LoopbackPaymentsServer server = new LoopbackPaymentsServer();
         HikariDataSource pool = PgTestDatabase.pool(db.url, 32)) {
-      String url = server.baseUrl() + "payments";
+      String url = server.url();
       OkHttpClient http = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(256, 5, TimeUnit.MINUTES))
           .retryOnConnectionFailure(false)
