@@ -4,19 +4,32 @@ import dev.oncely.client.spi.StoreException;
 import dev.oncely.postgres.DatabaseUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import org.postgresql.util.PSQLException;
 
-/** Turns driver failures into the store's typed exceptions, without SQL text or parameters. */
+/** Turns driver failures into the store's typed exceptions, without SQL text, parameters or row values. */
 public final class PgErrors {
   private PgErrors() {}
 
   /** Returns the exception to throw for {@code e} raised while doing {@code what}. */
   public static StoreException translate(SQLException e, String name, String what) {
     String state = e.getSQLState();
-    String message = name + ": " + what + " failed (SQLState " + state + "): " + e.getMessage();
+    String message = name + ": " + what + " failed (SQLState " + state + "): " + primaryMessage(e);
     if (isUnavailable(e)) {
       return new DatabaseUnavailableException(message, e);
     }
     return new StoreException(message, e);
+  }
+
+  /**
+   * The server's primary message without its DETAIL, which can quote row values (a failing row,
+   * a duplicate key); the driver's exception, kept as the cause, still has it unless the JDBC URL
+   * sets {@code logServerErrorDetail=false}.
+   */
+  private static String primaryMessage(SQLException e) {
+    if (e instanceof PSQLException p && p.getServerErrorMessage() != null) {
+      return p.getServerErrorMessage().getMessage();
+    }
+    return e.getMessage();
   }
 
   /**
