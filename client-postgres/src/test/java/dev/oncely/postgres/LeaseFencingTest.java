@@ -80,6 +80,18 @@ class LeaseFencingTest {
   }
 
   @Test
+  void closing_a_store_hands_its_leases_to_the_fleet_at_once() {
+    try (PostgresIntentStore b = store(db.pool, "b", Duration.ofMinutes(5))) {
+      IntentRecord r = inFlight("k");
+      PostgresIntentStore a = store(db.pool, "a", Duration.ofMinutes(5));
+      a.create(r);
+      assertThat(b.claimDue(Instant.now(), 10)).isEmpty();
+      a.close();
+      assertThat(b.claimDue(Instant.now(), 10)).containsExactly(r);
+    }
+  }
+
+  @Test
   void records_not_yet_due_or_finished_are_never_claimed() {
     try (PostgresIntentStore a = store(db.pool, "a", Duration.ofMinutes(5))) {
       Instant now = Instant.now();
