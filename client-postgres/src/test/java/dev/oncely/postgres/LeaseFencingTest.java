@@ -79,6 +79,32 @@ class LeaseFencingTest {
     }
   }
 
+  private static java.sql.Timestamp leaseUntil(IntentRecord r) throws java.sql.SQLException {
+    try (java.sql.Connection c = db.pool.getConnection();
+        java.sql.PreparedStatement st = c.prepareStatement(
+            "SELECT lease_until FROM oncely_intent WHERE lookup = ?")) {
+      st.setBytes(1, dev.oncely.client.spi.RecordCodec.lookupKey(r.id()));
+      try (java.sql.ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getTimestamp(1);
+      }
+    }
+  }
+
+  @Test
+  void the_owner_renews_its_lease_so_it_outlives_its_length() throws Exception {
+    try (PostgresIntentStore a = store(db.pool, "a", Duration.ofSeconds(2));
+        PostgresIntentStore b = store(db.pool, "b", Duration.ofMinutes(5))) {
+      IntentRecord r = inFlight("k");
+      a.create(r);
+      java.sql.Timestamp first = leaseUntil(r);
+      // Wait past the first lease's end; renewal runs every third of the lease.
+      TimeUnit.MILLISECONDS.sleep(Math.max(0, first.getTime() - System.currentTimeMillis()) + 500);
+      assertThat(leaseUntil(r)).isAfter(first);
+      assertThat(b.claimDue(Instant.now(), 10)).isEmpty();
+    }
+  }
+
   @Test
   void closing_a_store_hands_its_leases_to_the_fleet_at_once() {
     try (PostgresIntentStore b = store(db.pool, "b", Duration.ofMinutes(5))) {
