@@ -28,6 +28,18 @@ public sealed interface IntentOutcome {
   /** The record state this outcome mirrors. */
   IntentState state();
 
+  /**
+   * What the stored {@code record} means to a caller, without I/O (an unfinished record reads as
+   * {@link Pending}); for apps that read the store directly, for example after an interceptor
+   * call.
+   *
+   * @throws NullPointerException if {@code record} is null
+   */
+  static IntentOutcome of(dev.oncely.client.spi.IntentRecord record) {
+    return dev.oncely.client.internal.Outcomes.of(java.util.Objects.requireNonNull(record,
+        "record"));
+  }
+
   /** Whether no further attempt will be made. */
   default boolean isFinal() {
     return state().isTerminal();

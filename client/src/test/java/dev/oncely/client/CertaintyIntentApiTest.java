@@ -74,7 +74,7 @@ class CertaintyIntentApiTest {
         })
         .retryPolicy(RetryPolicy.builder().maxAttempts(4).baseDelay(Duration.ofMillis(100))
             .maxDelay(Duration.ofSeconds(5)).deadline(Duration.ofMinutes(1))
-            .attemptTimeout(Duration.ofMillis(400)).build());
+            .attemptTimeout(Duration.ofMillis(1500)).build());
   }
 
   private IdempotentClient client(IdempotentClient.Builder builder) {

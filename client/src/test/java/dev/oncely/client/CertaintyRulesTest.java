@@ -72,7 +72,8 @@ class CertaintyRulesTest {
         .baseDelay(Duration.ofMillis(100))
         .maxDelay(Duration.ofSeconds(5))
         .deadline(Duration.ofMinutes(5))
-        .attemptTimeout(Duration.ofMillis(400))
+        // Long enough for a loaded build machine; a stall costs this much real time.
+        .attemptTimeout(Duration.ofMillis(1500))
         .build();
   }
 

@@ -46,7 +46,7 @@ class InterceptorIntentTest {
   private IdempotencyInterceptor interceptor() {
     return IdempotencyInterceptor.builder().store(store).clock(clock).sleeper(sleeper)
         .retryPolicy(RetryPolicy.builder().maxAttempts(2).baseDelay(Duration.ofMillis(50))
-            .attemptTimeout(Duration.ofMillis(300)).deadline(Duration.ofMinutes(1)).build())
+            .attemptTimeout(Duration.ofMillis(1000)).deadline(Duration.ofMinutes(1)).build())
         .build();
   }
 
@@ -179,7 +179,7 @@ class InterceptorIntentTest {
         .post(server.url("/payments").toString()).jsonBody(BODY).build();
     try (IdempotentClient client = IdempotentClient.builder().store(store).clock(clock)
         .sleeper(sleeper).dialect(Dialects.stripe()).retryPolicy(RetryPolicy.builder()
-            .maxAttempts(2).attemptTimeout(Duration.ofMillis(300)).build()).build()) {
+            .maxAttempts(2).attemptTimeout(Duration.ofMillis(1000)).build()).build()) {
       assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Pending.class);
     }
 

@@ -47,7 +47,7 @@ public final class SdkCrashChild {
   static final int WINDOW = 8;
   private static final int DRIVERS = 8;
   private static final int RESUME_ROUNDS = 10;
-  private static final RetryPolicy POLICY = RetryPolicy.builder()
+  static final RetryPolicy POLICY = RetryPolicy.builder()
       .maxAttempts(40)
       .baseDelay(Duration.ofMillis(1))
       .maxDelay(Duration.ofMillis(20))

@@ -11,11 +11,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Exactly-once across SIGKILLs, end to end: a {@link SdkCrashChild} JVM drives {@value #MIN_INTENTS}
- * or more payment intents through {@code IdempotentClient} with a durable store against the
+ * or more payment intents through {@code IdempotentClient} (or an {@link InterceptorCrashChild}
+ * through plain OkHttp with the {@code IdempotencyInterceptor} and tagged requests) with a durable
+ * store against the
  * {@link EffectServer} in this JVM (a quarter of its answers dropped after the effect, some effects
  * slow: {@code 202} then {@code 409}). The test kills the child with SIGKILL at seeded moments
  * (while it opens and resumes, after a seeded number of stored outcomes, or once the server
@@ -39,18 +42,22 @@ class SdkCrashKillTest {
 
   @TempDir Path dir;
 
-  static Stream<String> engines() {
-    return CrashEngines.NAMES.stream();
+  /** Every engine, through the intent API and through plain OkHttp with the interceptor. */
+  static Stream<Arguments> enginesAndEntryPoints() {
+    return CrashEngines.NAMES.stream().flatMap(engine -> Stream.of(
+        Arguments.of(engine, SdkCrashChild.class), Arguments.of(engine,
+            InterceptorCrashChild.class)));
   }
 
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("engines")
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("enginesAndEntryPoints")
   @Execution(ExecutionMode.CONCURRENT)
-  void every_intent_completes_with_exactly_one_effect_across_sigkills_and_restarts(String engine)
-      throws Exception {
+  void every_intent_completes_with_exactly_one_effect_across_sigkills_and_restarts(String engine,
+      Class<?> entryPoint) throws Exception {
     long started = System.nanoTime();
-    Random random = new Random(SEED ^ engine.hashCode());
-    try (SdkCrashRig rig = SdkCrashRig.start(engine, dir, INTENTS, random.nextLong(), 25, 15)) {
+    Random random = new Random(SEED ^ engine.hashCode() ^ entryPoint.getSimpleName().hashCode());
+    try (SdkCrashRig rig = SdkCrashRig.start(engine, dir, INTENTS, random.nextLong(), 25, 15,
+        entryPoint)) {
       int sigkills = 0;
       int commitHalts = 0;
       int engineCommitHalts = 0;
@@ -96,9 +103,9 @@ class SdkCrashKillTest {
         rig.verify(false);
       }
       rig.finish();
-      System.out.printf("sdk crash test %s: %d SIGKILLs + %d halts at the commit statement + %d"
+      System.out.printf("sdk crash test %s %s: %d SIGKILLs + %d halts at the commit statement + %d"
           + " halts inside the engine library's commit survived (%d runs finished before their"
-          + " crash), %d intents, %s, %d ms, seed %d%n", engine, sigkills, commitHalts,
+          + " crash), %d intents, %s, %d ms, seed %d%n", engine, entryPoint.getSimpleName(), sigkills, commitHalts,
           engineCommitHalts, finishedEarly, INTENTS, rig.effects,
           (System.nanoTime() - started) / 1_000_000, SEED);
       assertThat(sigkills + commitHalts + engineCommitHalts).isGreaterThanOrEqualTo(KILLS);

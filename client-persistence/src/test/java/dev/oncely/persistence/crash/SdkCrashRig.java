@@ -30,13 +30,15 @@ final class SdkCrashRig implements AutoCloseable {
   private final MockWebServer server;
   private final String baseUrl;
   private final long seed;
+  private final Class<?> childClass;
   private int runs;
 
-  private SdkCrashRig(String engine, Path dir, int count, EffectServer effects, long seed)
-      throws IOException {
+  private SdkCrashRig(String engine, Path dir, int count, EffectServer effects, long seed,
+      Class<?> childClass) throws IOException {
     this.engine = engine;
     this.dir = dir;
-    this.store = dir.resolve(engine + "-intents.db");
+    this.childClass = childClass;
+    this.store = dir.resolve(engine + "-" + childClass.getSimpleName() + "-intents.db");
     this.count = count;
     this.effects = effects;
     this.seed = seed;
@@ -54,16 +56,25 @@ final class SdkCrashRig implements AutoCloseable {
    */
   static SdkCrashRig start(String engine, Path dir, int count, long seed, int dropPercent,
       int slowPercent) throws IOException {
+    return start(engine, dir, count, seed, dropPercent, slowPercent, SdkCrashChild.class);
+  }
+
+  /**
+   * Like {@link #start(String, Path, int, long, int, int)}, with children of {@code childClass}
+   * ({@link SdkCrashChild} for the intent API, {@link InterceptorCrashChild} for plain OkHttp).
+   */
+  static SdkCrashRig start(String engine, Path dir, int count, long seed, int dropPercent,
+      int slowPercent, Class<?> childClass) throws IOException {
     return new SdkCrashRig(engine, dir, count, new EffectServer(seed, dropPercent, slowPercent),
-        seed);
+        seed, childClass);
   }
 
   /** Starts a child on the store with extra JVM arguments (crash points as {@code -Dname=value}). */
   ChildProcess child(List<String> jvmArguments) throws IOException {
     int run = runs++;
-    return ChildProcess.start(SdkCrashChild.class, jvmArguments, List.of(engine, store.toString(),
+    return ChildProcess.start(childClass, jvmArguments, List.of(engine, store.toString(),
         baseUrl, Integer.toString(count), Long.toString(seed + run)), dir,
-        engine + "-sdk-child-" + run);
+        engine + "-" + childClass.getSimpleName() + "-" + run);
   }
 
   /**
@@ -121,7 +132,7 @@ final class SdkCrashRig implements AutoCloseable {
   }
 
   String context() {
-    return engine + " run " + runs;
+    return engine + " " + childClass.getSimpleName() + " run " + runs;
   }
 
   @Override

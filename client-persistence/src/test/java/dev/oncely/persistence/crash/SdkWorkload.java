@@ -52,7 +52,12 @@ final class SdkWorkload {
         .jsonBody(body(n))
         .header(TENANT_HEADER, SCOPE)
         .businessId(order(n))
-        .keyStrategy(n % 4 == 3 ? KeyStrategy.derived(KEY_SECRET) : KeyStrategy.random())
+        .keyStrategy(keyStrategy(n))
         .build();
+  }
+
+  /** How intent {@code n}'s key is minted. */
+  static KeyStrategy keyStrategy(int n) {
+    return n % 4 == 3 ? KeyStrategy.derived(KEY_SECRET) : KeyStrategy.random();
   }
 }

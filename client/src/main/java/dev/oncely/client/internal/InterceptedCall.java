@@ -217,6 +217,7 @@ public final class InterceptedCall {
         .build();
     if (c.store() != null) {
       c.store().create(fresh);
+      emit(new IntentEvent.Recorded(id));
     }
     keeper = new RecordKeeper(c.store(), c.clock(), fresh, false, true);
     return null;

@@ -20,12 +20,13 @@ import java.util.Set;
  */
 public final class LoadCommand implements Command {
   private static final Set<String> VALUED = Set.of("target", "intents", "concurrency", "store",
-      "dialect", "attempt-timeout-ms", "deadline-ms", "max-attempts", "seed", "engine",
+      "dialect", "attempt-timeout-ms", "deadline-ms", "max-attempts", "seed", "engine", "entry",
       "progress-ms");
   private static final Set<String> FLAGS = Set.of("retry-budget");
   private static final String OPTIONS = " [--dialect ietf|stripe] [--attempt-timeout-ms T]"
       + " [--deadline-ms D] [--seed S] [--concurrency C] [--max-attempts A]"
-      + " [--engine sqlite|mapdb] [--retry-budget] [--progress-ms P]";
+      + " [--engine sqlite|mapdb] [--entry intent-api|interceptor] [--retry-budget]"
+      + " [--progress-ms P]";
 
   private final LoadDriver.Mode mode;
 
@@ -113,6 +114,11 @@ public final class LoadCommand implements Command {
         (int) LoadSettings.DEFAULT_DEADLINE.toMillis(), 1, Integer.MAX_VALUE)));
     b.seed(o.longValue("seed", 0));
     b.retryBudget(o.has("retry-budget"));
+    String entry = o.string("entry", "intent-api");
+    if (!entry.equals("intent-api") && !entry.equals("interceptor")) {
+      throw o.bad("entry", entry, "intent-api or interceptor");
+    }
+    b.interceptor(entry.equals("interceptor"));
     String dialect = o.string("dialect", "ietf");
     try {
       b.dialect(dialect);

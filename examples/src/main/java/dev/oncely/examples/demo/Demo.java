@@ -22,6 +22,7 @@ public final class Demo {
   private final DemoSettings settings;
   private final ProgressBar bar;
   private RunSummary sdk;
+  private RunSummary interceptor;
   private RunSummary naive;
 
   /** A demo with {@code settings} reporting progress on {@code bar}. */
@@ -37,25 +38,30 @@ public final class Demo {
         settings.intents(), settings.concurrency(), describe(settings.faults()),
         percent(settings.slowShare()), settings.seed()));
     try {
-      bar.message("[1/2] Oncely SDK in a child JVM with a SQLite store in a temp directory;"
+      bar.message("[1/3] Oncely SDK in a child JVM with a SQLite store in a temp directory;"
           + " SIGKILL once " + settings.killAfter() + " payments exist, then 'resume'");
       sdk = new SdkScenario(settings, bar).run();
-      bar.message("[2/2] naive client: plain OkHttp, the same retries, no idempotency key");
+      bar.message("[2/3] plain OkHttp with the Oncely interceptor and IntentTag-ged requests, the"
+          + " same store, SIGKILL and resume through the app's own client");
+      interceptor = new SdkScenario(settings, bar, true).run();
+      bar.message("[3/3] naive client: plain OkHttp, the same retries, no idempotency key");
       naive = new NaiveScenario(settings, bar).run();
     } catch (DemoFailedException e) {
       bar.message("demo failed: " + e.getMessage());
       return Command.EXIT_FAILURE;
     }
     out.println();
-    out.print(ResultTable.render(List.of(sdk, naive)));
+    out.print(ResultTable.render(List.of(sdk, interceptor, naive)));
     out.println();
-    boolean exact = sdk.duplicates() == 0 && sdk.lost() == 0;
+    boolean exact = sdk.duplicates() == 0 && sdk.lost() == 0
+        && interceptor.duplicates() == 0 && interceptor.lost() == 0;
     out.println(exact
         ? "Oncely: every intent paid exactly once" + (sdk.killedAt() < 0
             ? " (0 duplicates, 0 lost; the run finished before the kill point)."
             : " across a SIGKILL (0 duplicates, 0 lost).")
         : String.format(Locale.ROOT, "FAILED: the SDK made %,d duplicate charges and lost %,d"
-            + " intents.", sdk.duplicates(), sdk.lost()));
+            + " intents; the interceptor %,d and %,d.", sdk.duplicates(), sdk.lost(),
+            interceptor.duplicates(), interceptor.lost()));
     out.println(String.format(Locale.ROOT, "Naive retries without a key: %,d duplicate charges,"
         + " %,d lost, and the client believed %,d payments went through once.",
         naive.duplicates(), naive.lost(), naive.completed()));
@@ -99,6 +105,11 @@ public final class Demo {
   /** The SDK's result, or null before {@link #run} got that far. */
   public RunSummary sdkResult() {
     return sdk;
+  }
+
+  /** The interceptor's result, or null before {@link #run} got that far. */
+  public RunSummary interceptorResult() {
+    return interceptor;
   }
 
   /** The naive client's result, or null before {@link #run} got that far. */

@@ -26,11 +26,23 @@ public final class SdkScenario {
 
   private final DemoSettings settings;
   private final ProgressBar bar;
+  private final boolean interceptor;
+  private final String name;
 
-  /** A scenario that reports progress on {@code bar}. */
+  /** A scenario through the intent API that reports progress on {@code bar}. */
   public SdkScenario(DemoSettings settings, ProgressBar bar) {
+    this(settings, bar, false);
+  }
+
+  /**
+   * A scenario that reports progress on {@code bar}; with {@code interceptor} the child drives the
+   * intents through plain OkHttp with the {@code IdempotencyInterceptor} and tagged requests.
+   */
+  public SdkScenario(DemoSettings settings, ProgressBar bar, boolean interceptor) {
     this.settings = settings;
     this.bar = bar;
+    this.interceptor = interceptor;
+    this.name = interceptor ? "interceptor" : "SDK";
   }
 
   /**
@@ -49,9 +61,10 @@ public final class SdkScenario {
       List<String> args = driverArgs(server, dir.resolve("store"));
       long killedAt = runUntilKilled(server, args);
       // resume finishes the stored intents with their keys and records those never reached.
-      DriverReport report = drive("resume", "SDK resume", server, args);
+      DriverReport report = drive("resume", name + " resume", server, args);
       ServerStats stats = server.stats();
-      return new RunSummary("Oncely SDK", settings.intents(), report.completed(),
+      return new RunSummary(interceptor ? "Oncely interceptor" : "Oncely SDK", settings.intents(),
+          report.completed(),
           report.pending(), stats, killedAt, Duration.ofNanos(System.nanoTime() - started));
     } finally {
       deleteQuietly(dir);
@@ -65,7 +78,8 @@ public final class SdkScenario {
         "--concurrency", String.valueOf(settings.concurrency()),
         "--store", store.toString(),
         "--seed", String.valueOf(settings.seed()),
-        "--attempt-timeout-ms", String.valueOf(settings.attemptTimeout().toMillis()));
+        "--attempt-timeout-ms", String.valueOf(settings.attemptTimeout().toMillis()),
+        "--entry", interceptor ? "interceptor" : "intent-api");
   }
 
   /**
@@ -80,12 +94,12 @@ public final class SdkScenario {
       long deadline = System.nanoTime() + CHILD_TIMEOUT.toNanos();
       while (!child.waitFor(TICK)) {
         ServerStats s = server.stats();
-        bar.update("SDK run", s.effects(), total, "req " + s.requests() + "  " + note);
+        bar.update(name + " run", s.effects(), total, "req " + s.requests() + "  " + note);
         checkDeadline(child, "run", deadline);
         if (s.effects() >= settings.killAfter()) {
           child.killHard();
           long at = server.stats().effects();
-          bar.finish("SDK run", at, total, "SIGKILL (pid " + child.pid() + ")");
+          bar.finish(name + " run", at, total, "SIGKILL (pid " + child.pid() + ")");
           return at;
         }
       }
@@ -96,7 +110,8 @@ public final class SdkScenario {
             + child.stderrTail());
       }
       // A workload this small can finish between two reads of the counters: nothing to kill.
-      bar.finish("SDK run", server.stats().effects(), total, "finished before the kill point");
+      bar.finish(name + " run", server.stats().effects(), total,
+          "finished before the kill point");
       return -1;
     }
   }

@@ -1,8 +1,10 @@
 package dev.oncely.examples.load;
 
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentTag;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
@@ -14,6 +16,7 @@ import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +35,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import okhttp3.ConnectionPool;
+import okhttp3.Dispatcher;
+import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 
 /**
  * Drives a numbered set of payment intents through {@link IdempotentClient} with a durable store,
@@ -98,7 +106,9 @@ public final class LoadDriver {
     Tally tally = new Tally();
     long started = System.nanoTime();
     try (IntentStore store = open(manifest.engine(), settings.storeDir());
-        IdempotentClient client = client(settings, store, IntentListener.all(events, causes))) {
+        Entry entry = settings.interceptor()
+            ? new InterceptorEntry(settings, store, IntentListener.all(events, causes))
+            : new IntentApiEntry(client(settings, store, IntentListener.all(events, causes)))) {
       progress.println(label + ": store " + settings.storeDir().resolve(manifest.engine().fileName())
           + " open after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
       ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon());
@@ -106,7 +116,8 @@ public final class LoadDriver {
           () -> progress.println(label + ": " + tally.line(manifest.intents(), events)),
           progressEvery.toMillis(), progressEvery.toMillis(), TimeUnit.MILLISECONDS);
       try {
-        driveAll(client, manifest, settings.concurrency(), tally, progress, label);
+        entry.resumeUnfinished();
+        driveAll(entry, manifest, settings.concurrency(), tally, progress, label);
       } finally {
         ticker.shutdownNow();
       }
@@ -120,7 +131,7 @@ public final class LoadDriver {
         causes.snapshot());
   }
 
-  private static void driveAll(IdempotentClient client, RunManifest manifest, int concurrency,
+  private static void driveAll(Entry entry, RunManifest manifest, int concurrency,
       Tally tally, PrintStream progress, String label) throws InterruptedException {
     AtomicInteger next = new AtomicInteger();
     AtomicBoolean errorShown = new AtomicBoolean();
@@ -129,7 +140,7 @@ public final class LoadDriver {
       workers.execute(() -> {
         for (int i = next.getAndIncrement(); i < manifest.intents(); i = next.getAndIncrement()) {
           try {
-            tally.add(client.execute(paymentIntent(manifest.target(), i)));
+            tally.add(entry.drive(manifest.target(), i));
           } catch (RuntimeException e) {
             tally.errors.increment();
             if (errorShown.compareAndSet(false, true)) {
@@ -170,14 +181,108 @@ public final class LoadDriver {
         .okHttpClient(http)
         .store(store)
         .dialect(s.dialect().equals("stripe") ? Dialects.stripe() : Dialects.ietf())
-        .retryPolicy(RetryPolicy.builder()
-            .maxAttempts(s.maxAttempts())
-            .attemptTimeout(s.attemptTimeout())
-            .deadline(s.deadline())
-            .build())
+        .retryPolicy(policy(s))
         .retryBudget(s.retryBudget() ? RetryBudget.standard() : RetryBudget.unlimited())
         .listener(listener)
         .jitter(new Random(s.seed()))
+        .build();
+  }
+
+  /** How intents reach the server: the intent API, or plain OkHttp with the interceptor. */
+  private interface Entry extends AutoCloseable {
+    /** Finishes what a crashed run left unfinished (the interceptor only; the client's own
+     * lookups by business id continue those in {@link #drive}). */
+    void resumeUnfinished();
+
+    /** Drives intent {@code i} to its outcome. */
+    IntentOutcome drive(String target, int i);
+
+    @Override
+    void close();
+  }
+
+  /** {@link IdempotentClient#execute}: a repeat of a recorded business id continues it. */
+  private record IntentApiEntry(IdempotentClient client) implements Entry {
+    @Override
+    public void resumeUnfinished() {}
+
+    @Override
+    public IntentOutcome drive(String target, int i) {
+      return client.execute(paymentIntent(target, i));
+    }
+
+    @Override
+    public void close() {
+      client.close();
+    }
+  }
+
+  /**
+   * An app on plain OkHttp: each intent a request tagged with an {@link IntentTag}; after a crash
+   * {@link IdempotencyInterceptor#resumePending} re-drives what is unfinished through the same
+   * client, and a re-issued request with a recorded business id gets its stored key.
+   */
+  private static final class InterceptorEntry implements Entry {
+    private final IntentStore store;
+    private final IdempotencyInterceptor interceptor;
+    private final OkHttpClient http;
+
+    InterceptorEntry(LoadSettings s, IntentStore store, IntentListener listener) {
+      this.store = store;
+      this.interceptor = IdempotencyInterceptor.builder()
+          .store(store)
+          .dialect(s.dialect().equals("stripe") ? Dialects.stripe() : Dialects.ietf())
+          .retryPolicy(policy(s))
+          .retryBudget(s.retryBudget() ? RetryBudget.standard() : RetryBudget.unlimited())
+          .listener(listener)
+          .jitter(new Random(s.seed()))
+          .build();
+      Dispatcher dispatcher = new Dispatcher();
+      dispatcher.setMaxRequests(s.concurrency());
+      dispatcher.setMaxRequestsPerHost(s.concurrency());
+      this.http = new OkHttpClient.Builder()
+          .dispatcher(dispatcher)
+          .connectionPool(new ConnectionPool(s.concurrency(), 1, TimeUnit.MINUTES))
+          .addInterceptor(interceptor)
+          .build();
+    }
+
+    @Override
+    public void resumeUnfinished() {
+      for (java.util.concurrent.CompletableFuture<IntentOutcome> f
+          : interceptor.resumePending(http, outcome -> { })) {
+        f.join();
+      }
+    }
+
+    @Override
+    public IntentOutcome drive(String target, int i) {
+      Request request = new Request.Builder().url(target)
+          .tag(IntentTag.class, IntentTag.builder().operation(OPERATION).scope(SCOPE)
+              .businessId("o-" + i).build())
+          .post(RequestBody.create(paymentBody(i), MediaType.get("application/json")))
+          .build();
+      try (Response response = http.newCall(request).execute()) {
+        response.body().bytes();
+      } catch (IOException e) {
+        // The record says what is known; an IOException is "no answer", never a failure.
+      }
+      return store.findByBusinessId(SCOPE, OPERATION, "o-" + i).map(IntentOutcome::of)
+          .orElseThrow(() -> new IllegalStateException("intent o-" + i + " has no record"));
+    }
+
+    @Override
+    public void close() {
+      http.dispatcher().executorService().shutdown();
+      http.connectionPool().evictAll();
+    }
+  }
+
+  private static RetryPolicy policy(LoadSettings s) {
+    return RetryPolicy.builder()
+        .maxAttempts(s.maxAttempts())
+        .attemptTimeout(s.attemptTimeout())
+        .deadline(s.deadline())
         .build();
   }
 

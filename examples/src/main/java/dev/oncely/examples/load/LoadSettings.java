@@ -30,6 +30,7 @@ public final class LoadSettings {
   private final int maxAttempts;
   private final long seed;
   private final boolean retryBudget;
+  private final boolean interceptor;
 
   private LoadSettings(Builder b) {
     this.target = b.target;
@@ -43,6 +44,15 @@ public final class LoadSettings {
     this.maxAttempts = b.maxAttempts;
     this.seed = b.seed;
     this.retryBudget = b.retryBudget;
+    this.interceptor = b.interceptor;
+  }
+
+  /**
+   * Whether intents go through plain OkHttp with the {@code IdempotencyInterceptor} and tagged
+   * requests instead of {@code IdempotentClient}; default false.
+   */
+  public boolean interceptor() {
+    return interceptor;
   }
 
   /** A builder with the defaults; target, intents and store directory have none. */
@@ -153,6 +163,7 @@ public final class LoadSettings {
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private long seed;
     private boolean retryBudget;
+    private boolean interceptor;
 
     private Builder() {}
 
@@ -239,6 +250,12 @@ public final class LoadSettings {
     /** Whether the standard retry budget applies; default false (unlimited). */
     public Builder retryBudget(boolean on) {
       this.retryBudget = on;
+      return this;
+    }
+
+    /** Whether to drive through the interceptor (plain OkHttp, tagged requests); default false. */
+    public Builder interceptor(boolean on) {
+      this.interceptor = on;
       return this;
     }
 

@@ -40,6 +40,12 @@ class DemoTest {
     assertThat(sdk.completed()).isEqualTo(200);
     assertThat(sdk.retries()).isPositive();
 
+    RunSummary interceptor = demo.interceptorResult();
+    assertThat(interceptor.duplicates()).isZero();
+    assertThat(interceptor.lost()).isZero();
+    assertThat(interceptor.effects()).isEqualTo(200);
+    assertThat(interceptor.completed()).isEqualTo(200);
+
     RunSummary naive = demo.naiveResult();
     assertThat(naive.duplicates()).isPositive();
     assertThat(naive.effects()).isEqualTo(200 - naive.lost() + naive.duplicates());

@@ -38,6 +38,17 @@ class SnippetsTest {
   }
 
   @Test
+  void retrofit_example_pays_once_answers_the_restart_from_the_store_and_refuses_a_changed_body()
+      throws Exception {
+    String out = runMain(RetrofitExample::main);
+    assertThat(out)
+        .contains("first call: 201")
+        .contains("after a restart: 201, from the store: true")
+        .contains("changed body refused: PayloadMismatchException")
+        .contains("payments created: 1");
+  }
+
+  @Test
   void durable_intent_example_answers_the_repeat_from_the_store_without_requests()
       throws Exception {
     String out = runMain(DurableIntentExample::main);
