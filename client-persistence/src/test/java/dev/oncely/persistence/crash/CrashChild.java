@@ -31,15 +31,7 @@ public final class CrashChild {
     long seed = Long.parseLong(args[2]);
     int count = Integer.parseInt(args[3]);
     PrintStream out = new PrintStream(System.out, true, "UTF-8");
-    IntentStore store;
-    try {
-      store = CrashEngines.open(engine, path);
-    } catch (RuntimeException e) {
-      out.println("OPEN-FAILED " + oneLine(e));
-      System.exit(3);
-      return;
-    }
-    out.println("OPENED");
+    IntentStore store = CrashEngines.openInChild(engine, path, out);
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       Random random = new Random(seed * 31 + t);
@@ -82,13 +74,9 @@ public final class CrashChild {
         }
       }
     } catch (RuntimeException | Error e) {
-      out.println("ERROR " + oneLine(e));
+      out.println("ERROR " + CrashEngines.oneLine(e));
       e.printStackTrace();
       System.exit(5);
     }
-  }
-
-  private static String oneLine(Throwable e) {
-    return (e.getClass().getName() + ": " + e.getMessage()).replace('\n', ' ');
   }
 }

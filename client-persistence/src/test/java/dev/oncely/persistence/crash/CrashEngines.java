@@ -27,6 +27,28 @@ public final class CrashEngines {
    * at the {@code n}-th write to a store file, or null when the engine has no such crash point
    * (SQLite's commit is one statement: {@code CommitCrashHook} brackets it).
    */
+  /**
+   * Opens the store for a child JVM and prints {@code OPENED}; on failure prints {@code
+   * OPEN-FAILED <why>} and exits with status 3, the protocol every crash child speaks.
+   */
+  static IntentStore openInChild(String engine, java.nio.file.Path path,
+      java.io.PrintStream out) {
+    try {
+      IntentStore store = open(engine, path);
+      out.println("OPENED");
+      return store;
+    } catch (RuntimeException e) {
+      out.println("OPEN-FAILED " + oneLine(e));
+      System.exit(3);
+      throw e;
+    }
+  }
+
+  /** {@code e} as one line for a child's output. */
+  static String oneLine(Throwable e) {
+    return (e.getClass().getName() + ": " + e.getMessage()).replace('\n', ' ');
+  }
+
   static String haltInsideEngineCommit(String engine, int n) {
     return engine.equals("mapdb") ? "-D" + CommitCrashPoints.PROPERTY + "=" + n : null;
   }

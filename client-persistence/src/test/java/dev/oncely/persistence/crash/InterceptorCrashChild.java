@@ -53,15 +53,7 @@ public final class InterceptorCrashChild {
     int count = Integer.parseInt(args[3]);
     long seed = Long.parseLong(args[4]);
     PrintStream out = new PrintStream(System.out, true, "UTF-8");
-    IntentStore store;
-    try {
-      store = CrashEngines.open(engine, path);
-    } catch (RuntimeException e) {
-      out.println("OPEN-FAILED " + oneLine(e));
-      System.exit(3);
-      return;
-    }
-    out.println("OPENED");
+    IntentStore store = CrashEngines.openInChild(engine, path, out);
     IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder()
         .store(store)
         .dialect(Dialects.ietf())
@@ -95,7 +87,7 @@ public final class InterceptorCrashChild {
         System.exit(6);
       }
     } catch (RuntimeException | Error e) {
-      out.println("ERROR " + oneLine(e));
+      out.println("ERROR " + CrashEngines.oneLine(e));
       e.printStackTrace();
       System.exit(5);
     }
@@ -163,9 +155,5 @@ public final class InterceptorCrashChild {
       out.println("OUTCOME " + SdkWorkload.orderNumber(record.businessId()) + " "
           + outcome.state());
     }
-  }
-
-  private static String oneLine(Throwable e) {
-    return (e.getClass().getName() + ": " + e.getMessage()).replace('\n', ' ');
   }
 }

@@ -67,15 +67,7 @@ public final class SdkCrashChild {
     int count = Integer.parseInt(args[3]);
     long seed = Long.parseLong(args[4]);
     PrintStream out = new PrintStream(System.out, true, "UTF-8");
-    IntentStore durable;
-    try {
-      durable = CrashEngines.open(engine, path);
-    } catch (RuntimeException e) {
-      out.println("OPEN-FAILED " + oneLine(e));
-      System.exit(3);
-      return;
-    }
-    out.println("OPENED");
+    IntentStore durable = CrashEngines.openInChild(engine, path, out);
     String haltBeforeOutcome = System.getProperty(HALT_BEFORE_OUTCOME);
     IntentStore store = haltBeforeOutcome == null ? durable
         : new OutcomeHaltingStore(durable, SdkWorkload.order(Integer.parseInt(haltBeforeOutcome)));
@@ -108,7 +100,7 @@ public final class SdkCrashChild {
         System.exit(6);
       }
     } catch (RuntimeException | Error e) {
-      out.println("ERROR " + oneLine(e));
+      out.println("ERROR " + CrashEngines.oneLine(e));
       e.printStackTrace();
       System.exit(5);
     }
@@ -174,9 +166,5 @@ public final class SdkCrashChild {
 
   private static boolean isOrder(IntentStore store, IntentId id, String order) {
     return store.get(id).map(r -> order.equals(r.businessId())).orElse(false);
-  }
-
-  private static String oneLine(Throwable e) {
-    return (e.getClass().getName() + ": " + e.getMessage()).replace('\n', ' ');
   }
 }

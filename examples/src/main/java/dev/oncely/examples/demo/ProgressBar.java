@@ -123,7 +123,7 @@ public final class ProgressBar {
       bar.append(i < filled ? '#' : '.');
     }
     String count = String.format("%" + String.valueOf(total).length() + "d/%d", done, total);
-    return String.format(Locale.ROOT, "%-12s [%s] %s %6.1fs  %s", label, bar, count,
+    return String.format(Locale.ROOT, "%-18s [%s] %s %6.1fs  %s", label, bar, count,
         elapsedMs / 1000.0, note).stripTrailing();
   }
 }
