@@ -263,6 +263,21 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
+   * Builds the record {@code spec} would be stored as, in state {@code NEW} (nothing sent, not
+   * claimed by a drive), with this client's clock, dialect and key retention, without storing it:
+   * for stores that write it inside the caller's own transaction. Drive it after the commit with
+   * {@link #resume(IntentId)}.
+   *
+   * @throws NullPointerException if {@code spec} is null
+   * @throws InvalidIntentException if the spec sets the dialect's key header itself
+   * @throws IllegalStateException if the client is closed
+   */
+  public IntentRecord newRecord(IntentSpec spec) {
+    checkSpec(spec);
+    return fresh(spec, IntentState.NEW);
+  }
+
+  /**
    * The stored outcome of intent {@code id}, without I/O; empty if the store has no such record.
    * An unfinished record reads as {@link IntentOutcome.Pending}.
    *
@@ -342,15 +357,9 @@ public final class IdempotentClient implements AutoCloseable {
     }
   }
 
-  private Prepared prepare(IntentSpec spec) {
-    IntentRecord finished = config.finished().getIfPresent(spec.id());
-    if (finished != null) {
-      return finished(sameIntent(finished, spec));
-    }
-    // Create first, look up only when the store refuses: a new intent (the common case) then
-    // costs one durable write and no read. The refusal happens before any network I/O.
+  private IntentRecord fresh(IntentSpec spec, IntentState state) {
     Instant now = config.clock().instant();
-    IntentRecord fresh = IntentRecord.builder()
+    return IntentRecord.builder()
         .id(spec.id())
         .businessId(spec.businessId())
         .method(spec.method())
@@ -360,14 +369,24 @@ public final class IdempotentClient implements AutoCloseable {
         .fingerprint(spec.fingerprint())
         .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
         .traceContext(spec.traceContext())
-        // Created already claimed: this one commit is the only one before the first send. The
-        // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
-        // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
-        .state(IntentState.IN_FLIGHT)
+        .state(state)
         .createdAt(now)
         .updatedAt(now)
         .expiresAt(now.plus(config.keyRetention()))
         .build();
+  }
+
+  private Prepared prepare(IntentSpec spec) {
+    IntentRecord finished = config.finished().getIfPresent(spec.id());
+    if (finished != null) {
+      return finished(sameIntent(finished, spec));
+    }
+    // Create first, look up only when the store refuses: a new intent (the common case) then
+    // costs one durable write and no read. The refusal happens before any network I/O.
+    // Created already claimed: this one commit is the only one before the first send. The
+    // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
+    // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
+    IntentRecord fresh = fresh(spec, IntentState.IN_FLIGHT);
     try {
       config.store().create(fresh);
       config.listener().onEvent(new IntentEvent.Recorded(fresh.id()));

@@ -59,6 +59,16 @@ public abstract class ForwardingIntentStore implements IntentStore {
   }
 
   @Override
+  public List<IntentRecord> claimDue(Instant now, int limit) {
+    return delegate.claimDue(now, limit);
+  }
+
+  @Override
+  public void release(IntentId id) {
+    delegate.release(id);
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -1,6 +1,7 @@
 package dev.oncely.client.spi;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -77,6 +78,43 @@ public interface IntentStore extends AutoCloseable {
    * @return how many records were deleted
    */
   int purgeExpired(Instant now);
+
+  /**
+   * Claims up to {@code limit} unfinished records that are {@linkplain DueTime due} at {@code now},
+   * for this store instance to drive (the due-work scheduler calls it). Stores shared by several
+   * processes hand each due record to one claimer at a time and hold a lease for it until
+   * {@link #release}, the lease's expiry, or a write that ends the drive; the default, for stores
+   * owned by one process, lists unfinished records and keeps those that are due, oldest first.
+   *
+   * @return the claimed records, earliest due first for leasing stores; may be empty
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   * @throws StoreException if the engine fails; nothing is claimed
+   */
+  default List<IntentRecord> claimDue(Instant now, int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    List<IntentRecord> due = new ArrayList<>();
+    for (IntentRecord r : listUnfinished()) {
+      Instant at = DueTime.of(r);
+      if (at != null && !at.isAfter(now)) {
+        due.add(r);
+        if (due.size() == limit) {
+          break;
+        }
+      }
+    }
+    return due;
+  }
+
+  /**
+   * Ends this instance's claim on {@code id} (taken by {@link #claimDue}) once the drive it started
+   * is over, so another instance may take the record when it is next due. The default does
+   * nothing: stores without leases hold no claim.
+   *
+   * @throws StoreException if the engine fails; the claim then ends when its lease expires
+   */
+  default void release(IntentId id) {}
 
   /** Releases files, locks and threads. Idempotent. Calls after close throw {@link StoreException}. */
   @Override

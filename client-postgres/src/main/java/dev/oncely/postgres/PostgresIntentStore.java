@@ -1,0 +1,579 @@
+package dev.oncely.postgres;
+
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.DueTime;
+import dev.oncely.client.spi.DuplicateIntentException;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.spi.StoreRules;
+import dev.oncely.postgres.internal.LeaseKeeper;
+import dev.oncely.postgres.internal.PgErrors;
+import dev.oncely.postgres.internal.Schema;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A durable {@link IntentStore} in PostgreSQL, shared by every instance of a fleet: a record
+ * acknowledged by {@link #create} or {@link #compareAndSet} is committed (with the server's
+ * {@code synchronous_commit}), and a read never returns a record that differs from one that was
+ * written (the {@link RecordCodec} bytes carry a checksum, optionally AES-GCM encryption). Plain
+ * JDBC on any {@link DataSource}: the app pools connections; the store borrows one per call.
+ *
+ * <p><b>Schema.</b> Table {@code oncely_intent}, created by the versioned scripts under
+ * {@code db/oncely/} ({@code V1__oncely_intents.sql}, Flyway names), applied by {@link #migrate}
+ * or {@link Builder#migrate(boolean)}. Besides the record bytes, each row has SQL-readable columns
+ * derived on every write (state, revision, attempts, due time, business id, created, updated,
+ * expiry, lease owner and expiry); the key is stored only as its SHA-256 lookup hash. A database
+ * constraint keeps a business id unique per scope and operation across the fleet.
+ *
+ * <p><b>Leases.</b> Each store instance is one {@linkplain #owner() owner}. Writing a record in
+ * state {@code NEW} or {@code IN_FLIGHT} (create, the drive's compare-and-set) or claiming it with
+ * {@link #claimDue} ({@code SELECT ... FOR UPDATE SKIP LOCKED}) gives the writer a lease for
+ * {@link Builder#lease(Duration)}, measured on the database clock and renewed by a background
+ * thread while this instance drives the intent; any other state, and {@link #release}, ends it. A
+ * compare-and-set succeeds only if the revision still matches (the fencing token) <em>and</em> no
+ * other owner holds a live lease, so an instance whose lease expired (pause, partition) can never
+ * overwrite the instance that took the intent over. A dead instance's intents become claimable when
+ * its leases expire.
+ *
+ * <p><b>Transactions.</b> {@link #createInTransaction} writes a new intent through the caller's own
+ * connection, inside the caller's transaction; see there.
+ *
+ * <p>Defaults: owner {@code host/pid/random}, lease 30 s, no encryption, schema not migrated.
+ * Thread-safe. {@link #close()} stops lease renewal and releases this owner's leases; it does not
+ * close the {@link DataSource}.
+ */
+public final class PostgresIntentStore implements IntentStore {
+  /** The default lease an instance holds on an intent it drives. */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+  private static final Logger LOG = Logger.getLogger(PostgresIntentStore.class.getName());
+  private static final String TERMINAL = "('COMPLETED', 'REJECTED', 'KEY_CONFLICT')";
+  private static final String COLUMNS = "lookup, revision, record";
+
+  private final DataSource dataSource;
+  private final String name;
+  private final String owner;
+  private final Duration lease;
+  private final double leaseSeconds;
+  private final RecordCodec codec;
+  private final LeaseKeeper leases;
+  private volatile boolean closed;
+
+  private PostgresIntentStore(Builder b) {
+    this.dataSource = b.dataSource;
+    this.name = b.name;
+    this.owner = b.owner;
+    this.lease = b.lease;
+    this.leaseSeconds = b.lease.toMillis() / 1000.0;
+    this.codec = new RecordCodec(b.encryption);
+    this.leases = new LeaseKeeper(dataSource, owner, lease);
+  }
+
+  /**
+   * Returns a builder for a store on {@code dataSource}.
+   *
+   * @throws NullPointerException if {@code dataSource} is null
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+  }
+
+  /**
+   * Applies the missing schema versions ({@code db/oncely/V*.sql}) in one transaction, serialized
+   * across instances by an advisory lock, and records them in {@code oncely_schema_version}. Use it
+   * or Flyway, not both.
+   *
+   * @return how many versions were applied (0 when the schema is current)
+   * @throws DatabaseUnavailableException if the database cannot be reached
+   * @throws StoreException if a script fails; nothing is applied
+   */
+  public static int migrate(DataSource dataSource) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    try (Connection c = dataSource.getConnection()) {
+      return Schema.migrate(c);
+    } catch (SQLException e) {
+      throw PgErrors.translate(e, "postgres", "migrating the schema");
+    }
+  }
+
+  /** The name of this instance in lease columns: unique per store instance. */
+  public String owner() {
+    return owner;
+  }
+
+  /** How long a lease lasts unless renewed. */
+  public Duration lease() {
+    return lease;
+  }
+
+  @Override
+  public void create(IntentRecord record) {
+    StoreRules.checkNew(record);
+    checkOpen();
+    byte[] bytes = codec.encode(record);
+    run("creating " + record.id(), c -> {
+      insert(c, record, bytes);
+      return null;
+    });
+    if (held(record.state())) {
+      leases.hold(record.id());
+    }
+  }
+
+  /**
+   * Inserts {@code record} (state {@code NEW}, revision 0; build it with
+   * {@code IdempotentClient.newRecord(spec)}) through the caller's {@code connection}, inside the
+   * caller's open transaction: it commits or rolls back with the caller's business rows. Nothing
+   * is sent. After the commit, drive it with {@code IdempotentClient.resume(record.id())}; if this
+   * process dies first, this instance's lease on it expires and any instance's
+   * {@code DueWorkScheduler} drives it. After a rollback it never existed. A duplicate is refused
+   * with {@code INSERT ... ON CONFLICT DO NOTHING}, so the caller's transaction stays usable.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the record is not {@code NEW} or its revision is not 0
+   * @throws DuplicateIntentException if the id, or the business id in the same scope and operation,
+   *     is taken; nothing is written
+   * @throws StoreException if the statement fails; the caller's transaction is then aborted
+   */
+  public void createInTransaction(Connection connection, IntentRecord record) {
+    Objects.requireNonNull(connection, "connection");
+    StoreRules.checkNew(record);
+    if (record.state() != IntentState.NEW) {
+      throw new IllegalArgumentException("a record written in the caller's transaction must be NEW,"
+          + " was " + record.state());
+    }
+    checkOpen();
+    try {
+      insert(connection, record, codec.encode(record));
+    } catch (SQLException e) {
+      throw PgErrors.translate(e, name, "creating " + record.id() + " in the caller's transaction");
+    }
+  }
+
+  private void insert(Connection c, IntentRecord r, byte[] bytes) throws SQLException {
+    byte[] lookup = RecordCodec.lookupKey(r.id());
+    try (PreparedStatement st = c.prepareStatement("INSERT INTO oncely_intent (lookup, scope,"
+        + " operation, business_id, state, revision, attempts, due_at, created_at, updated_at,"
+        + " expires_at, lease_owner, lease_until, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+        + " ?, CASE WHEN ? THEN clock_timestamp() + make_interval(secs => ?) END, ?)"
+        + " ON CONFLICT DO NOTHING")) {
+      st.setBytes(1, lookup);
+      st.setString(2, r.id().scope());
+      st.setString(3, r.id().operation());
+      st.setString(4, r.businessId());
+      int next = bindDerived(st, 5, r);
+      st.setBytes(next, bytes);
+      if (st.executeUpdate() == 1) {
+        return;
+      }
+    }
+    try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM oncely_intent WHERE lookup = ?")) {
+      st.setBytes(1, lookup);
+      try (ResultSet rs = st.executeQuery()) {
+        if (rs.next()) {
+          throw new DuplicateIntentException(r.id(), name + ": record " + r.id() + " already exists");
+        }
+      }
+    }
+    throw new DuplicateIntentException(r.id(), name + ": the business id of " + r.id()
+        + " is already used by another record in scope '" + r.id().scope() + "' and operation '"
+        + r.id().operation() + "'");
+  }
+
+  /**
+   * Binds state, revision, attempts, due_at, created_at, updated_at, expires_at, lease_owner and
+   * the lease flag and seconds from {@code first} on; returns the next index.
+   */
+  private int bindDerived(PreparedStatement st, int first, IntentRecord r) throws SQLException {
+    boolean held = held(r.state());
+    st.setString(first, r.state().name());
+    st.setLong(first + 1, r.revision());
+    st.setInt(first + 2, r.attempts());
+    setTime(st, first + 3, DueTime.of(r));
+    setTime(st, first + 4, r.createdAt());
+    setTime(st, first + 5, r.updatedAt());
+    setTime(st, first + 6, ceilToMicros(r.expiresAt()));
+    st.setString(first + 7, held ? owner : null);
+    st.setBoolean(first + 8, held);
+    st.setDouble(first + 9, leaseSeconds);
+    return first + 10;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Refused (false) also when another owner holds a live lease on the record.
+   */
+  @Override
+  public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
+    StoreRules.checkReplacement(expected, replacement);
+    checkOpen();
+    IntentId id = expected.id();
+    byte[] bytes = codec.encode(replacement);
+    boolean stored;
+    try {
+      stored = run("replacing " + id, c -> {
+        try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET state = ?,"
+            + " revision = ?, attempts = ?, due_at = ?, created_at = ?, updated_at = ?,"
+            + " expires_at = ?, lease_owner = ?, lease_until = CASE WHEN ? THEN clock_timestamp()"
+            + " + make_interval(secs => ?) END, record = ? WHERE lookup = ? AND revision = ?"
+            + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= clock_timestamp())")) {
+          int next = bindDerived(st, 1, replacement);
+          st.setBytes(next, bytes);
+          st.setBytes(next + 1, RecordCodec.lookupKey(id));
+          st.setLong(next + 2, expected.revision());
+          st.setString(next + 3, owner);
+          return st.executeUpdate() == 1;
+        }
+      });
+    } catch (RuntimeException e) {
+      leases.drop(id);
+      throw e;
+    }
+    if (stored && held(replacement.state())) {
+      leases.hold(id);
+    } else {
+      leases.drop(id);
+    }
+    return stored;
+  }
+
+  @Override
+  public Optional<IntentRecord> get(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    checkOpen();
+    return Optional.ofNullable(run("reading " + id, c -> {
+      try (PreparedStatement st = c.prepareStatement(
+          "SELECT " + COLUMNS + " FROM oncely_intent WHERE lookup = ?")) {
+        st.setBytes(1, RecordCodec.lookupKey(id));
+        try (ResultSet rs = st.executeQuery()) {
+          return rs.next() ? decodeRow(rs) : null;
+        }
+      }
+    }));
+  }
+
+  @Override
+  public Optional<IntentRecord> findByBusinessId(
+      String scope, String operation, String businessId) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(businessId, "businessId");
+    checkOpen();
+    return Optional.ofNullable(run("finding a business id in " + scope + "/" + operation, c -> {
+      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM oncely_intent"
+          + " WHERE scope = ? AND operation = ? AND business_id = ?")) {
+        st.setString(1, scope);
+        st.setString(2, operation);
+        st.setString(3, businessId);
+        try (ResultSet rs = st.executeQuery()) {
+          if (!rs.next()) {
+            return null;
+          }
+          IntentRecord r = decodeRow(rs);
+          if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
+              || !businessId.equals(r.businessId())) {
+            throw new StoreCorruptedException(name + ": the business id columns of record "
+                + r.id() + " differ from its record");
+          }
+          return r;
+        }
+      }
+    }));
+  }
+
+  @Override
+  public List<IntentRecord> listUnfinished() {
+    checkOpen();
+    return run("listing unfinished records", c -> {
+      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM oncely_intent"
+          + " WHERE state NOT IN " + TERMINAL + " ORDER BY created_at, lookup")) {
+        return decodeAll(st);
+      }
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One statement claims the earliest due records whose lease is free or expired,
+   * skipping rows another instance is claiming at the same moment ({@code FOR UPDATE SKIP LOCKED}),
+   * and gives this owner a lease on them, renewed until the drive writes a state other than
+   * {@code NEW} or {@code IN_FLIGHT}, or {@link #release} is called.
+   */
+  @Override
+  public List<IntentRecord> claimDue(Instant now, int limit) {
+    Objects.requireNonNull(now, "now");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
+    }
+    checkOpen();
+    List<IntentRecord> claimed = run("claiming due records", c -> {
+      try (PreparedStatement st = c.prepareStatement("WITH due AS (SELECT lookup FROM oncely_intent"
+          + " WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= clock_timestamp())"
+          + " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED)"
+          + " UPDATE oncely_intent i SET lease_owner = ?,"
+          + " lease_until = clock_timestamp() + make_interval(secs => ?)"
+          + " FROM due WHERE i.lookup = due.lookup RETURNING i.lookup, i.revision, i.record")) {
+        setTime(st, 1, now);
+        st.setInt(2, limit);
+        st.setString(3, owner);
+        st.setDouble(4, leaseSeconds);
+        List<IntentRecord> records = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            try {
+              records.add(decodeRow(rs));
+            } catch (StoreCorruptedException e) {
+              // One damaged row must not hold back the batch; it stays leased until expiry.
+              LOG.log(Level.WARNING, "skipping a damaged row in the claim", e);
+            }
+          }
+        }
+        return records;
+      }
+    });
+    for (IntentRecord r : claimed) {
+      leases.hold(r.id());
+    }
+    return claimed;
+  }
+
+  @Override
+  public void release(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    leases.drop(id);
+    checkOpen();
+    run("releasing the lease on " + id, c -> {
+      try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET lease_owner = NULL,"
+          + " lease_until = NULL WHERE lookup = ? AND lease_owner = ?")) {
+        st.setBytes(1, RecordCodec.lookupKey(id));
+        st.setString(2, owner);
+        return st.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public int purgeExpired(Instant now) {
+    Objects.requireNonNull(now, "now");
+    checkOpen();
+    return run("purging expired records", c -> {
+      try (PreparedStatement st = c.prepareStatement("DELETE FROM oncely_intent"
+          + " WHERE state IN " + TERMINAL + " AND expires_at <= ?")) {
+        setTime(st, 1, now);
+        return st.executeUpdate();
+      }
+    });
+  }
+
+  /**
+   * Stops renewing leases, releases every lease this owner still holds (so on a graceful shutdown
+   * other instances take its intents at once instead of after the lease), and refuses further
+   * calls. Close the client first, so no drive of this instance is still running. Idempotent.
+   *
+   * @throws StoreException never: a failed release is logged, and those leases then expire
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    leases.close();
+    try {
+      run("releasing the leases of " + owner, c -> {
+        try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET lease_owner = NULL,"
+            + " lease_until = NULL WHERE lease_owner = ?")) {
+          st.setString(1, owner);
+          return st.executeUpdate();
+        }
+      });
+    } catch (StoreException e) {
+      LOG.log(Level.WARNING, "releasing the leases of " + owner + " on close failed; they expire"
+          + " within " + lease, e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresIntentStore{" + name + ", owner=" + owner + (closed ? ", closed}" : "}");
+  }
+
+  @FunctionalInterface
+  private interface Sql<R> {
+    R apply(Connection connection) throws SQLException;
+  }
+
+  private <R> R run(String what, Sql<R> body) {
+    try (Connection c = dataSource.getConnection()) {
+      return body.apply(c);
+    } catch (SQLException e) {
+      throw PgErrors.translate(e, name, what);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StoreException(name + " is closed");
+    }
+  }
+
+  private List<IntentRecord> decodeAll(PreparedStatement st) throws SQLException {
+    List<IntentRecord> records = new ArrayList<>();
+    try (ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        records.add(decodeRow(rs));
+      }
+    }
+    return records;
+  }
+
+  private IntentRecord decodeRow(ResultSet rs) throws SQLException {
+    byte[] lookup = rs.getBytes(1);
+    long revision = rs.getLong(2);
+    String row = "row #" + HexFormat.of().formatHex(lookup, 0, Math.min(6, lookup.length));
+    IntentRecord r = codec.decode(rs.getBytes(3), name + ": " + row);
+    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
+      throw new StoreCorruptedException(name + ": " + row + " holds record " + r.id()
+          + ", which belongs under another key");
+    }
+    if (r.revision() != revision) {
+      throw new StoreCorruptedException(name + ": " + row + " has revision column " + revision
+          + " but holds revision " + r.revision());
+    }
+    return r;
+  }
+
+  private static boolean held(IntentState state) {
+    return state == IntentState.NEW || state == IntentState.IN_FLIGHT;
+  }
+
+  private static void setTime(PreparedStatement st, int index, Instant t) throws SQLException {
+    if (t == null) {
+      st.setNull(index, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
+    } else {
+      st.setObject(index, OffsetDateTime.ofInstant(t, ZoneOffset.UTC));
+    }
+  }
+
+  /** The column keeps microseconds; rounding up never purges a record before its expiry. */
+  private static Instant ceilToMicros(Instant t) {
+    int nanos = t.getNano() % 1000;
+    return nanos == 0 ? t : t.plusNanos(1000 - nanos);
+  }
+
+  /** Builds a {@link PostgresIntentStore}. Not thread-safe. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private String name = "postgres";
+    private String owner;
+    private Duration lease = DEFAULT_LEASE;
+    private StoreEncryption encryption;
+    private boolean migrate;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = dataSource;
+    }
+
+    /** A name for messages and logs (default {@code postgres}); never a URL with a password. */
+    public Builder name(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * The owner name written into lease columns (default {@code host/pid/random}). Must be unique
+     * among live instances: two store instances with one owner name share their leases.
+     */
+    public Builder owner(String owner) {
+      if (owner == null || owner.isBlank()) {
+        throw new IllegalArgumentException("owner must not be blank");
+      }
+      this.owner = owner;
+      return this;
+    }
+
+    /**
+     * How long a lease lasts unless renewed (default 30 s): the longest a dead instance's intents
+     * wait for another instance. Renewal runs every third of it.
+     *
+     * @throws IllegalArgumentException if shorter than 300 ms
+     */
+    public Builder lease(Duration lease) {
+      if (lease.toMillis() < 300) {
+        throw new IllegalArgumentException("lease must be at least 300 ms, was " + lease);
+      }
+      this.lease = lease;
+      return this;
+    }
+
+    /** Encrypts record bytes with AES-GCM (default none); every instance needs the same key. */
+    public Builder encryption(StoreEncryption encryption) {
+      this.encryption = encryption;
+      return this;
+    }
+
+    /** Whether {@link #build()} applies missing schema versions first (default false). */
+    public Builder migrate(boolean migrate) {
+      this.migrate = migrate;
+      return this;
+    }
+
+    /**
+     * Returns the store after checking (or, with {@link #migrate(boolean)}, applying) the schema.
+     *
+     * @throws DatabaseUnavailableException if the database cannot be reached
+     * @throws StoreException if the schema is missing, or newer than this code
+     */
+    public PostgresIntentStore build() {
+      if (owner == null) {
+        owner = defaultOwner();
+      }
+      if (migrate) {
+        PostgresIntentStore.migrate(dataSource);
+      }
+      try (Connection c = dataSource.getConnection()) {
+        Schema.check(c, name);
+      } catch (SQLException e) {
+        throw PgErrors.translate(e, name, "checking the schema");
+      }
+      return new PostgresIntentStore(this);
+    }
+
+    private static String defaultOwner() {
+      String host;
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (java.io.IOException e) {
+        host = "unknown-host";
+      }
+      return host + "/" + ProcessHandle.current().pid() + "/"
+          + UUID.randomUUID().toString().substring(0, 8);
+    }
+  }
+}
