@@ -88,6 +88,7 @@ public final class IdempotentClient implements AutoCloseable {
   private final ConcurrentMap<CompletableFuture<IntentOutcome>, IntentId> queued =
       new ConcurrentHashMap<>();
   private volatile boolean closed;
+  private DueWorkScheduler scheduler;
 
   private IdempotentClient(Builder b) {
     IntentStore store = b.store != null ? b.store : new InMemoryIntentStore();
@@ -320,6 +321,9 @@ public final class IdempotentClient implements AutoCloseable {
       return;
     }
     closed = true;
+    if (scheduler != null) {
+      scheduler.close();
+    }
     config.calls().closeAll();
     if (ownedExecutor != null) {
       ownedExecutor.shutdownNow();
@@ -545,6 +549,7 @@ public final class IdempotentClient implements AutoCloseable {
     private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private Random jitter = new Random();
     private int driverThreads = DEFAULT_DRIVER_THREADS;
+    private Duration dueWorkInterval;
 
     private Builder() {}
 
@@ -744,6 +749,20 @@ public final class IdempotentClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Drives unfinished intents again at their due time, every {@code interval} (jittered), with
+     * a {@link DueWorkScheduler} that the client starts when it is built and stops first in {@link
+     * IdempotentClient#close()}; with a leasing store (PostgreSQL) each due intent goes to one
+     * instance of a fleet. Default: off (call {@link IdempotentClient#resumePending()} yourself,
+     * or build a {@link DueWorkScheduler} with other settings).
+     *
+     * @throws IllegalArgumentException if {@code interval} is null, zero or negative
+     */
+    public Builder scheduleDueWork(Duration interval) {
+      this.dueWorkInterval = Durations.positive("scheduleDueWork", interval);
+      return this;
+    }
+
     /** Returns the client. */
     public IdempotentClient build() {
       if (okHttpClient == null && callFactory == null) {
@@ -752,7 +771,12 @@ public final class IdempotentClient implements AutoCloseable {
       if (retryBudget == null) {
         retryBudget = RetryBudget.standard();
       }
-      return new IdempotentClient(this);
+      IdempotentClient client = new IdempotentClient(this);
+      if (dueWorkInterval != null) {
+        client.scheduler = DueWorkScheduler.builder(client).interval(dueWorkInterval).build();
+        client.scheduler.start();
+      }
+      return client;
     }
   }
 }

@@ -68,6 +68,33 @@ class DueWorkSchedulerTest {
   }
 
   @Test
+  void a_client_built_with_scheduled_due_work_drives_pending_intents_and_stops_with_close()
+      throws Exception {
+    server.enqueue(status(503));
+    server.enqueue(status(201));
+    IdempotentClient scheduled = IdempotentClient.builder().store(store)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).baseDelay(Duration.ofMillis(10))
+            .maxDelay(Duration.ofMillis(20)).build())
+        .scheduleDueWork(Duration.ofMillis(50))
+        .build();
+    try {
+      IntentOutcome first = scheduled.execute(spec("o-2"));
+      assertThat(first).isInstanceOf(IntentOutcome.Pending.class);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!(scheduled.outcomeOf(first.id()).orElseThrow()
+          instanceof IntentOutcome.Completed)) {
+        assertThat(System.nanoTime()).as("never driven again").isLessThan(deadline);
+        TimeUnit.MILLISECONDS.sleep(20);
+      }
+    } finally {
+      scheduled.close();
+    }
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.isAlive()
+        && t.getName().equals("oncely-due-work") && !t.isDaemon());
+  }
+
+  @Test
   void records_due_later_are_left_alone_and_one_tick_claims_at_most_the_batch_size() {
     Instant now = Instant.now();
     for (int i = 0; i < 5; i++) {
