@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.security.MessageDigest;
 import java.util.Arrays;
 
 /**
@@ -34,6 +35,11 @@ final class CanonicalJson {
   private final JsonParser parser;
   private byte[] out;
   private int size;
+  /** Member names and start offsets of the objects being written, innermost last. */
+  private String[] names = new String[16];
+  private int[] starts = new int[16];
+  private int members;
+  private byte[] scratch = new byte[0];
 
   private CanonicalJson(JsonParser parser, int capacity) {
     this.parser = parser;
@@ -41,12 +47,20 @@ final class CanonicalJson {
   }
 
   /**
-   * The canonical form of {@code json} without the {@code volatileFields}.
+   * Feeds the canonical form of {@code json} without the {@code volatileFields} to
+   * {@code digest}.
    *
    * @throws IOException if {@code json} is not exactly one well-formed JSON value (duplicate
    *     member names, trailing content and numbers beyond {@link BigDecimal}'s range included)
    */
-  static byte[] of(byte[] json, VolatileFields volatileFields) throws IOException {
+  static void digest(byte[] json, VolatileFields volatileFields, MessageDigest digest)
+      throws IOException {
+    CanonicalJson c = parse(json, volatileFields);
+    digest.update(c.out, 0, c.size);
+  }
+
+  private static CanonicalJson parse(byte[] json, VolatileFields volatileFields)
+      throws IOException {
     try (JsonParser parser = FACTORY.createParser(json)) {
       CanonicalJson c = new CanonicalJson(parser, json.length + 8);
       JsonToken root = parser.nextToken();
@@ -57,7 +71,7 @@ final class CanonicalJson {
       if (parser.nextToken() != null) {
         throw new IOException("trailing content after the JSON value");
       }
-      return Arrays.copyOf(c.out, c.size);
+      return c;
     } catch (NumberFormatException | ArithmeticException e) {
       throw new IOException("JSON number out of range", e);
     }
@@ -81,10 +95,7 @@ final class CanonicalJson {
 
   private void object(VolatileFields fields) throws IOException {
     put('{');
-    int start = size;
-    String[] names = new String[8];
-    int[] starts = new int[8];
-    int count = 0;
+    int first = members;
     boolean sorted = true;
     for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
       String name = parser.currentName();
@@ -93,39 +104,51 @@ final class CanonicalJson {
         parser.skipChildren();
         continue;
       }
-      if (count == names.length) {
-        names = Arrays.copyOf(names, count * 2);
-        starts = Arrays.copyOf(starts, count * 2);
+      if (members == names.length) {
+        names = Arrays.copyOf(names, members * 2);
+        starts = Arrays.copyOf(starts, members * 2);
       }
-      if (count > 0 && names[count - 1].compareTo(name) > 0) {
+      if (members > first && names[members - 1].compareTo(name) > 0) {
         sorted = false;
       }
-      names[count] = name;
-      starts[count] = size;
-      count++;
+      names[members] = name;
+      starts[members] = size;
+      members++;
       string(name);
       value(valueToken, fields.member(name));
     }
     if (!sorted) {
-      reorder(start, names, starts, count);
+      reorder(first, members);
     }
+    Arrays.fill(names, first, members, null);
+    members = first;
     put('}');
   }
 
-  /** Rewrites the members written since {@code start} in name order. */
-  private void reorder(int start, String[] names, int[] starts, int count) {
-    Integer[] order = new Integer[count];
+  /** Rewrites the members {@code first} (inclusive) to {@code last} (exclusive) in name order. */
+  private void reorder(int first, int last) {
+    int count = last - first;
+    int[] order = new int[count];
     for (int i = 0; i < count; i++) {
-      order[i] = i;
+      int member = first + i;
+      int j = i;
+      while (j > 0 && names[order[j - 1]].compareTo(names[member]) > 0) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = member;
     }
-    String[] byIndex = names;
-    Arrays.sort(order, (a, b) -> byIndex[a].compareTo(byIndex[b]));
-    byte[] members = Arrays.copyOfRange(out, start, size);
+    int start = starts[first];
+    int length = size - start;
+    if (scratch.length < length) {
+      scratch = new byte[Math.max(length, scratch.length * 2)];
+    }
+    System.arraycopy(out, start, scratch, 0, length);
     int at = start;
-    for (int i : order) {
-      int from = starts[i] - start;
-      int to = (i + 1 < count ? starts[i + 1] : size) - start;
-      System.arraycopy(members, from, out, at, to - from);
+    for (int member : order) {
+      int from = starts[member] - start;
+      int to = (member + 1 < last ? starts[member + 1] : size) - start;
+      System.arraycopy(scratch, from, out, at, to - from);
       at += to - from;
     }
   }

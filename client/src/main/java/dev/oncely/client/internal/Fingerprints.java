@@ -22,6 +22,7 @@ public final class Fingerprints {
   private static final byte[] JSON_DOMAIN = "json\0".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] BYTES_DOMAIN = "bytes\0".getBytes(StandardCharsets.US_ASCII);
   private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final MessageDigest SHA256 = newSha256();
 
   private Fingerprints() {}
 
@@ -41,8 +42,10 @@ public final class Fingerprints {
    * @throws IOException if {@code json} is not one well-formed JSON value (duplicate keys included)
    */
   public static String ofJson(byte[] json, Collection<String> volatileFields) throws IOException {
-    byte[] canonical = CanonicalJson.of(json, VolatileFields.compile(volatileFields, false));
-    return PREFIX + sha256Hex(JSON_DOMAIN, canonical);
+    MessageDigest sha = sha256();
+    sha.update(JSON_DOMAIN);
+    CanonicalJson.digest(json, VolatileFields.compile(volatileFields, false), sha);
+    return PREFIX + hex(sha.digest());
   }
 
   /** Fingerprints a non-JSON body: its media type (or none) and its exact bytes. */
@@ -94,14 +97,16 @@ public final class Fingerprints {
     return hex(sha256().digest(bytes));
   }
 
-  private static String sha256Hex(byte[] domain, byte[] bytes) {
-    MessageDigest sha = sha256();
-    sha.update(domain);
-    sha.update(bytes);
-    return hex(sha.digest());
+  /** A fresh SHA-256: a clone of one prototype, cheaper than a provider lookup per call. */
+  private static MessageDigest sha256() {
+    try {
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
   }
 
-  private static MessageDigest sha256() {
+  private static MessageDigest newSha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
