@@ -4,21 +4,27 @@ import android.database.Cursor;
 import android.database.DatabaseUtils;
 import android.database.SQLException;
 import android.database.sqlite.SQLiteConstraintException;
+import android.database.sqlite.SQLiteCursor;
 import android.database.sqlite.SQLiteDatabase;
+import android.database.sqlite.SQLiteDatabaseCorruptException;
 import android.database.sqlite.SQLiteStatement;
-import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.android.internal.NeverDeleteOnCorruption;
 import dev.oncely.android.internal.StoreOwnerLock;
+import dev.oncely.android.internal.StoreSchema;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.DuplicateIntentException;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryptionException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.client.spi.StoreRules;
 import java.io.File;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,16 +40,24 @@ import java.util.function.Supplier;
  * run with weaker ones.
  *
  * <p><b>Layout</b> (schema version {@value #SCHEMA_VERSION} in {@code PRAGMA user_version}): one
- * row per record in table {@code intents}, keyed by (scope, operation, key). The whole record is
- * a {@link RecordCodec} blob (the format every engine writes, with its own CRC-32); the columns beside the blob (business id,
- * unfinished flag, created and expiry times, revision) exist only for uniqueness, indexes and
- * compare-and-set. A unique index makes a business id belong to one record per scope and
- * operation; partial indexes over unfinished rows and over finished rows' expiry let
- * {@link #listUnfinished()} and {@link #purgeExpired} skip the rows they do not want.
+ * row per record in table {@code records}, keyed by {@link RecordCodec#lookupKey} (SHA-256 of
+ * scope, operation and key): the idempotency key, scope, operation and business id are never kept
+ * in a column, only hashed; the whole record is a {@link RecordCodec} blob (the format every engine
+ * writes, with its own CRC-32, its sensitive part sealed when {@link AndroidStoreOptions#encryption}
+ * is set). The other columns (business-id hash, unfinished flag, created and expiry times,
+ * revision) exist only for uniqueness, indexes and compare-and-set; partial indexes over
+ * unfinished rows and over finished rows' expiry let {@link #listUnfinished()} and
+ * {@link #purgeExpired} skip the rows they do not want. Table {@code meta} holds whether records
+ * are encrypted and a canary record that detects a wrong key on open. A schema-1 file (keys in
+ * clear) is migrated on open.
  *
- * <p><b>Verification.</b> Every read checks the blob's CRC-32 and that the decoded record
- * matches its key columns; a mismatch throws {@link StoreCorruptedException} and deletes nothing.
- * A database written by a newer schema is refused the same way.
+ * <p><b>Verification and corruption.</b> Every read checks the blob's CRC-32 and that the decoded
+ * record hashes to its row's lookup key; a mismatch throws {@link StoreCorruptedException}. When
+ * SQLite itself reports the file corrupted, the framework's default handler would delete the
+ * database; this store installs one that never deletes or moves it, throws
+ * {@link StoreCorruptedException} naming the file, and only with
+ * {@link AndroidStoreOptions.Builder#quarantineCopies} copies the files aside. A database written
+ * by a newer schema is refused the same way.
  *
  * <p><b>Ownership.</b> One store instance owns a file at a time, across processes too (an
  * exclusive lock on {@code <file>.lock}): SQLite would let two owners write safely, but two clients
@@ -54,46 +68,82 @@ import java.util.function.Supplier;
  */
 public final class AndroidSqliteIntentStore implements IntentStore {
   /** The schema version this class writes and reads. */
-  public static final int SCHEMA_VERSION = 1;
+
+  public static final int SCHEMA_VERSION = StoreSchema.VERSION;
 
   private static final long SYNCHRONOUS_FULL = 2;
-  private static final String COLUMNS = "record, scope, operation, key, revision";
-  private static final RecordCodec CODEC = new RecordCodec();
+  private static final String COLUMNS = "record, lookup, revision";
 
   private final SQLiteDatabase db;
   private final String path;
   private final StoreOwnerLock owner;
+  private final RecordCodec codec;
+  private final NeverDeleteOnCorruption corruption;
   private volatile boolean closed;
 
-  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, StoreOwnerLock owner) {
+  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, StoreOwnerLock owner,
+      RecordCodec codec, NeverDeleteOnCorruption corruption) {
     this.db = db;
     this.path = path;
     this.owner = owner;
+    this.codec = codec;
+    this.corruption = corruption;
+  }
+
+  /**
+   * Opens (creating if needed) the store in {@code file} with the {@linkplain
+   * AndroidStoreOptions#defaults() default options}; see {@link #open(File, AndroidStoreOptions)}.
+   *
+   * @throws StoreLockedException if another process or store instance has the file open
+   * @throws StoreCorruptedException if the file is damaged, was written by a newer schema or is
+   *     not a store; nothing is deleted
+   * @throws StoreEncryptionException if the store was created with encryption
+   * @throws StoreException if SQLite cannot open it, or refuses WAL or {@code synchronous=FULL}
+   */
+  public static AndroidSqliteIntentStore open(File file) {
+    return open(file, AndroidStoreOptions.defaults());
   }
 
   /**
    * Opens (creating if needed) the store in {@code file} and becomes its only owner (a lock on
    * {@code <file>.lock}). The parent directory must exist.
    *
+   * @throws NullPointerException if an argument is null
    * @throws StoreLockedException if another process or store instance has the file open
-   * @throws StoreCorruptedException if the file was written by a newer schema or is not a store
+   * @throws StoreCorruptedException if the file is damaged, was written by a newer schema or is
+   *     not a store; nothing is deleted (a copy is made aside only with
+   *     {@link AndroidStoreOptions.Builder#quarantineCopies})
+   * @throws StoreEncryptionException if the options' encryption does not match the file's (no
+   *     key for an encrypted store, a key for a plain one, or another key)
    * @throws StoreException if SQLite cannot open it, or refuses WAL or {@code synchronous=FULL}
    */
-  public static AndroidSqliteIntentStore open(File file) {
+  public static AndroidSqliteIntentStore open(File file, AndroidStoreOptions options) {
     Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(options, "options");
     String path = file.getAbsolutePath();
     StoreOwnerLock owner = StoreOwnerLock.acquire(file.getAbsoluteFile());
+    NeverDeleteOnCorruption corruption =
+        new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
+    RecordCodec codec = new RecordCodec(options.encryption());
     SQLiteDatabase db;
     try {
       db = SQLiteDatabase.openDatabase(path, null,
-          SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING);
+          SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING,
+          corruption);
+    } catch (SQLiteDatabaseCorruptException e) {
+      owner.release();
+      throw corrupted(path, corruption, e);
     } catch (SQLException e) {
       owner.release();
       throw new StoreException("cannot open the intent store " + path, e);
     }
     try {
-      configure(db, path);
-      return new AndroidSqliteIntentStore(db, path, owner);
+      configure(db, path, codec, options.encryption() != null);
+      return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
+    } catch (SQLiteDatabaseCorruptException e) {
+      db.close();
+      owner.release();
+      throw corrupted(path, corruption, e);
     } catch (RuntimeException e) {
       db.close();
       owner.release();
@@ -101,7 +151,16 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     }
   }
 
-  private static void configure(SQLiteDatabase db, String path) {
+  private static StoreCorruptedException corrupted(String path,
+      NeverDeleteOnCorruption corruption, RuntimeException e) {
+    File copy = corruption.lastCopy();
+    return new StoreCorruptedException("SQLite reports the intent store " + path
+        + " corrupted; it was left in place" + (copy == null ? "" : ", a copy is at " + copy),
+        e);
+  }
+
+  private static void configure(SQLiteDatabase db, String path, RecordCodec codec,
+      boolean encrypts) {
     try {
       db.execSQL("PRAGMA synchronous=FULL");
       long synchronous = DatabaseUtils.longForQuery(db, "PRAGMA synchronous", null);
@@ -110,39 +169,11 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         throw new StoreException("the intent store " + path + " needs journal_mode=wal and"
             + " synchronous=FULL (2), got " + journal + " and " + synchronous);
       }
-      int version = db.getVersion();
-      if (version > SCHEMA_VERSION) {
-        throw new StoreCorruptedException("the intent store " + path + " has schema version "
-            + version + "; this version reads " + SCHEMA_VERSION);
-      }
-      if (version == 0) {
-        createSchema(db);
-      }
+      StoreSchema.prepare(db, path, codec, encrypts);
+    } catch (SQLiteDatabaseCorruptException e) {
+      throw e;
     } catch (SQLException e) {
       throw new StoreCorruptedException("the intent store " + path + " cannot be read", e);
-    }
-  }
-
-  private static void createSchema(SQLiteDatabase db) {
-    db.beginTransaction();
-    try {
-      db.execSQL("CREATE TABLE intents ("
-          + "scope TEXT NOT NULL, operation TEXT NOT NULL, key TEXT NOT NULL,"
-          + " business_id TEXT, unfinished INTEGER NOT NULL,"
-          + " created_sec INTEGER NOT NULL, created_nano INTEGER NOT NULL,"
-          + " expires_sec INTEGER NOT NULL, expires_nano INTEGER NOT NULL,"
-          + " revision INTEGER NOT NULL, record BLOB NOT NULL,"
-          + " PRIMARY KEY (scope, operation, key))");
-      db.execSQL("CREATE UNIQUE INDEX intents_business_id ON intents (scope, operation,"
-          + " business_id) WHERE business_id IS NOT NULL");
-      db.execSQL("CREATE INDEX intents_unfinished ON intents (created_sec, created_nano)"
-          + " WHERE unfinished = 1");
-      db.execSQL("CREATE INDEX intents_finished_expiry ON intents (expires_sec, expires_nano)"
-          + " WHERE unfinished = 0");
-      db.setVersion(SCHEMA_VERSION);
-      db.setTransactionSuccessful();
-    } finally {
-      db.endTransaction();
     }
   }
 
@@ -154,19 +185,20 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   @Override
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
-    byte[] blob = CODEC.encode(record);
+    byte[] blob = codec.encode(record);
     write(() -> {
-      SQLiteStatement insert = db.compileStatement("INSERT INTO intents (scope, operation, key,"
-          + " business_id, unfinished, created_sec, created_nano, expires_sec, expires_nano,"
-          + " revision, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      SQLiteStatement insert = db.compileStatement("INSERT INTO records (lookup, business,"
+          + " unfinished, created_sec, created_nano, expires_sec, expires_nano, revision, record)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
       try {
-        bindId(insert, 1, record.id());
+        insert.bindBlob(1, RecordCodec.lookupKey(record.id()));
         if (record.businessId() == null) {
-          insert.bindNull(4);
+          insert.bindNull(2);
         } else {
-          insert.bindString(4, record.businessId());
+          insert.bindBlob(2, StoreSchema.businessKey(record.id().scope(),
+              record.id().operation(), record.businessId()));
         }
-        bindIndexed(insert, 5, record, blob);
+        bindIndexed(insert, 3, record, blob);
         insert.executeInsert();
       } catch (SQLiteConstraintException e) {
         throw duplicate(record);
@@ -188,35 +220,32 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private boolean exists(IntentId id) {
-    return DatabaseUtils.longForQuery(db,
-        "SELECT count(*) FROM intents WHERE scope = ? AND operation = ? AND key = ?",
-        new String[] {id.scope(), id.operation(), id.key()}) > 0;
+    SQLiteStatement count = db.compileStatement("SELECT count(*) FROM records WHERE lookup = ?");
+    try {
+      count.bindBlob(1, RecordCodec.lookupKey(id));
+      return count.simpleQueryForLong() > 0;
+    } finally {
+      count.close();
+    }
   }
 
   @Override
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
     StoreRules.checkReplacement(expected, replacement);
-    byte[] blob = CODEC.encode(replacement);
+    byte[] blob = codec.encode(replacement);
     return write(() -> {
-      SQLiteStatement update = db.compileStatement("UPDATE intents SET unfinished = ?,"
+      SQLiteStatement update = db.compileStatement("UPDATE records SET unfinished = ?,"
           + " created_sec = ?, created_nano = ?, expires_sec = ?, expires_nano = ?,"
-          + " revision = ?, record = ?"
-          + " WHERE scope = ? AND operation = ? AND key = ? AND revision = ?");
+          + " revision = ?, record = ? WHERE lookup = ? AND revision = ?");
       try {
         bindIndexed(update, 1, replacement, blob);
-        bindId(update, 8, expected.id());
-        update.bindLong(11, expected.revision());
+        update.bindBlob(8, RecordCodec.lookupKey(expected.id()));
+        update.bindLong(9, expected.revision());
         return update.executeUpdateDelete() == 1;
       } finally {
         update.close();
       }
     });
-  }
-
-  private static void bindId(SQLiteStatement statement, int first, IntentId id) {
-    statement.bindString(first, id.scope());
-    statement.bindString(first + 1, id.operation());
-    statement.bindString(first + 2, id.key());
   }
 
   /** Binds unfinished, created, expires, revision and record from {@code first} on. */
@@ -233,8 +262,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   @Override
   public Optional<IntentRecord> get(IntentId id) {
     Objects.requireNonNull(id, "id");
-    return first(read("SELECT " + COLUMNS + " FROM intents"
-        + " WHERE scope = ? AND operation = ? AND key = ?", id.scope(), id.operation(), id.key()));
+    return first(read("SELECT " + COLUMNS + " FROM records WHERE lookup = ?",
+        RecordCodec.lookupKey(id)));
   }
 
   @Override
@@ -243,13 +272,20 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(businessId, "businessId");
-    return first(read("SELECT " + COLUMNS + " FROM intents"
-        + " WHERE scope = ? AND operation = ? AND business_id = ?", scope, operation, businessId));
+    Optional<IntentRecord> found = first(read("SELECT " + COLUMNS + " FROM records"
+        + " WHERE business = ?", StoreSchema.businessKey(scope, operation, businessId)));
+    if (found.isPresent() && (!found.get().id().scope().equals(scope)
+        || !found.get().id().operation().equals(operation)
+        || !businessId.equals(found.get().businessId()))) {
+      throw new StoreCorruptedException("record " + found.get().id()
+          + " does not match its business-id hash in " + path);
+    }
+    return found;
   }
 
   @Override
   public List<IntentRecord> listUnfinished() {
-    return read("SELECT " + COLUMNS + " FROM intents INDEXED BY intents_unfinished"
+    return read("SELECT " + COLUMNS + " FROM records INDEXED BY records_unfinished"
         + " WHERE unfinished = 1 ORDER BY created_sec, created_nano");
   }
 
@@ -257,8 +293,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
     return write(() -> {
-      SQLiteStatement delete = db.compileStatement("DELETE FROM intents"
-          + " INDEXED BY intents_finished_expiry WHERE unfinished = 0"
+      SQLiteStatement delete = db.compileStatement("DELETE FROM records"
+          + " INDEXED BY records_finished_expiry WHERE unfinished = 0"
           + " AND (expires_sec < ? OR (expires_sec = ? AND expires_nano <= ?))");
       try {
         delete.bindLong(1, now.getEpochSecond());
@@ -291,18 +327,29 @@ public final class AndroidSqliteIntentStore implements IntentStore {
       } finally {
         db.endTransaction();
       }
+    } catch (SQLiteDatabaseCorruptException e) {
+      throw corrupted(path, corruption, e);
     } catch (SQLException | IllegalStateException e) {
       throw failure("write to", e);
     }
   }
 
-  private List<IntentRecord> read(String sql, String... args) {
+  /** Runs a query whose arguments are hashes (rawQuery binds only strings, so a factory binds). */
+  private List<IntentRecord> read(String sql, byte[]... hashes) {
     checkOpen();
     List<IntentRecord> records = new ArrayList<>();
-    try (Cursor c = db.rawQuery(sql, args)) {
+    SQLiteDatabase.CursorFactory binding = (database, driver, table, query) -> {
+      for (int i = 0; i < hashes.length; i++) {
+        query.bindBlob(i + 1, hashes[i]);
+      }
+      return new SQLiteCursor(driver, table, query);
+    };
+    try (Cursor c = db.rawQueryWithFactory(binding, sql, null, null)) {
       while (c.moveToNext()) {
         records.add(verified(c));
       }
+    } catch (SQLiteDatabaseCorruptException e) {
+      throw corrupted(path, corruption, e);
     } catch (SQLException | IllegalStateException e) {
       throw failure("read from", e);
     }
@@ -310,16 +357,24 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private IntentRecord verified(Cursor c) {
-    String where = "row " + c.getString(1) + "/" + c.getString(2) + " of " + path;
-    IntentRecord record = CODEC.decode(c.getBlob(0), where);
-    if (!record.id().scope().equals(c.getString(1))
-        || !record.id().operation().equals(c.getString(2))
-        || !record.id().key().equals(c.getString(3))
-        || record.revision() != c.getLong(4)) {
+    byte[] lookup = c.getBlob(1);
+    String where = "row " + hexPrefix(lookup) + " of " + path;
+    IntentRecord record = codec.decode(c.getBlob(0), where);
+    if (!Arrays.equals(RecordCodec.lookupKey(record.id()), lookup)
+        || record.revision() != c.getLong(2)) {
       throw new StoreCorruptedException("record " + record.id() + " revision "
           + record.revision() + " does not match its key columns in " + where);
     }
     return record;
+  }
+
+  private static String hexPrefix(byte[] lookup) {
+    StringBuilder hex = new StringBuilder();
+    for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
+      hex.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
+          .append(Character.forDigit(lookup[i] & 0xf, 16));
+    }
+    return hex.toString();
   }
 
   private static Optional<IntentRecord> first(List<IntentRecord> records) {

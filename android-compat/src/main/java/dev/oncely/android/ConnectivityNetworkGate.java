@@ -3,6 +3,7 @@ package dev.oncely.android;
 import android.content.Context;
 import android.net.ConnectivityManager;
 import android.net.Network;
+import android.os.Build;
 import android.os.Handler;
 import android.os.Looper;
 import android.util.Log;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /**
  * A {@link NetworkGate} driven by the device's default network
@@ -33,7 +35,7 @@ public final class ConnectivityNetworkGate implements NetworkGate, AutoCloseable
   private final ConnectivityManager connectivity;
   private final Executor reconnectExecutor;
   private final Runnable onReconnect;
-  private final ConnectivityManager.NetworkCallback callback = new Callback();
+  private final ConnectivityManager.NetworkCallback callback;
   private final Object lock = new Object();
   private final List<Runnable> waiting = new ArrayList<>();
   private Network current;
@@ -44,7 +46,29 @@ public final class ConnectivityNetworkGate implements NetworkGate, AutoCloseable
     this.reconnectExecutor = b.reconnectExecutor;
     this.onReconnect = b.onReconnect;
     this.current = connectivity.getActiveNetwork();
-    connectivity.registerDefaultNetworkCallback(callback, b.handler);
+    this.callback = register(connectivity, new Callback(), b.handler, Build.VERSION.SDK_INT);
+  }
+
+  /**
+   * Registers {@code callback} for the default network so that it runs on {@code handler}, and
+   * returns what must be unregistered. The handler overload needs API 26; below it the system
+   * calls on its own thread, so the registered callback posts each event to the handler.
+   */
+  static ConnectivityManager.NetworkCallback register(ConnectivityManager connectivity,
+      ConnectivityManager.NetworkCallback callback, Handler handler, int sdkInt) {
+    if (sdkInt >= Build.VERSION_CODES.O) {
+      registerOnHandler(connectivity, callback, handler);
+      return callback;
+    }
+    ConnectivityManager.NetworkCallback posting = new PostingCallback(callback, handler);
+    connectivity.registerDefaultNetworkCallback(posting);
+    return posting;
+  }
+
+  @IgnoreJRERequirement
+  private static void registerOnHandler(ConnectivityManager connectivity,
+      ConnectivityManager.NetworkCallback callback, Handler handler) {
+    connectivity.registerDefaultNetworkCallback(callback, handler);
   }
 
   /**
@@ -156,6 +180,27 @@ public final class ConnectivityNetworkGate implements NetworkGate, AutoCloseable
     @Override
     public void onLost(Network network) {
       lost(network);
+    }
+  }
+
+  /** Hands the system's calls to {@code target} on {@code handler} (below API 26). */
+  private static final class PostingCallback extends ConnectivityManager.NetworkCallback {
+    private final ConnectivityManager.NetworkCallback target;
+    private final Handler handler;
+
+    PostingCallback(ConnectivityManager.NetworkCallback target, Handler handler) {
+      this.target = target;
+      this.handler = handler;
+    }
+
+    @Override
+    public void onAvailable(Network network) {
+      handler.post(() -> target.onAvailable(network));
+    }
+
+    @Override
+    public void onLost(Network network) {
+      handler.post(() -> target.onLost(network));
     }
   }
 

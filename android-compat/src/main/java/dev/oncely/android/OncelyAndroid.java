@@ -1,11 +1,15 @@
 package dev.oncely.android;
 
+import android.content.ComponentName;
 import android.content.Context;
 import android.util.Log;
+import dev.oncely.android.internal.ResumeScheduler;
+import dev.oncely.android.internal.SchedulingStore;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.spi.StoreException;
 import java.io.File;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -13,13 +17,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The SDK wired for an Android app: an {@link IdempotentClient} on an
  * {@link AndroidSqliteIntentStore} in {@link Context#getNoBackupFilesDir()} (so Auto Backup never
  * restores stale intents onto another device), a {@link ConnectivityNetworkGate} that pauses
  * attempts offline, and {@link LruRecordCacheFactory} instead of Caffeine. Pending intents are
- * resumed when it starts (after the OS killed the app) and whenever the network comes back.
+ * resumed when it starts (after the OS killed the app), whenever the network comes back, and in
+ * the background by a persisted {@link android.app.job.JobScheduler} job
+ * ({@link OncelyResumeJobService}) that is due at the earliest next attempt of any unfinished
+ * intent, needs a network, survives reboots, and is cancelled when nothing is left unfinished.
  * Thread-safe; create one per process, in {@code Application.onCreate()}.
  *
  * <pre>{@code
@@ -40,7 +48,10 @@ public final class OncelyAndroid implements AutoCloseable {
 
   private final AndroidSqliteIntentStore store;
   private final ExecutorService background;
+  private static final AtomicReference<OncelyAndroid> RUNNING = new AtomicReference<>();
+
   private final ConnectivityNetworkGate gate;
+  private final ResumeScheduler scheduler;
   private final IdempotentClient client;
   private final CompletableFuture<List<IntentOutcome>> resumedOnStart;
 
@@ -64,8 +75,11 @@ public final class OncelyAndroid implements AutoCloseable {
       this.gate = ConnectivityNetworkGate.builder(context)
           .onReconnect(background, this::resumeAfterReconnect)
           .register();
+      this.scheduler = new ResumeScheduler(context,
+          new ComponentName(context, OncelyResumeJobService.class),
+          OncelyResumeJobService.JOB_ID, store, Clock.systemUTC(), background);
       this.client = builder
-          .store(store)
+          .store(new SchedulingStore(store, scheduler))
           .networkGate(gate)
           .recordCacheFactory(new LruRecordCacheFactory())
           .build();
@@ -74,7 +88,8 @@ public final class OncelyAndroid implements AutoCloseable {
       store.close();
       throw e;
     }
-    this.resumedOnStart = resumePending();
+    RUNNING.set(this);
+    this.resumedOnStart = resumeInBackground();
   }
 
   /**
@@ -90,6 +105,11 @@ public final class OncelyAndroid implements AutoCloseable {
     Objects.requireNonNull(client, "client");
     return new OncelyAndroid(context.getApplicationContext() != null
         ? context.getApplicationContext() : context, client);
+  }
+
+  /** The instance started last in this process and not closed, or null; for the resume job. */
+  static OncelyAndroid running() {
+    return RUNNING.get();
   }
 
   /** The client; share it across the app. */
@@ -153,8 +173,28 @@ public final class OncelyAndroid implements AutoCloseable {
     return result;
   }
 
-  private void resumeAfterReconnect() {
+  /**
+   * The background entry point: {@link #resumePending()}, then the background job rescheduled
+   * for what is still unfinished (or cancelled). {@link OncelyResumeJobService} calls it; so can a
+   * WorkManager {@code Worker} (see docs/android.md).
+   *
+   * @return the outcomes of {@link #resumePending()}; the reschedule has run when it completes
+   */
+  public CompletableFuture<List<IntentOutcome>> resumeInBackground() {
+    CompletableFuture<List<IntentOutcome>> done = new CompletableFuture<>();
     resumePending().whenComplete((outcomes, failure) -> {
+      scheduler.reschedule();
+      if (failure != null) {
+        done.completeExceptionally(failure);
+      } else {
+        done.complete(outcomes);
+      }
+    });
+    return done;
+  }
+
+  private void resumeAfterReconnect() {
+    resumeInBackground().whenComplete((outcomes, failure) -> {
       if (failure != null) {
         Log.w(TAG, "resuming after reconnect failed: " + failure.getClass().getName());
       }
@@ -164,6 +204,7 @@ public final class OncelyAndroid implements AutoCloseable {
   /** Unregisters the gate, closes the client (unfinished intents stay resumable) and the store. */
   @Override
   public void close() {
+    RUNNING.compareAndSet(this, null);
     gate.close();
     background.shutdownNow();
     client.close();

@@ -7,7 +7,9 @@ import android.content.ContentValues;
 import android.database.Cursor;
 import android.database.sqlite.SQLiteDatabase;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.IntentStoreContract;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreLockedException;
@@ -43,7 +45,7 @@ public class AndroidSqliteIntentStoreTest {
       blob[blob.length / 2] ^= 0x01;
       ContentValues values = new ContentValues();
       values.put("record", blob);
-      assertThat(raw.update("intents", values, null, null)).isEqualTo(1);
+      assertThat(raw.update("records", values, null, null)).isEqualTo(1);
     }
     try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
       assertThatThrownBy(() -> store.get(record.id()))
@@ -65,11 +67,11 @@ public class AndroidSqliteIntentStoreTest {
     }
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
       ContentValues values = new ContentValues();
-      values.put("key", "moved");
-      raw.update("intents", values, null, null);
+      values.put("lookup", RecordCodec.lookupKey(IntentId.of("s", "op", "moved")));
+      raw.update("records", values, null, null);
     }
     try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
-      assertThatThrownBy(() -> store.get(dev.oncely.client.spi.IntentId.of("s", "op", "moved")))
+      assertThatThrownBy(() -> store.get(IntentId.of("s", "op", "moved")))
           .isInstanceOf(StoreCorruptedException.class)
           .hasMessageContaining("does not match its key columns");
     }
@@ -107,13 +109,13 @@ public class AndroidSqliteIntentStoreTest {
       store.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build());
     }
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
-      assertThat(plan(raw, "SELECT record FROM intents WHERE unfinished = 1"
+      assertThat(plan(raw, "SELECT record FROM records WHERE unfinished = 1"
           + " ORDER BY created_sec, created_nano"))
-          .anyMatch(step -> step.contains("USING INDEX intents_unfinished"))
+          .anyMatch(step -> step.contains("USING INDEX records_unfinished"))
           .noneMatch(step -> step.contains("TEMP B-TREE"));
-      assertThat(plan(raw, "DELETE FROM intents WHERE unfinished = 0"
+      assertThat(plan(raw, "DELETE FROM records WHERE unfinished = 0"
           + " AND (expires_sec < 1 OR (expires_sec = 1 AND expires_nano <= 0))"))
-          .anyMatch(step -> step.contains("intents_finished_expiry"));
+          .anyMatch(step -> step.contains("records_finished_expiry"));
     }
   }
 
@@ -132,7 +134,7 @@ public class AndroidSqliteIntentStoreTest {
   }
 
   private static byte[] blobOf(SQLiteDatabase raw) {
-    try (Cursor c = raw.rawQuery("SELECT record FROM intents", null)) {
+    try (Cursor c = raw.rawQuery("SELECT record FROM records", null)) {
       assertThat(c.moveToFirst()).isTrue();
       return c.getBlob(0);
     }

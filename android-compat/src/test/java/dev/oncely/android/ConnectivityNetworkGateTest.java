@@ -6,6 +6,8 @@ import static org.robolectric.Shadows.shadowOf;
 import android.content.Context;
 import android.net.ConnectivityManager;
 import android.net.Network;
+import android.os.Handler;
+import android.os.HandlerThread;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -109,5 +111,50 @@ public class ConnectivityNetworkGateTest {
     gate.close();
     gate.close();
     assertThat(shadowOf(connectivity).getNetworkCallbacks()).isEmpty();
+  }
+
+  @Test
+  public void below_api_26_the_system_callback_is_posted_to_the_handler() throws Exception {
+    HandlerThread thread = new HandlerThread("gate-test");
+    thread.start();
+    try {
+      Handler handler = new Handler(thread.getLooper());
+      List<String> seen = new ArrayList<>();
+      ConnectivityManager.NetworkCallback target = new ConnectivityManager.NetworkCallback() {
+        @Override
+        public void onAvailable(Network network) {
+          seen.add("available on " + Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onLost(Network network) {
+          seen.add("lost on " + Thread.currentThread().getName());
+        }
+      };
+
+      ConnectivityManager.NetworkCallback registered =
+          ConnectivityNetworkGate.register(connectivity, target, handler, 24);
+
+      assertThat(registered).isNotSameAs(target);
+      assertThat(shadowOf(connectivity).getNetworkCallbacks()).contains(registered);
+      registered.onAvailable(wifi);
+      registered.onLost(wifi);
+      shadowOf(thread.getLooper()).idle();
+      assertThat(seen).containsExactly("available on gate-test", "lost on gate-test");
+      connectivity.unregisterNetworkCallback(registered);
+    } finally {
+      thread.quit();
+    }
+  }
+
+  @Test
+  public void from_api_26_the_callback_is_registered_with_the_handler_itself() {
+    Handler handler = new Handler(android.os.Looper.getMainLooper());
+    ConnectivityManager.NetworkCallback target = new ConnectivityManager.NetworkCallback();
+
+    assertThat(ConnectivityNetworkGate.register(connectivity, target, handler, 26))
+        .isSameAs(target);
+    assertThat(shadowOf(connectivity).getNetworkCallbacks()).contains(target);
+    connectivity.unregisterNetworkCallback(target);
   }
 }

@@ -8,6 +8,7 @@ import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.CallRegistry;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineConfig;
+import dev.oncely.client.internal.Fingerprints;
 import dev.oncely.client.internal.IntentDriver;
 import dev.oncely.client.internal.Outcomes;
 import dev.oncely.client.internal.SafeListener;
@@ -435,7 +436,8 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   private static IntentRecord sameIntent(IntentRecord existing, IntentSpec spec) {
-    if (!existing.fingerprint().equals(spec.fingerprint())) {
+    if (!Fingerprints.matches(existing.fingerprint(), spec.fingerprint(), spec.body(),
+        spec.mediaType(), spec.volatileFields())) {
       throw new PayloadMismatchException(existing.id());
     }
     return existing;

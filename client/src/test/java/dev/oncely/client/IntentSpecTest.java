@@ -70,7 +70,7 @@ class IntentSpecTest {
     String b = valid().jsonBody("{ \"items\" : [ {\"a\":2, \"b\":1} ],\n \"currency\":\"JPY\","
         + " \"amount\": 1000 }").build().fingerprint();
 
-    assertThat(a).isEqualTo(b).matches("[0-9a-f]{64}");
+    assertThat(a).isEqualTo(b).matches("v2:[0-9a-f]{64}");
   }
 
   @Test

@@ -1,35 +1,28 @@
 package dev.oncely.client.internal;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Locale;
 
 /**
- * Payload fingerprints: hex SHA-256 of the normalized payload. JSON is parsed and re-written with
- * object keys sorted, no insignificant whitespace and the volatile fields removed; any other body is
- * hashed as its media type and its bytes.
+ * Payload fingerprints: {@code v2:} and the hex SHA-256 of the normalized payload. A JSON body is
+ * normalized by {@link CanonicalJson} (members sorted, volatile fields removed, strings by value,
+ * numbers by exact value: {@code 1000.0} is {@code 1000}); any other body is its media type and its
+ * exact bytes. The version prefix lets the form change later without turning a resubmit into a
+ * mismatch: compare with {@link #matches}, never with {@code equals}, because a record stored by an
+ * older release carries a fingerprint of an older version.
  */
 public final class Fingerprints {
-  private static final JsonMapper MAPPER = JsonMapper.builder()
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .build();
+  /** The prefix of fingerprints computed by this version. */
+  public static final String PREFIX = "v2:";
+
+  private static final byte[] JSON_DOMAIN = "json\0".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] BYTES_DOMAIN = "bytes\0".getBytes(StandardCharsets.US_ASCII);
   private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final MessageDigest SHA256 = newSha256();
 
   private Fingerprints() {}
 
@@ -49,81 +42,84 @@ public final class Fingerprints {
    * @throws IOException if {@code json} is not one well-formed JSON value (duplicate keys included)
    */
   public static String ofJson(byte[] json, Collection<String> volatileFields) throws IOException {
-    JsonNode tree = MAPPER.readTree(json);
-    if (tree == null || tree.isMissingNode()) {
-      throw new IOException("empty JSON body");
-    }
-    for (String field : volatileFields) {
-      remove(tree, field);
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(json.length);
-    try (JsonGenerator gen = MAPPER.getFactory().createGenerator(out)) {
-      write(tree, gen);
-    }
-    return sha256Hex(out.toByteArray());
+    MessageDigest sha = sha256();
+    sha.update(JSON_DOMAIN);
+    CanonicalJson.digest(json, VolatileFields.compile(volatileFields, false), sha);
+    return PREFIX + hex(sha.digest());
   }
 
   /** Fingerprints a non-JSON body: its media type (or none) and its exact bytes. */
   public static String ofBytes(byte[] body, String mediaType) {
     byte[] type = (mediaType == null ? "" : mediaType.trim().toLowerCase(Locale.ROOT))
         .getBytes(StandardCharsets.UTF_8);
-    byte[] all = new byte[type.length + 1 + body.length];
-    System.arraycopy(type, 0, all, 0, type.length);
-    System.arraycopy(body, 0, all, type.length + 1, body.length);
-    return sha256Hex(all);
+    MessageDigest sha = sha256();
+    sha.update(BYTES_DOMAIN);
+    sha.update(type);
+    sha.update((byte) 0);
+    sha.update(body);
+    return PREFIX + hex(sha.digest());
+  }
+
+  /**
+   * Whether a stored fingerprint names the same payload as a new one. {@code current} is this
+   * version's fingerprint of {@code body}; a stored fingerprint without a version prefix (written
+   * before version 2) is compared with the old form of the same body, recomputed: a JSON body as
+   * JSON when {@code mediaType} names JSON and the body parses, else as bytes, which is how both
+   * the intent API and the interceptor chose before.
+   *
+   * @param stored the fingerprint of the stored record
+   * @param current {@link #ofJson} or {@link #ofBytes} of {@code body}
+   * @param body the new request's exact body bytes
+   * @param mediaType the new request's media type, or null
+   * @param volatileFields the fields left out of {@code current}
+   */
+  public static boolean matches(String stored, String current, byte[] body, String mediaType,
+      Collection<String> volatileFields) {
+    if (stored.equals(current)) {
+      return true;
+    }
+    if (stored.startsWith("v")) {
+      return false;
+    }
+    if (isJson(mediaType)) {
+      try {
+        return stored.equals(
+            LegacyFingerprints.ofJson(body, VolatileFields.compile(volatileFields, true)));
+      } catch (IOException notJson) {
+        // Fall through: before version 2 the interceptor hashed unparsable JSON as bytes.
+      }
+    }
+    return stored.equals(LegacyFingerprints.ofBytes(body, mediaType));
   }
 
   /** Hex SHA-256 of {@code bytes}. */
   public static String sha256Hex(byte[] bytes) {
-    byte[] digest;
+    return hex(sha256().digest(bytes));
+  }
+
+  /** A fresh SHA-256: a clone of one prototype, cheaper than a provider lookup per call. */
+  private static MessageDigest sha256() {
     try {
-      digest = MessageDigest.getInstance("SHA-256").digest(bytes);
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256();
+    }
+  }
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
-    StringBuilder hex = new StringBuilder(digest.length * 2);
-    for (byte b : digest) {
-      hex.append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
-    }
-    return hex.toString();
   }
 
-  private static void remove(JsonNode tree, String field) {
-    if (!field.startsWith("/")) {
-      if (tree instanceof ObjectNode object) {
-        object.remove(field);
-      }
-      return;
+  private static String hex(byte[] digest) {
+    char[] hex = new char[digest.length * 2];
+    for (int i = 0; i < digest.length; i++) {
+      hex[2 * i] = HEX[(digest[i] >> 4) & 0xf];
+      hex[2 * i + 1] = HEX[digest[i] & 0xf];
     }
-    int cut = field.lastIndexOf('/');
-    JsonNode parent = cut == 0 ? tree : tree.at(field.substring(0, cut));
-    String name = field.substring(cut + 1).replace("~1", "/").replace("~0", "~");
-    if (parent instanceof ObjectNode object) {
-      object.remove(name);
-    }
-  }
-
-  private static void write(JsonNode node, JsonGenerator gen) throws IOException {
-    if (node.isObject()) {
-      List<String> names = new ArrayList<>();
-      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
-        names.add(it.next());
-      }
-      names.sort(null);
-      gen.writeStartObject();
-      for (String name : names) {
-        gen.writeFieldName(name);
-        write(node.get(name), gen);
-      }
-      gen.writeEndObject();
-    } else if (node.isArray()) {
-      gen.writeStartArray();
-      for (JsonNode element : node) {
-        write(element, gen);
-      }
-      gen.writeEndArray();
-    } else {
-      gen.writeTree(node);
-    }
+    return new String(hex);
   }
 }

@@ -171,7 +171,7 @@ public final class InterceptedCall {
     Optional<IntentRecord> existing = c.store() == null ? Optional.empty() : c.store().get(id);
     if (existing.isPresent()) {
       IntentRecord r = existing.get();
-      if (!r.fingerprint().equals(fingerprint)) {
+      if (!Fingerprints.matches(r.fingerprint(), fingerprint, body, mediaType, Set.of())) {
         throw new PayloadMismatchException(id);
       }
       if (r.state().isTerminal() && r.lastResponse() != null) {

@@ -1,0 +1,182 @@
+package dev.oncely.android.internal;
+
+import android.content.ContentValues;
+import android.database.Cursor;
+import android.database.sqlite.SQLiteDatabase;
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryptionException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+
+/**
+ * The intent store's tables, version {@value #VERSION} (in {@code PRAGMA user_version}):
+ *
+ * <pre>
+ * records(lookup BLOB PRIMARY KEY   -- RecordCodec.lookupKey: SHA-256 of scope, operation, key
+ *         business BLOB             -- SHA-256 of a tag, scope, operation, business id; or NULL
+ *         unfinished, created_sec, created_nano, expires_sec, expires_nano, revision
+ *         record BLOB)              -- the RecordCodec bytes, sealed when encrypted
+ * meta(name TEXT PRIMARY KEY, value BLOB) -- "encrypted" (one byte), "canary" (a sealed record)
+ * </pre>
+ *
+ * No key, scope, operation or business id is kept in a column: only their hashes. Version 1 kept
+ * them in clear (table {@code intents}); opening such a file migrates it in one transaction with
+ * {@code secure_delete} on, so the old rows' pages are zeroed, then checkpoints the WAL.
+ */
+public final class StoreSchema {
+  /** The schema version this class writes and reads. */
+  public static final int VERSION = 2;
+
+  private static final byte[] BUSINESS_TAG =
+      "oncely-business-id\0".getBytes(StandardCharsets.US_ASCII);
+  private static final IntentRecord CANARY = IntentRecord.builder()
+      .id(IntentId.of("oncely", "canary", "canary"))
+      .method("GET")
+      .url("oncely:canary")
+      .fingerprint("canary")
+      .state(IntentState.COMPLETED)
+      .createdAt(Instant.EPOCH)
+      .updatedAt(Instant.EPOCH)
+      .expiresAt(Instant.EPOCH)
+      .build();
+
+  private StoreSchema() {}
+
+  /**
+   * Creates the schema in an empty database, migrates a version-1 one, or checks an existing one
+   * against {@code codec}'s encryption.
+   *
+   * @throws StoreCorruptedException if the file has a newer or unknown schema, or lacks its
+   *     metadata
+   * @throws StoreEncryptionException if the file's encryption does not match {@code codec}
+   */
+  public static void prepare(SQLiteDatabase db, String path, RecordCodec codec,
+      boolean encrypts) {
+    int version = db.getVersion();
+    if (version > VERSION) {
+      throw new StoreCorruptedException("the intent store " + path + " has schema version "
+          + version + "; this version reads " + VERSION);
+    }
+    if (version == 0 || version == 1) {
+      db.beginTransaction();
+      try {
+        create(db, codec, encrypts);
+        if (version == 1) {
+          migrateVersion1(db, path, codec);
+        }
+        db.setVersion(VERSION);
+        db.setTransactionSuccessful();
+      } finally {
+        db.endTransaction();
+      }
+      if (version == 1) {
+        pragma(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+      }
+      return;
+    }
+    check(db, path, codec, encrypts);
+  }
+
+  /** The index key of {@code businessId} in a scope and operation. */
+  public static byte[] businessKey(String scope, String operation, String businessId) {
+    MessageDigest sha;
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
+    sha.update(BUSINESS_TAG);
+    for (String part : new String[] {scope, operation, businessId}) {
+      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+      sha.update(bytes);
+    }
+    return sha.digest();
+  }
+
+  private static void create(SQLiteDatabase db, RecordCodec codec, boolean encrypts) {
+    db.execSQL("CREATE TABLE records (lookup BLOB NOT NULL PRIMARY KEY, business BLOB,"
+        + " unfinished INTEGER NOT NULL, created_sec INTEGER NOT NULL,"
+        + " created_nano INTEGER NOT NULL, expires_sec INTEGER NOT NULL,"
+        + " expires_nano INTEGER NOT NULL, revision INTEGER NOT NULL, record BLOB NOT NULL)");
+    db.execSQL("CREATE UNIQUE INDEX records_business ON records (business)"
+        + " WHERE business IS NOT NULL");
+    db.execSQL("CREATE INDEX records_unfinished ON records (created_sec, created_nano)"
+        + " WHERE unfinished = 1");
+    db.execSQL("CREATE INDEX records_finished_expiry ON records (expires_sec, expires_nano)"
+        + " WHERE unfinished = 0");
+    db.execSQL("CREATE TABLE meta (name TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL)");
+    putMeta(db, "encrypted", new byte[] {(byte) (encrypts ? 1 : 0)});
+    putMeta(db, "canary", codec.encode(CANARY));
+  }
+
+  private static void migrateVersion1(SQLiteDatabase db, String path, RecordCodec codec) {
+    RecordCodec plain = new RecordCodec();
+    pragma(db, "PRAGMA secure_delete=ON");
+    try (Cursor c = db.rawQuery("SELECT record FROM intents", null)) {
+      while (c.moveToNext()) {
+        IntentRecord r = plain.decode(c.getBlob(0), "schema-1 row of " + path);
+        ContentValues row = new ContentValues();
+        row.put("lookup", RecordCodec.lookupKey(r.id()));
+        if (r.businessId() != null) {
+          row.put("business", businessKey(r.id().scope(), r.id().operation(), r.businessId()));
+        }
+        row.put("unfinished", r.state().isTerminal() ? 0 : 1);
+        row.put("created_sec", r.createdAt().getEpochSecond());
+        row.put("created_nano", r.createdAt().getNano());
+        row.put("expires_sec", r.expiresAt().getEpochSecond());
+        row.put("expires_nano", r.expiresAt().getNano());
+        row.put("revision", r.revision());
+        row.put("record", codec.encode(r));
+        db.insertOrThrow("records", null, row);
+      }
+    }
+    db.execSQL("DROP TABLE intents");
+  }
+
+  private static void check(SQLiteDatabase db, String path, RecordCodec codec, boolean encrypts) {
+    byte[] encrypted = meta(db, path, "encrypted");
+    byte[] canary = meta(db, path, "canary");
+    if (encrypted == null || canary == null || encrypted.length != 1) {
+      throw new StoreCorruptedException("the intent store " + path
+          + ": its metadata rows are missing or damaged");
+    }
+    boolean fileEncrypted = encrypted[0] == 1;
+    if (fileEncrypted != encrypts) {
+      throw new StoreEncryptionException("the intent store " + path + (fileEncrypted
+          ? " is encrypted; open it with the StoreEncryption it was created with"
+          : " was created without encryption; open it without StoreEncryption"), null);
+    }
+    codec.decode(canary, path + ": encryption canary");
+  }
+
+  private static byte[] meta(SQLiteDatabase db, String path, String name) {
+    try (Cursor c = db.rawQuery("SELECT value FROM meta WHERE name = ?", new String[] {name})) {
+      return c.moveToFirst() ? c.getBlob(0) : null;
+    } catch (android.database.SQLException e) {
+      throw new StoreCorruptedException("the intent store " + path
+          + " is an SQLite file but not an Oncely store (no metadata)", e);
+    }
+  }
+
+  /** Runs a pragma that answers with a row (execSQL refuses those). */
+  private static void pragma(SQLiteDatabase db, String sql) {
+    try (Cursor c = db.rawQuery(sql, null)) {
+      c.moveToFirst();
+    }
+  }
+
+  private static void putMeta(SQLiteDatabase db, String name, byte[] value) {
+    ContentValues row = new ContentValues();
+    row.put("name", name);
+    row.put("value", value);
+    db.insertOrThrow("meta", null, row);
+  }
+}

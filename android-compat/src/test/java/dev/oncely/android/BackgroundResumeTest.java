@@ -1,0 +1,135 @@
+package dev.oncely.android;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import android.app.job.JobInfo;
+import android.app.job.JobScheduler;
+import android.content.Context;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentSpec;
+import dev.oncely.client.RetryPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+import org.robolectric.annotation.Config;
+
+/**
+ * The persisted JobScheduler job follows the store: scheduled for the earliest unfinished intent
+ * with a network constraint, cancelled when none is left. Checked against Robolectric's shadow
+ * JobScheduler, which keeps the jobs the framework API schedules.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Config(sdk = 35, manifest = Config.NONE)
+public class BackgroundResumeTest {
+  private final MockWebServer server = new MockWebServer();
+  private Context context;
+  private JobScheduler jobs;
+  private OncelyAndroid oncely;
+
+  @Before
+  public void start() throws Exception {
+    server.start();
+    context = RuntimeEnvironment.getApplication();
+    jobs = context.getSystemService(JobScheduler.class);
+  }
+
+  @After
+  public void stop() {
+    if (oncely != null) {
+      oncely.close();
+    }
+    server.close();
+  }
+
+  private static IdempotentClient.Builder oneAttempt() {
+    return IdempotentClient.builder().retryPolicy(RetryPolicy.builder()
+        .maxAttempts(1)
+        .baseDelay(Duration.ofMillis(200))
+        .maxDelay(Duration.ofMillis(200))
+        .attemptTimeout(Duration.ofSeconds(10))
+        .build());
+  }
+
+  private IntentSpec payment() {
+    return IntentSpec.builder().operation("create-payment").scope("tenant-a")
+        .post(server.url("/payments").toString()).jsonBody("{\"amount\":1000}").build();
+  }
+
+  /** Waits (bounded) until the scheduler's background thread has brought the job to a state. */
+  private JobInfo awaitJob(Predicate<JobInfo> state) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    JobInfo job = jobs.getPendingJob(OncelyResumeJobService.JOB_ID);
+    while (!state.test(job) && System.nanoTime() < end) {
+      Thread.sleep(20);
+      job = jobs.getPendingJob(OncelyResumeJobService.JOB_ID);
+    }
+    return job;
+  }
+
+  @Test
+  public void nothing_unfinished_schedules_no_job() throws Exception {
+    oncely = OncelyAndroid.start(context, oneAttempt());
+    assertThat(oncely.resumedOnStart().get(20, TimeUnit.SECONDS)).isEmpty();
+
+    assertThat(jobs.getPendingJob(OncelyResumeJobService.JOB_ID)).isNull();
+  }
+
+  @Test
+  public void an_unfinished_intent_schedules_a_persisted_network_job_for_its_next_attempt()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    oncely = OncelyAndroid.start(context, oneAttempt());
+    oncely.resumedOnStart().get(20, TimeUnit.SECONDS);
+    Instant before = Instant.now();
+
+    IntentOutcome outcome = oncely.client().execute(payment());
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.Pending.class);
+    Instant due = ((IntentOutcome.Pending) outcome).checkAgainAt();
+    long untilDue = Duration.between(before, due).toMillis();
+    // Created IN_FLIGHT first (due a grace period later), then PENDING: the job follows the last.
+    JobInfo job = awaitJob(j -> j != null && j.getMinLatencyMillis() <= untilDue);
+    assertThat(job).isNotNull();
+    assertThat(job.isPersisted()).isTrue();
+    assertThat(job.getNetworkType()).isEqualTo(JobInfo.NETWORK_TYPE_ANY);
+    assertThat(job.getService().getClassName()).isEqualTo(OncelyResumeJobService.class.getName());
+    assertThat(job.getMinLatencyMillis()).isBetween(0L, untilDue);
+  }
+
+  @Test
+  public void the_job_is_cancelled_once_the_background_resume_finishes_every_intent()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    oncely = OncelyAndroid.start(context, oneAttempt());
+    oncely.resumedOnStart().get(20, TimeUnit.SECONDS);
+    oncely.client().execute(payment());
+    assertThat(awaitJob(j -> j != null)).isNotNull();
+    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"p-1\"}").build());
+
+    List<IntentOutcome> resumed = oncely.resumeInBackground().get(20, TimeUnit.SECONDS);
+
+    assertThat(resumed).singleElement().isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(jobs.getPendingJob(OncelyResumeJobService.JOB_ID)).isNull();
+    assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  @Test
+  public void the_job_service_finds_the_running_instance_and_none_after_close() {
+    oncely = OncelyAndroid.start(context, oneAttempt());
+    assertThat(OncelyAndroid.running()).isSameAs(oncely);
+    oncely.close();
+    assertThat(OncelyAndroid.running()).isNull();
+    oncely = null;
+  }
+}

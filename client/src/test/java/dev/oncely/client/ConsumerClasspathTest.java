@@ -1,0 +1,44 @@
+package dev.oncely.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Maven or Gradle JVM project that depends on {@code oncely-client} gets OkHttp's JVM build and
+ * the JSON streaming parser only. The build writes what Maven resolves from this module's POM for a
+ * consumer (dependency:list, runtime scope).
+ */
+class ConsumerClasspathTest {
+  private static List<String> consumerArtifacts() throws IOException {
+    List<String> artifacts = new ArrayList<>();
+    for (String line : Files.readAllLines(
+        Paths.get(System.getProperty("oncely.consumer.classpath")), StandardCharsets.UTF_8)) {
+      String[] parts = line.trim().split(":");
+      if (parts.length >= 5) {
+        artifacts.add(parts[0] + ":" + parts[1]);
+      }
+    }
+    return artifacts;
+  }
+
+  @Test
+  void a_jvm_consumer_gets_exactly_one_okhttp_the_jvm_build() throws IOException {
+    assertThat(consumerArtifacts().stream().filter(a -> a.startsWith("com.squareup.okhttp3:")))
+        .containsExactly("com.squareup.okhttp3:okhttp-jvm");
+  }
+
+  @Test
+  void a_consumer_gets_jackson_core_and_never_jackson_databind() throws IOException {
+    assertThat(consumerArtifacts())
+        .contains("com.fasterxml.jackson.core:jackson-core")
+        .doesNotContain("com.fasterxml.jackson.core:jackson-databind",
+            "com.fasterxml.jackson.core:jackson-annotations");
+  }
+}

@@ -1,0 +1,213 @@
+package dev.oncely.client.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FingerprintsTest {
+  private static final String JSON = "application/json";
+
+  private static String json(String text, String... volatileFields) throws IOException {
+    return Fingerprints.ofJson(text.getBytes(StandardCharsets.UTF_8), List.of(volatileFields));
+  }
+
+  /** One row of fingerprints-v1.tsv: what the release before version 2 stored. */
+  private record Stored(byte[] body, String mediaType, List<String> volatileFields,
+      String fingerprint) {}
+
+  private static List<Stored> storedBeforeVersion2() throws IOException {
+    List<Stored> rows = new ArrayList<>();
+    try (InputStream in = FingerprintsTest.class.getResourceAsStream("/fingerprints-v1.tsv");
+        BufferedReader reader = new BufferedReader(
+            new InputStreamReader(in, StandardCharsets.UTF_8))) {
+      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        if (line.startsWith("#")) {
+          continue;
+        }
+        String[] cells = line.split("\t", -1);
+        if (cells[0].equals("BYTES")) {
+          rows.add(new Stored(Base64.getDecoder().decode(cells[1]),
+              cells[2].isEmpty() ? null : cells[2], List.of(), cells[3]));
+        } else {
+          rows.add(new Stored(Base64.getDecoder().decode(cells[0]), JSON,
+              cells[1].isEmpty() ? List.of() : Arrays.asList(cells[1].split(",")), cells[2]));
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static String current(Stored row) {
+    if (Fingerprints.isJson(row.mediaType)) {
+      try {
+        return Fingerprints.ofJson(row.body, row.volatileFields);
+      } catch (IOException notJson) {
+        return Fingerprints.ofBytes(row.body, row.mediaType);
+      }
+    }
+    return Fingerprints.ofBytes(row.body, row.mediaType);
+  }
+
+  @Test
+  void fingerprints_carry_the_version_prefix() throws IOException {
+    assertThat(json("{\"a\":1}")).startsWith("v2:").hasSize(3 + 64);
+    assertThat(Fingerprints.ofBytes(new byte[] {1, 2}, "text/plain")).startsWith("v2:");
+  }
+
+  @Test
+  void every_fingerprint_stored_before_version_2_matches_a_resubmit_of_the_same_payload()
+      throws IOException {
+    List<Stored> rows = storedBeforeVersion2();
+    assertThat(rows).hasSizeGreaterThan(30);
+    for (Stored row : rows) {
+      assertThat(Fingerprints.matches(row.fingerprint, current(row), row.body, row.mediaType,
+          row.volatileFields))
+          .as(new String(row.body, StandardCharsets.UTF_8) + " " + row.volatileFields)
+          .isTrue();
+    }
+  }
+
+  @Test
+  void a_fingerprint_stored_before_version_2_does_not_match_a_changed_payload()
+      throws IOException {
+    for (Stored row : storedBeforeVersion2()) {
+      byte[] changed = Arrays.copyOf(row.body, row.body.length + 1);
+      changed[row.body.length] = ' ';
+      byte[] other = ("{\"changed\":" + row.body.length + "}").getBytes(StandardCharsets.UTF_8);
+      String otherNow = Fingerprints.ofJson(other, List.of());
+      assertThat(Fingerprints.matches(row.fingerprint, otherNow, other, JSON, List.of()))
+          .isFalse();
+      if (!Fingerprints.isJson(row.mediaType)) {
+        String changedNow = Fingerprints.ofBytes(changed, row.mediaType);
+        assertThat(Fingerprints.matches(row.fingerprint, changedNow, changed, row.mediaType,
+            List.of())).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void a_stored_fingerprint_of_this_version_is_compared_without_recomputing_the_old_form()
+      throws IOException {
+    byte[] body = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+    String now = Fingerprints.ofJson(body, List.of());
+
+    assertThat(Fingerprints.matches(now, now, body, JSON, Set.of())).isTrue();
+    assertThat(Fingerprints.matches("v2:" + "0".repeat(64), now, body, JSON, Set.of())).isFalse();
+    assertThat(Fingerprints.matches("v3:" + now.substring(3), now, body, JSON, Set.of()))
+        .isFalse();
+  }
+
+  @Test
+  void numbers_are_compared_by_exact_decimal_value() throws IOException {
+    String thousand = json("{\"amount\":1000}");
+    assertThat(json("{\"amount\":1000.0}")).isEqualTo(thousand);
+    assertThat(json("{\"amount\":1e3}")).isEqualTo(thousand);
+    assertThat(json("{\"amount\":1.000E+3}")).isEqualTo(thousand);
+    assertThat(json("{\"amount\":10000e-1}")).isEqualTo(thousand);
+    assertThat(json("{\"amount\":1001}")).isNotEqualTo(thousand);
+
+    assertThat(json("[0]")).isEqualTo(json("[-0]")).isEqualTo(json("[0.0]"))
+        .isEqualTo(json("[0e7]"));
+    assertThat(json("[1.5]")).isEqualTo(json("[15e-1]")).isEqualTo(json("[1.50]"));
+    assertThat(json("[-1.5]")).isNotEqualTo(json("[1.5]"));
+  }
+
+  @Test
+  void numbers_never_lose_precision() throws IOException {
+    assertThat(json("[0.1]")).isNotEqualTo(json("[0.10000000000000001]"));
+    assertThat(json("[12345678901234567890123456789]"))
+        .isNotEqualTo(json("[12345678901234567890123456788]"));
+    assertThat(json("[9007199254740993]")).isNotEqualTo(json("[9007199254740992]"));
+    assertThat(json("[1e400]")).isNotEqualTo(json("[1e401]"));
+  }
+
+  @Test
+  void member_order_and_whitespace_do_not_change_the_fingerprint() throws IOException {
+    String sorted = json("{\"a\":{\"x\":1,\"y\":[1,2]},\"b\":true,\"c\":null}");
+    assertThat(json(" { \"c\" : null , \"b\" : true , \"a\" : { \"y\" : [ 1 , 2 ] , \"x\" : 1 } } "))
+        .isEqualTo(sorted);
+  }
+
+  @Test
+  void array_order_types_and_values_change_the_fingerprint() throws IOException {
+    assertThat(json("[1,2]")).isNotEqualTo(json("[2,1]"));
+    assertThat(json("{\"a\":1}")).isNotEqualTo(json("{\"a\":\"1\"}"));
+    assertThat(json("{\"a\":true}")).isNotEqualTo(json("{\"a\":\"true\"}"));
+    assertThat(json("{\"a\":null}")).isNotEqualTo(json("{}"));
+    assertThat(json("[[]]")).isNotEqualTo(json("[{}]"));
+    assertThat(json("{\"a\":\"b\\\"\",\"c\":\"\"}")).isNotEqualTo(json("{\"a\":\"b\",\"c\":\"\\\"\"}"));
+    assertThat(json("{\"ab\":\"c\"}")).isNotEqualTo(json("{\"a\":\"bc\"}"));
+  }
+
+  @Test
+  void strings_are_compared_by_their_decoded_value() throws IOException {
+    assertThat(json("[\"\\u0041\\u00e9\\ud83d\\ude00\"]")).isEqualTo(json("[\"Aé😀\"]"));
+    assertThat(json("[\"\\ud800\"]")).isNotEqualTo(json("[\"?\"]"))
+        .isNotEqualTo(json("[\"\\udc00\"]"));
+  }
+
+  @Test
+  void members_are_sorted_by_utf16_code_units() throws IOException {
+    assertThat(json("{\"é\":1,\"z\":2,\"A\":3,\"😀\":4,\"\uffff\":5}"))
+        .isEqualTo(json("{\"A\":3,\"z\":2,\"é\":1,\"😀\":4,\"\uffff\":5}"));
+  }
+
+  @Test
+  void volatile_fields_are_left_out_at_the_top_level_by_pointer_and_inside_arrays()
+      throws IOException {
+    assertThat(json("{\"id\":1,\"ts\":\"now\"}", "ts")).isEqualTo(json("{\"id\":1}"));
+    assertThat(json("{\"n\":{\"ts\":1,\"k\":2},\"ts\":3}", "/n/ts"))
+        .isEqualTo(json("{\"n\":{\"k\":2},\"ts\":3}"));
+    assertThat(json("{\"items\":[{\"at\":1,\"s\":\"a\"},{\"at\":2,\"s\":\"b\"}]}", "/items/1/at"))
+        .isEqualTo(json("{\"items\":[{\"at\":1,\"s\":\"a\"},{\"s\":\"b\"}]}"));
+    assertThat(json("{\"a/b\":{\"c~d\":1,\"e\":2}}", "/a~1b/c~0d"))
+        .isEqualTo(json("{\"a/b\":{\"e\":2}}"));
+    assertThat(json("{\"n\":{\"ts\":1}}", "ts")).isEqualTo(json("{\"n\":{\"ts\":1}}"));
+    assertThat(json("[{\"ts\":1}]", "/01/ts")).isEqualTo(json("[{\"ts\":1}]"));
+  }
+
+  @Test
+  void json_and_bytes_fingerprints_never_collide() throws IOException {
+    assertThat(json("42")).isNotEqualTo(Fingerprints.ofBytes(
+        "42".getBytes(StandardCharsets.UTF_8), JSON));
+    assertThat(Fingerprints.ofBytes(new byte[] {1}, "text/plain"))
+        .isEqualTo(Fingerprints.ofBytes(new byte[] {1}, " TEXT/PLAIN "))
+        .isNotEqualTo(Fingerprints.ofBytes(new byte[] {1}, "text/csv"));
+  }
+
+  @Test
+  void malformed_json_is_refused_with_an_io_exception() {
+    for (String bad : List.of("", "   ", "{\"a\":1,\"a\":2}", "{\"a\":1} {}", "{\"a\":", "[1,]",
+        "{a:1}", "01", "NaN", "[1e999999999999]")) {
+      assertThatThrownBy(() -> json(bad)).as(bad).isInstanceOf(IOException.class);
+    }
+  }
+
+  @Test
+  void a_large_document_with_deep_nesting_is_fingerprinted_in_order() throws IOException {
+    StringBuilder a = new StringBuilder();
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 200; i++) {
+      a.append("{\"k").append(i).append("\":1,\"z\":");
+      b.append("{\"z\":");
+    }
+    a.append("0");
+    b.append("0");
+    for (int i = 199; i >= 0; i--) {
+      a.append('}');
+      b.append(",\"k").append(i).append("\":1}");
+    }
+    assertThat(json(a.toString())).isEqualTo(json(b.toString()));
+  }
+}
