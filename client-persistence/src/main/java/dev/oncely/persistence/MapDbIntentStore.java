@@ -7,6 +7,8 @@ import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.client.spi.StoreRules;
+import dev.oncely.client.spi.UnfinishedEntry;
+import dev.oncely.persistence.internal.FileIo;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.MapDbBatch;
 import dev.oncely.persistence.internal.MapDbCopies;
@@ -128,18 +130,19 @@ public final class MapDbIntentStore implements IntentStore {
 
   private static MapDbCopies openCopies(Path path, MapDbRecords records, StoreOptions options) {
     try {
-      return openChecked(path, records);
+      return openChecked(path, records, options);
     } catch (StoreCorruptedException e) {
       if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
         throw e;
       }
       StoreFiles.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
-      return openChecked(path, records);
+      return openChecked(path, records, options);
     }
   }
 
-  private static MapDbCopies openChecked(Path path, MapDbRecords records) {
-    return MapDbCopies.open(path, records::verify);
+  private static MapDbCopies openChecked(Path path, MapDbRecords records,
+      StoreOptions options) {
+    return MapDbCopies.open(path, FileIo.DEFAULT, options.journalLimit(), records::checkKey);
   }
 
   /** The control file's path; the other files sit beside it. */
@@ -190,6 +193,12 @@ public final class MapDbIntentStore implements IntentStore {
   }
 
   @Override
+  public List<UnfinishedEntry> listUnfinishedIds() {
+    checkOpen();
+    return copies.read(records::listUnfinishedIds);
+  }
+
+  @Override
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
     checkOpen();
@@ -211,7 +220,6 @@ public final class MapDbIntentStore implements IntentStore {
     RuntimeException failure = null;
     try {
       committer.close();
-      copies.syncOther();
     } catch (RuntimeException e) {
       failure = e;
     }

@@ -5,13 +5,14 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
@@ -55,7 +56,7 @@ public final class MapDbRecords {
     if (business != null) {
       batch.put(MapDbFile.BUSINESS, business, lookup);
     }
-    batch.put(indexOf(record), indexKey(record, lookup), indexValue(record, bytes));
+    batch.put(indexOf(record), indexKey(record, lookup), indexValue(record));
     batch.wrote(record);
   }
 
@@ -80,9 +81,10 @@ public final class MapDbRecords {
     byte[] newIndexKey = indexKey(replacement, lookup);
     if (indexOf(current) != indexOf(replacement) || !Arrays.equals(oldIndexKey, newIndexKey)) {
       batch.remove(indexOf(current), oldIndexKey);
-      batch.put(indexOf(replacement), newIndexKey, indexValue(replacement, bytes));
-    } else if (indexOf(replacement) == MapDbFile.UNFINISHED) {
-      batch.put(MapDbFile.UNFINISHED, newIndexKey, bytes);
+      batch.put(indexOf(replacement), newIndexKey, indexValue(replacement));
+    } else if (indexOf(replacement) == MapDbFile.UNFINISHED
+        && !Objects.equals(current.nextAttemptAt(), replacement.nextAttemptAt())) {
+      batch.put(MapDbFile.UNFINISHED, newIndexKey, indexValue(replacement));
     }
     batch.wrote(replacement);
     return true;
@@ -163,17 +165,36 @@ public final class MapDbRecords {
   }
 
   /**
-   * Returns every unfinished record, oldest first, from the unfinished index alone: it holds a
-   * copy of each unfinished record's bytes, so listing needs no lookup per record and never
-   * touches finished ones.
+   * Returns the id and due time of every unfinished record, oldest first, from the unfinished
+   * index alone: each entry holds a small sealed stub of its record (id, times, no headers, body or
+   * response), so listing reads no record and never touches finished ones.
+   */
+  public List<UnfinishedEntry> listUnfinishedIds(MapDbFile file) {
+    List<UnfinishedEntry> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
+      out.add(UnfinishedEntry.of(stubOf(file, e.getKey(), e.getValue())));
+    }
+    return out;
+  }
+
+  /**
+   * Returns every unfinished record, oldest first: the unfinished index, then each record by its
+   * lookup key.
+   *
+   * @throws StoreCorruptedException if an index entry has no matching unfinished record
    */
   public List<IntentRecord> listUnfinished(MapDbFile file) {
     List<IntentRecord> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      byte[] indexKey = e.getKey();
-      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
-      IntentRecord r = decode(e.getValue(), lookup, file.path().toString());
-      if (r.state().isTerminal() || !Arrays.equals(indexKey, indexKey(r, lookup))) {
+      IntentRecord stub = stubOf(file, e.getKey(), e.getValue());
+      byte[] lookup = Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length);
+      byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
+      if (bytes == null) {
+        throw new StoreCorruptedException(file.path() + ": unfinished index entry of "
+            + stub.id() + " points to a missing record");
+      }
+      IntentRecord r = decode(bytes, lookup, file.path().toString());
+      if (r.state().isTerminal() || !Arrays.equals(e.getKey(), indexKey(r, lookup))) {
         throw new StoreCorruptedException(file.path() + ": unfinished index entry of " + r.id()
             + " does not match the record (state " + r.state() + ")");
       }
@@ -183,57 +204,31 @@ public final class MapDbRecords {
   }
 
   /**
-   * Checks a whole copy: every record decodes (checksum, version, key), sits under its own lookup
-   * key, and has exactly the index entry its state asks for (an unfinished one holding the same
-   * bytes); every index entry belongs to such a record. A bit flip in a tree key would otherwise make a record silently absent.
+   * Decodes the first record and the first unfinished stub of {@code file}, so a wrong encryption
+   * key fails at open instead of at the first read.
    *
-   * @return how many records the copy holds
-   * @throws StoreCorruptedException naming the path and the first inconsistency
-   * @throws dev.oncely.client.spi.StoreEncryptionException if a record needs another key
+   * @throws dev.oncely.client.spi.StoreEncryptionException if they need another key
+   * @throws StoreCorruptedException if they fail verification
    */
-  public long verify(MapDbFile file) {
-    String where = file.path().toString();
-    Map<ByteBuffer, Long> expectedIndex = new HashMap<>();
-    Map<ByteBuffer, ByteBuffer> expectedBusiness = new HashMap<>();
-    long count = 0;
+  public void checkKey(MapDbFile file) {
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
-      IntentRecord r = decode(e.getValue(), e.getKey(), where);
-      expectedIndex.put(ByteBuffer.wrap(indexKey(r, e.getKey())),
-          fingerprint(indexOf(r), indexValue(r, e.getValue())));
-      byte[] business = businessKey(r);
-      if (business != null) {
-        expectedBusiness.put(ByteBuffer.wrap(business), ByteBuffer.wrap(e.getKey()));
-      }
-      count++;
+      decode(e.getValue(), e.getKey(), file.path().toString());
+      break;
     }
-    for (int index : new int[] {MapDbFile.UNFINISHED, MapDbFile.EXPIRY}) {
-      for (Map.Entry<byte[], byte[]> e : file.all(index)) {
-        Long expected = expectedIndex.remove(ByteBuffer.wrap(e.getKey()));
-        if (expected == null || expected != fingerprint(index, e.getValue())) {
-          throw new StoreCorruptedException(where + ": index entry for "
-              + hex(Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length))
-              + " matches no record in that state");
-        }
-      }
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
+      stubOf(file, e.getKey(), e.getValue());
+      break;
     }
-    if (!expectedIndex.isEmpty()) {
-      throw new StoreCorruptedException(where + ": " + expectedIndex.size()
-          + " records have no index entry");
+  }
+
+  private IntentRecord stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
+    byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
+    IntentRecord stub = decode(value, lookup, file.path().toString());
+    if (stub.state().isTerminal() || !Arrays.equals(indexKey, indexKey(stub, lookup))) {
+      throw new StoreCorruptedException(file.path() + ": unfinished index entry of " + stub.id()
+          + " does not match its key (state " + stub.state() + ")");
     }
-    long businessEntries = 0;
-    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.BUSINESS)) {
-      ByteBuffer owner = expectedBusiness.get(ByteBuffer.wrap(e.getKey()));
-      if (owner == null || !owner.equals(ByteBuffer.wrap(e.getValue()))) {
-        throw new StoreCorruptedException(where + ": business index entry points to entry "
-            + hex(e.getValue()) + ", which does not carry that business id");
-      }
-      businessEntries++;
-    }
-    if (businessEntries != expectedBusiness.size()) {
-      throw new StoreCorruptedException(where + ": " + (expectedBusiness.size() - businessEntries)
-          + " business ids have no index entry");
-    }
-    return count;
+    return stub;
   }
 
   private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {
@@ -251,15 +246,17 @@ public final class MapDbRecords {
         : decode(bytes, lookup, "the record owning a business id").id().toString();
   }
 
-  /** The value of a record's index entry: its bytes while unfinished, nothing once finished. */
-  private static byte[] indexValue(IntentRecord r, byte[] bytes) {
-    return r.state().isTerminal() ? EMPTY : bytes;
-  }
-
-  /** Index, length and the record's own CRC32 (its last 4 bytes): equal for equal entries. */
-  private static long fingerprint(int index, byte[] value) {
-    int crc = value.length < 4 ? 0 : ByteBuffer.wrap(value, value.length - 4, 4).getInt();
-    return ((long) index << 60) ^ ((long) value.length << 32) ^ (crc & 0xffffffffL);
+  /**
+   * The value of a record's index entry: while unfinished, the codec bytes of a stub of the record
+   * (same id, state and times; no headers, body or response), so listing needs no record read;
+   * nothing once finished.
+   */
+  private byte[] indexValue(IntentRecord r) {
+    if (r.state().isTerminal()) {
+      return EMPTY;
+    }
+    return codec.encode(r.toBuilder().headers(Map.of()).body(EMPTY, null).lastResponse(null)
+        .build());
   }
 
   private static int indexOf(IntentRecord r) {

@@ -1,6 +1,7 @@
 package dev.oncely.client.spi;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -69,6 +70,24 @@ public interface IntentStore extends AutoCloseable {
    * terminal}, oldest first. Durable engines answer from an index of unfinished records, not a scan.
    */
   List<IntentRecord> listUnfinished();
+
+  /**
+   * Returns the id and due time of every record whose state is not terminal, oldest first, like
+   * {@link #listUnfinished()} but without holding every record in memory at once: resume lists
+   * these first and loads each record with {@link #get} when its drive starts (a record finished
+   * meanwhile then reads as terminal, one deleted as absent). Durable engines answer from their
+   * unfinished index. The default maps {@link #listUnfinished()}.
+   *
+   * @throws StoreCorruptedException if the stored bytes fail verification
+   */
+  default List<UnfinishedEntry> listUnfinishedIds() {
+    List<IntentRecord> records = listUnfinished();
+    List<UnfinishedEntry> entries = new ArrayList<>(records.size());
+    for (IntentRecord r : records) {
+      entries.add(UnfinishedEntry.of(r));
+    }
+    return entries;
+  }
 
   /**
    * Deletes finished (terminal) records whose {@link IntentRecord#expiresAt()} is at or before
