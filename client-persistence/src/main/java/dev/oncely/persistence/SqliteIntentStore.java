@@ -8,6 +8,7 @@ import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.client.spi.StoreRules;
+import dev.oncely.client.spi.UnfinishedEntry;
 import dev.oncely.persistence.internal.BusinessKey;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.OwnerLock;
@@ -288,6 +289,33 @@ public final class SqliteIntentStore implements IntentStore {
                 + r.state() + " but listed in the unfinished index");
           }
           unfinished.add(r);
+        }
+      }
+      return unfinished;
+    });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Streams the unfinished index and keeps only each record's id and times: one record at a
+   * time is in memory, whatever its body size.
+   */
+  @Override
+  public List<UnfinishedEntry> listUnfinishedIds() {
+    checkOpen();
+    return read("listing unfinished records", c -> {
+      List<UnfinishedEntry> unfinished = new ArrayList<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT lookup, record FROM intent"
+          + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
+          ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
+          if (r.state().isTerminal()) {
+            throw new StoreCorruptedException(name + ": record " + r.id() + " is "
+                + r.state() + " but listed in the unfinished index");
+          }
+          unfinished.add(UnfinishedEntry.of(r));
         }
       }
       return unfinished;
