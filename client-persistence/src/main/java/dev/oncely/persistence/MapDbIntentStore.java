@@ -15,7 +15,6 @@ import dev.oncely.persistence.internal.MapDbCopies;
 import dev.oncely.persistence.internal.MapDbRecords;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -115,7 +114,7 @@ public final class MapDbIntentStore implements IntentStore {
     StoreFiles.checkDirectory(path);
     OwnerLock lock = OwnerLock.acquire(path);
     try {
-      MapDbRecords records = new MapDbRecords(new RecordCodec(options.encryption()));
+      MapDbRecords records = new MapDbRecords(options.encryption());
       MapDbCopies copies = openCopies(path, records, options);
       return new MapDbIntentStore(path, lock, copies, records, options);
     } catch (RuntimeException | Error e) {

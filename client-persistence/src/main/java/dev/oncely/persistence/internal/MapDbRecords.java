@@ -5,6 +5,7 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -16,9 +17,10 @@ import java.util.Objects;
 
 /**
  * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
- * {@link MapDbBatch} on the committer thread, reads go to the trusted copy. Every value read is
- * verified twice: its checksum (by the {@link RecordCodec}) and that it belongs under the key it
- * was found at, so a value MapDB misplaced is reported instead of returned. Thread-safe.
+ * {@link MapDbBatch} on the committer thread, reads go to the working copy. Every value read is
+ * verified twice: its checksum (by the {@link RecordCodec} or {@link UnfinishedStub}) and that it
+ * belongs under the key it was found at, so a value MapDB misplaced is reported instead of
+ * returned. Thread-safe.
  */
 public final class MapDbRecords {
   private static final int LOOKUP_BYTES = 32;
@@ -26,10 +28,12 @@ public final class MapDbRecords {
   private static final byte[] EMPTY = new byte[0];
 
   private final RecordCodec codec;
+  private final UnfinishedStub stubs;
 
-  /** Records encoded and verified by {@code codec}. */
-  public MapDbRecords(RecordCodec codec) {
-    this.codec = codec;
+  /** Records sealed with {@code encryption}, or plain when it is null. */
+  public MapDbRecords(StoreEncryption encryption) {
+    this.codec = new RecordCodec(encryption);
+    this.stubs = new UnfinishedStub(encryption);
   }
 
   /**
@@ -172,7 +176,7 @@ public final class MapDbRecords {
   public List<UnfinishedEntry> listUnfinishedIds(MapDbFile file) {
     List<UnfinishedEntry> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      out.add(UnfinishedEntry.of(stubOf(file, e.getKey(), e.getValue())));
+      out.add(stubOf(file, e.getKey(), e.getValue()));
     }
     return out;
   }
@@ -186,7 +190,7 @@ public final class MapDbRecords {
   public List<IntentRecord> listUnfinished(MapDbFile file) {
     List<IntentRecord> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      IntentRecord stub = stubOf(file, e.getKey(), e.getValue());
+      UnfinishedEntry stub = stubOf(file, e.getKey(), e.getValue());
       byte[] lookup = Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length);
       byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
       if (bytes == null) {
@@ -221,12 +225,12 @@ public final class MapDbRecords {
     }
   }
 
-  private IntentRecord stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
+  private UnfinishedEntry stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
+    UnfinishedEntry stub = stubs.decode(value, file.path() + " unfinished index");
     byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
-    IntentRecord stub = decode(value, lookup, file.path().toString());
-    if (stub.state().isTerminal() || !Arrays.equals(indexKey, indexKey(stub, lookup))) {
-      throw new StoreCorruptedException(file.path() + ": unfinished index entry of " + stub.id()
-          + " does not match its key (state " + stub.state() + ")");
+    if (!Arrays.equals(indexKey, indexKey(stub.createdAt(), RecordCodec.lookupKey(stub.id())))) {
+      throw new StoreCorruptedException(file.path() + ": unfinished index entry " + hex(lookup)
+          + " holds " + stub.id() + ", which belongs under another key");
     }
     return stub;
   }
@@ -247,16 +251,14 @@ public final class MapDbRecords {
   }
 
   /**
-   * The value of a record's index entry: while unfinished, the codec bytes of a stub of the record
-   * (same id, state and times; no headers, body or response), so listing needs no record read;
-   * nothing once finished.
+   * The value of a record's index entry: while unfinished, its {@link UnfinishedStub} (id and
+   * times), so listing needs no record read; nothing once finished.
    */
   private byte[] indexValue(IntentRecord r) {
     if (r.state().isTerminal()) {
       return EMPTY;
     }
-    return codec.encode(r.toBuilder().headers(Map.of()).body(EMPTY, null).lastResponse(null)
-        .build());
+    return stubs.encode(r);
   }
 
   private static int indexOf(IntentRecord r) {
@@ -264,7 +266,10 @@ public final class MapDbRecords {
   }
 
   private static byte[] indexKey(IntentRecord r, byte[] lookup) {
-    Instant t = r.state().isTerminal() ? r.expiresAt() : r.createdAt();
+    return indexKey(r.state().isTerminal() ? r.expiresAt() : r.createdAt(), lookup);
+  }
+
+  private static byte[] indexKey(Instant t, byte[] lookup) {
     return ByteBuffer.allocate(TIME_BYTES + LOOKUP_BYTES).put(timePrefix(t)).put(lookup).array();
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.spi.DuplicateIntentException;
 import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.crash.CrashWorkload;
@@ -68,7 +67,7 @@ class MapDbPowerLossTest {
   private static void runUntilPowerCut(Path store, Map<String, Long> acknowledged, Loss loss,
       Random random, int acksBeforeCut) throws Exception {
     PowerCutFileIo io = new PowerCutFileIo();
-    MapDbRecords records = new MapDbRecords(new RecordCodec());
+    MapDbRecords records = new MapDbRecords(null);
     MapDbCopies copies = MapDbCopies.open(store, io, JOURNAL_LIMIT, records::checkKey);
     GroupCommitter<MapDbBatch> committer = new GroupCommitter<>("power-cut", copies, 64);
     AtomicBoolean stop = new AtomicBoolean();
