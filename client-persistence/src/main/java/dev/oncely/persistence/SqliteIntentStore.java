@@ -16,6 +16,8 @@ import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
+import dev.oncely.persistence.internal.SqliteReaders;
+import dev.oncely.persistence.internal.SqliteStatements;
 import dev.oncely.persistence.internal.SqliteTransaction;
 import dev.oncely.persistence.internal.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
@@ -31,7 +33,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -80,8 +81,8 @@ public final class SqliteIntentStore implements IntentStore {
   private final RecordCodec codec;
   private final OwnerLock lock;
   private final Connection writer;
-  private final Connection reader;
-  private final ReentrantLock readLock = new ReentrantLock();
+  private final SqliteStatements writes;
+  private final SqliteReaders readers;
   private final ReadCache cache;
   private final GroupCommitter<SqliteTransaction> committer;
   private volatile boolean closed;
@@ -93,7 +94,8 @@ public final class SqliteIntentStore implements IntentStore {
     this.codec = codec;
     this.lock = lock;
     this.writer = connections.writer();
-    this.reader = connections.reader();
+    this.writes = new SqliteStatements(writer);
+    this.readers = new SqliteReaders(connections.readers());
     this.cache = new ReadCache(options);
     this.committer = new GroupCommitter<>(name,
         new SqliteTransactions(writer, name, cache), options.maxBatch());
@@ -146,7 +148,8 @@ public final class SqliteIntentStore implements IntentStore {
       try {
         return new SqliteIntentStore(path, options, codec, lock, connections);
       } catch (RuntimeException | Error e) {
-        SqliteFile.closeAll(e, connections.reader(), connections.writer());
+        SqliteFile.closeAll(e, connections.readers().toArray(new Connection[0]));
+        SqliteFile.closeAll(e, connections.writer());
         throw e;
       }
     } catch (RuntimeException | Error e) {
@@ -181,15 +184,14 @@ public final class SqliteIntentStore implements IntentStore {
             + " is already used by another record in scope '" + id.scope()
             + "' and operation '" + id.operation() + "'");
       }
-      try (PreparedStatement st = c.prepareStatement("INSERT INTO intent"
+      PreparedStatement st = c.prepare("INSERT INTO intent"
           + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-        st.setBytes(1, lookup);
-        st.setBytes(2, business);
-        bindDerived(st, 3, record);
-        st.setBytes(7, bytes);
-        st.executeUpdate();
-      }
+          + " VALUES (?, ?, ?, ?, ?, ?, ?)");
+      st.setBytes(1, lookup);
+      st.setBytes(2, business);
+      bindDerived(st, 3, record);
+      st.setBytes(7, bytes);
+      st.executeUpdate();
       tx.stored(record);
       return null;
     });
@@ -204,26 +206,23 @@ public final class SqliteIntentStore implements IntentStore {
     byte[] bytes = codec.encode(replacement);
     return write("replacing " + id, (tx, c) -> {
       IntentRecord current;
-      try (PreparedStatement st = c.prepareStatement(
-          "SELECT record FROM intent WHERE lookup = ?")) {
-        st.setBytes(1, lookup);
-        try (ResultSet rs = st.executeQuery()) {
-          if (!rs.next()) {
-            return false;
-          }
-          current = decode(rs.getBytes(1), id);
+      PreparedStatement select = c.prepare("SELECT record FROM intent WHERE lookup = ?");
+      select.setBytes(1, lookup);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return false;
         }
+        current = decode(rs.getBytes(1), id);
       }
       if (current.revision() != expected.revision()) {
         return false;
       }
-      try (PreparedStatement st = c.prepareStatement("UPDATE intent SET open_s = ?,"
-          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ? WHERE lookup = ?")) {
-        bindDerived(st, 1, replacement);
-        st.setBytes(5, bytes);
-        st.setBytes(6, lookup);
-        st.executeUpdate();
-      }
+      PreparedStatement st = c.prepare("UPDATE intent SET open_s = ?,"
+          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ? WHERE lookup = ?");
+      bindDerived(st, 1, replacement);
+      st.setBytes(5, bytes);
+      st.setBytes(6, lookup);
+      st.executeUpdate();
       tx.stored(replacement);
       return true;
     });
@@ -238,11 +237,10 @@ public final class SqliteIntentStore implements IntentStore {
 
   private IntentRecord load(IntentId id) {
     return read("reading " + id, c -> {
-      try (PreparedStatement st = c.prepareStatement("SELECT record FROM intent WHERE lookup = ?")) {
-        st.setBytes(1, RecordCodec.lookupKey(id));
-        try (ResultSet rs = st.executeQuery()) {
-          return rs.next() ? decode(rs.getBytes(1), id) : null;
-        }
+      PreparedStatement st = c.prepare("SELECT record FROM intent WHERE lookup = ?");
+      st.setBytes(1, RecordCodec.lookupKey(id));
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? decode(rs.getBytes(1), id) : null;
       }
     });
   }
@@ -255,21 +253,20 @@ public final class SqliteIntentStore implements IntentStore {
         Objects.requireNonNull(businessId, "businessId"));
     checkOpen();
     return Optional.ofNullable(read("finding a business id in " + scope + "/" + operation, c -> {
-      try (PreparedStatement st = c.prepareStatement(
-          "SELECT lookup, record FROM intent WHERE business = ?")) {
-        st.setBytes(1, business);
-        try (ResultSet rs = st.executeQuery()) {
-          if (!rs.next()) {
-            return null;
-          }
-          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-          if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
-              || !businessId.equals(r.businessId())) {
-            throw new StoreCorruptedException(name + ": the business id index points at record "
-                + r.id() + ", which carries another business id");
-          }
-          return r;
+      PreparedStatement st = c.prepare(
+          "SELECT lookup, record FROM intent WHERE business = ?");
+      st.setBytes(1, business);
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) {
+          return null;
         }
+        IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
+        if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
+            || !businessId.equals(r.businessId())) {
+          throw new StoreCorruptedException(name + ": the business id index points at record "
+              + r.id() + ", which carries another business id");
+        }
+        return r;
       }
     }));
   }
@@ -279,9 +276,9 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return read("listing unfinished records", c -> {
       List<IntentRecord> unfinished = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT lookup, record FROM intent"
+      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent"
           + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
-          ResultSet rs = st.executeQuery()) {
+      try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
           if (r.state().isTerminal()) {
@@ -306,9 +303,9 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return read("listing unfinished records", c -> {
       List<UnfinishedEntry> unfinished = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT lookup, record FROM intent"
+      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent"
           + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
-          ResultSet rs = st.executeQuery()) {
+      try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
           if (r.state().isTerminal()) {
@@ -334,16 +331,15 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return write("purging expired records", (tx, c) -> {
       int deleted;
-      try (PreparedStatement st = c.prepareStatement("DELETE FROM intent"
-          + " WHERE purge_s IS NOT NULL AND (purge_s < ? OR (purge_s = ? AND purge_ns <= ?))")) {
-        st.setLong(1, now.getEpochSecond());
-        st.setLong(2, now.getEpochSecond());
-        st.setInt(3, now.getNano());
-        deleted = st.executeUpdate();
-      }
+      PreparedStatement st = c.prepare("DELETE FROM intent"
+          + " WHERE purge_s IS NOT NULL AND (purge_s < ? OR (purge_s = ? AND purge_ns <= ?))");
+      st.setLong(1, now.getEpochSecond());
+      st.setLong(2, now.getEpochSecond());
+      st.setInt(3, now.getNano());
+      deleted = st.executeUpdate();
       if (deleted > 0) {
         tx.deletedSome();
-        try (Statement vacuum = c.createStatement()) {
+        try (Statement vacuum = c.connection().createStatement()) {
           // executeUpdate steps the pragma to completion; execute would free a single page.
           vacuum.executeUpdate("PRAGMA incremental_vacuum");
         }
@@ -372,13 +368,10 @@ public final class SqliteIntentStore implements IntentStore {
     } catch (RuntimeException e) {
       failure = addFailure(failure, e);
     }
-    readLock.lock();
     try {
-      reader.close();
+      readers.close();
     } catch (SQLException e) {
       failure = addFailure(failure, e);
-    } finally {
-      readLock.unlock();
     }
     try {
       writer.close();
@@ -410,12 +403,12 @@ public final class SqliteIntentStore implements IntentStore {
 
   @FunctionalInterface
   private interface SqlRead<R> {
-    R apply(Connection reader) throws SQLException;
+    R apply(SqliteStatements reader) throws SQLException;
   }
 
   @FunctionalInterface
   private interface SqlWrite<R> {
-    R apply(SqliteTransaction transaction, Connection writer) throws SQLException;
+    R apply(SqliteTransaction transaction, SqliteStatements writer) throws SQLException;
   }
 
   /**
@@ -425,7 +418,7 @@ public final class SqliteIntentStore implements IntentStore {
   private <R> R write(String what, SqlWrite<R> body) {
     return committer.execute(tx -> {
       try {
-        return body.apply(tx, tx.connection());
+        return body.apply(tx, writes);
       } catch (SQLException e) {
         tx.failed(e);
         throw SqliteErrors.translate(e, name, what);
@@ -439,18 +432,15 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private <R> R read(String what, SqlRead<R> body) {
-    readLock.lock();
     try {
       checkOpen();
-      return body.apply(reader);
+      return readers.read(body::apply);
     } catch (SQLException e) {
       throw SqliteErrors.translate(e, name, what);
     } catch (StoreException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new StoreException(name + ": " + what + " failed: " + e, e);
-    } finally {
-      readLock.unlock();
     }
   }
 
@@ -491,12 +481,12 @@ public final class SqliteIntentStore implements IntentStore {
         : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
   }
 
-  private static boolean exists(Connection c, String sql, byte[] key) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(sql)) {
-      st.setBytes(1, key);
-      try (ResultSet rs = st.executeQuery()) {
-        return rs.next();
-      }
+  private static boolean exists(SqliteStatements c, String sql, byte[] key)
+      throws SQLException {
+    PreparedStatement st = c.prepare(sql);
+    st.setBytes(1, key);
+    try (ResultSet rs = st.executeQuery()) {
+      return rs.next();
     }
   }
 

@@ -63,8 +63,11 @@ public final class SqliteFile {
       .expiresAt(Instant.EPOCH)
       .build();
 
-  /** The writer (owned by the committer thread) and the reader connection of an open file. */
-  public record Connections(Connection writer, Connection reader) {}
+  /** Read-only connections opened beside the writer. */
+  public static final int READERS = 4;
+
+  /** The writer (owned by the committer thread) and the reader connections of an open file. */
+  public record Connections(Connection writer, List<Connection> readers) {}
 
   private SqliteFile() {}
 
@@ -90,7 +93,7 @@ public final class SqliteFile {
       create(path, codec, encrypted);
     }
     Connection writer = null;
-    Connection reader = null;
+    List<Connection> readers = new ArrayList<>();
     try {
       for (Path file : filesOf(path)) {
         StoreFiles.tightenToOwner(file);
@@ -102,18 +105,21 @@ public final class SqliteFile {
       integrityCheck(writer, path);
       checkMeta(writer, path, codec, encrypted);
       configure(writer, path);
-      reader = connect(path, false);
-      execute(reader, "PRAGMA query_only = ON");
-      execute(reader, "PRAGMA cell_size_check = ON");
-      return new Connections(writer, reader);
+      for (int i = 0; i < READERS; i++) {
+        Connection reader = connect(path, false);
+        readers.add(reader);
+        execute(reader, "PRAGMA query_only = ON");
+        execute(reader, "PRAGMA cell_size_check = ON");
+      }
+      return new Connections(writer, readers);
     } catch (SQLException e) {
-      closeAll(e, reader, writer);
+      closeAll(e, withWriter(readers, writer));
       throw SqliteErrors.translate(e, path.toString(), "opening the store");
     } catch (IOException e) {
-      closeAll(e, reader, writer);
+      closeAll(e, withWriter(readers, writer));
       throw new StoreException(path + ": opening the store failed: " + e, e);
     } catch (RuntimeException e) {
-      closeAll(e, reader, writer);
+      closeAll(e, withWriter(readers, writer));
       if (e instanceof StoreException store) {
         throw store;
       }
@@ -279,6 +285,12 @@ public final class SqliteFile {
 
   private static Path sibling(Path path, String suffix) {
     return path.resolveSibling(path.getFileName() + suffix);
+  }
+
+  private static Connection[] withWriter(List<Connection> readers, Connection writer) {
+    List<Connection> all = new ArrayList<>(readers);
+    all.add(writer);
+    return all.toArray(new Connection[0]);
   }
 
   /** Closes each non-null connection, adding close failures to {@code primary}. */
