@@ -263,7 +263,7 @@ public final class MapDbIntentStore implements IntentStore {
     return "MapDbIntentStore{" + path + "}";
   }
 
-  /** Group commits on the two copies, plus the read cache and compaction after each commit. */
+  /** Group commits through the journal, plus the read cache and compaction after each commit. */
   private final class Commits implements GroupCommitter.Transactions<MapDbBatch> {
     @Override
     public MapDbBatch begin() {

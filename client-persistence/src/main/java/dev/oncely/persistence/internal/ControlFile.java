@@ -19,7 +19,7 @@ import java.util.zip.CRC32;
  * <p>Layout: two slots at offsets 0 and {@value #SLOT_DISTANCE}, written in turn, so a torn write
  * can only damage the slot being written; the valid slot with the higher write counter wins.
  * <pre>
- *   magic "OMDB" | version u8 | trusted copy u8 (0 = a, 1 = b) | pad u16
+ *   magic "OMDB" | version u8 | image copy u8 (0 = a, 1 = b) | pad u16
  *   write counter i64 | commit sequence i64 | image length i64 | image crc32 u32
  *   crc32 u32 over the 36 bytes before it
  * </pre>
