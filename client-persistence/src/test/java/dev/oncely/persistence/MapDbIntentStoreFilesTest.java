@@ -173,6 +173,22 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
+  void a_clean_close_leaves_an_empty_journal_and_two_equal_copies() throws Exception {
+    List<IntentRecord> written;
+    try (MapDbIntentStore s = MapDbIntentStore.open(store(),
+        StoreOptions.builder().journalLimit(4096).build())) {
+      written = fill(s, 40);
+    }
+    assertThat(Files.size(dir.resolve("intents.db.journal"))).isZero();
+    assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
+        .as("the working copy is a byte copy of the image, so the next open copies nothing")
+        .isEqualTo(-1L);
+    assertThat(openAndCompare(store(), written)).isEqualTo("recovered");
+    assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
+        .isEqualTo(-1L);
+  }
+
+  @Test
   void a_damaged_copy_after_a_clean_close_is_rebuilt_from_the_other() throws Exception {
     List<IntentRecord> written;
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
