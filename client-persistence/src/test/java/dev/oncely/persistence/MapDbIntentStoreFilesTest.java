@@ -420,6 +420,23 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
+  void a_store_of_the_first_layout_is_refused_untouched_and_never_quarantined() throws Exception {
+    byte[] slot = new byte[28];
+    ByteBuffer.wrap(slot).put(new byte[] {'O', 'M', 'D', 'B', 1, 0, 1, 0}).putLong(1).putLong(7);
+    CRC32 crc = new CRC32();
+    crc.update(slot, 0, 24);
+    ByteBuffer.wrap(slot, 24, 4).putInt((int) crc.getValue());
+    Files.write(store(), slot);
+    StoreOptions quarantine = StoreOptions.builder()
+        .corruptionPolicy(CorruptionPolicy.QUARANTINE).build();
+    assertThatThrownBy(() -> MapDbIntentStore.open(store(), quarantine))
+        .isInstanceOf(StoreException.class)
+        .isNotInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("version 1");
+    assertThat(Files.readAllBytes(store())).isEqualTo(slot);
+  }
+
+  @Test
   void a_wrong_encryption_key_is_a_clear_error_at_open() {
     StoreOptions key1 = StoreOptions.builder()
         .encryption(StoreEncryption.aes256Gcm(new byte[32])).build();
