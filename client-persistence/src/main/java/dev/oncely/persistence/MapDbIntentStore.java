@@ -164,8 +164,9 @@ public final class MapDbIntentStore implements IntentStore {
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
     checkOpen();
+    MapDbRecords.Encoded encoded = records.encode(record);
     committer.execute(batch -> {
-      records.create(batch, record);
+      records.create(batch, encoded);
       return null;
     });
   }
@@ -174,7 +175,8 @@ public final class MapDbIntentStore implements IntentStore {
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
     StoreRules.checkReplacement(expected, replacement);
     checkOpen();
-    return committer.execute(batch -> records.compareAndSet(batch, expected, replacement));
+    MapDbRecords.Encoded encoded = records.encode(replacement);
+    return committer.execute(batch -> records.compareAndSet(batch, expected, encoded));
   }
 
   @Override

@@ -81,16 +81,17 @@ class MapDbPowerLossTest {
           try {
             IntentRecord current = copies.read(f -> records.get(f, CrashWorkload.id(key)));
             if (current == null) {
-              IntentRecord created = CrashWorkload.record(key, 0);
+              MapDbRecords.Encoded created = records.encode(CrashWorkload.record(key, 0));
               committer.execute(b -> {
                 records.create(b, created);
                 return null;
               });
               acknowledged.merge(key, 0L, Math::max);
             } else {
-              IntentRecord next = CrashWorkload.record(key, current.revision() + 1);
+              long revision = current.revision() + 1;
+              MapDbRecords.Encoded next = records.encode(CrashWorkload.record(key, revision));
               if (committer.execute(b -> records.compareAndSet(b, current, next))) {
-                acknowledged.merge(key, next.revision(), Math::max);
+                acknowledged.merge(key, revision, Math::max);
               }
             }
             acks.incrementAndGet();

@@ -26,8 +26,8 @@ class MapDbRecordsTest {
       IntentRecord done = fullRecord("t", "op", "done").toBuilder()
           .state(IntentState.COMPLETED).build();
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, open);
-      records.create(batch, done);
+      records.create(batch, records.encode(open));
+      records.create(batch, records.encode(done));
       batch.apply();
       file.put(MapDbFile.RECORDS, RecordCodec.lookupKey(open.id()), new byte[] {1, 2, 3});
       file.put(MapDbFile.RECORDS, RecordCodec.lookupKey(done.id()), new byte[] {1, 2, 3});
@@ -46,8 +46,8 @@ class MapDbRecordsTest {
       IntentRecord a = fullRecord("t", "op", "a");
       IntentRecord b = fullRecord("t", "op", "b");
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, a);
-      records.create(batch, b);
+      records.create(batch, records.encode(a));
+      records.create(batch, records.encode(b));
       batch.apply();
       byte[] bBytes = file.get(MapDbFile.RECORDS, RecordCodec.lookupKey(b.id()));
       file.put(MapDbFile.RECORDS, RecordCodec.lookupKey(a.id()), bBytes);
@@ -66,8 +66,8 @@ class MapDbRecordsTest {
       IntentRecord a = fullRecord("t", "op", "a");
       IntentRecord b = fullRecord("t", "op", "b");
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, a);
-      records.create(batch, b);
+      records.create(batch, records.encode(a));
+      records.create(batch, records.encode(b));
       batch.apply();
       byte[] first = null;
       byte[] secondValue = null;
@@ -90,9 +90,9 @@ class MapDbRecordsTest {
     try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
       IntentRecord r = fullRecord("t", "op", "k");
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, r);
+      records.create(batch, records.encode(r));
       IntentRecord next = r.successor().state(IntentState.COMPLETED).build();
-      assertThat(records.compareAndSet(batch, r, next)).isTrue();
+      assertThat(records.compareAndSet(batch, r, records.encode(next))).isTrue();
 
       assertThat(records.get(file, r.id())).isNull();
       assertThat(records.listUnfinishedIds(file)).isEmpty();
