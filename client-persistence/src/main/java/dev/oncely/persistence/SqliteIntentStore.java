@@ -18,6 +18,7 @@ import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
 import dev.oncely.persistence.internal.SqliteReaders;
 import dev.oncely.persistence.internal.SqliteStatements;
+import dev.oncely.persistence.internal.UnfinishedStub;
 import dev.oncely.persistence.internal.SqliteTransaction;
 import dev.oncely.persistence.internal.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
@@ -79,6 +80,7 @@ public final class SqliteIntentStore implements IntentStore {
   private final Path path;
   private final String name;
   private final RecordCodec codec;
+  private final UnfinishedStub stubs;
   private final OwnerLock lock;
   private final Connection writer;
   private final SqliteStatements writes;
@@ -92,6 +94,7 @@ public final class SqliteIntentStore implements IntentStore {
     this.path = path;
     this.name = path.toString();
     this.codec = codec;
+    this.stubs = new UnfinishedStub(options.encryption());
     this.lock = lock;
     this.writer = connections.writer();
     this.writes = new SqliteStatements(writer);
@@ -175,6 +178,7 @@ public final class SqliteIntentStore implements IntentStore {
     byte[] lookup = RecordCodec.lookupKey(id);
     byte[] business = businessKey(record);
     byte[] bytes = codec.encode(record);
+    byte[] stub = stubOf(record);
     write("creating " + id, (tx, c) -> {
       if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
         throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
@@ -185,12 +189,13 @@ public final class SqliteIntentStore implements IntentStore {
             + "' and operation '" + id.operation() + "'");
       }
       PreparedStatement st = c.prepare("INSERT INTO intent"
-          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?)");
+          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
       st.setBytes(1, lookup);
       st.setBytes(2, business);
       bindDerived(st, 3, record);
       st.setBytes(7, bytes);
+      st.setBytes(8, stub);
       st.executeUpdate();
       tx.stored(record);
       return null;
@@ -204,6 +209,7 @@ public final class SqliteIntentStore implements IntentStore {
     IntentId id = expected.id();
     byte[] lookup = RecordCodec.lookupKey(id);
     byte[] bytes = codec.encode(replacement);
+    byte[] stub = stubOf(replacement);
     return write("replacing " + id, (tx, c) -> {
       IntentRecord current;
       PreparedStatement select = c.prepare("SELECT record FROM intent WHERE lookup = ?");
@@ -218,10 +224,11 @@ public final class SqliteIntentStore implements IntentStore {
         return false;
       }
       PreparedStatement st = c.prepare("UPDATE intent SET open_s = ?,"
-          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ? WHERE lookup = ?");
+          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ?, stub = ? WHERE lookup = ?");
       bindDerived(st, 1, replacement);
       st.setBytes(5, bytes);
-      st.setBytes(6, lookup);
+      st.setBytes(6, stub);
+      st.setBytes(7, lookup);
       st.executeUpdate();
       tx.stored(replacement);
       return true;
@@ -295,28 +302,51 @@ public final class SqliteIntentStore implements IntentStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Streams the unfinished index and keeps only each record's id and times: one record at a
-   * time is in memory, whatever its body size.
+   * <p>Streams the unfinished index and reads each row's {@code stub} column (id and times,
+   * checksummed, the key sealed when the store encrypts), never the record; a row written before
+   * the column existed is listed from its record. Either way one row at a time is in memory.
    */
   @Override
   public List<UnfinishedEntry> listUnfinishedIds() {
     checkOpen();
     return read("listing unfinished records", c -> {
       List<UnfinishedEntry> unfinished = new ArrayList<>();
-      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent"
+      PreparedStatement st = c.prepare("SELECT lookup, stub,"
+          + " CASE WHEN stub IS NULL THEN record END FROM intent"
           + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
-          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-          if (r.state().isTerminal()) {
-            throw new StoreCorruptedException(name + ": record " + r.id() + " is "
-                + r.state() + " but listed in the unfinished index");
-          }
-          unfinished.add(UnfinishedEntry.of(r));
+          byte[] lookup = rs.getBytes(1);
+          byte[] stub = rs.getBytes(2);
+          unfinished.add(stub != null ? entryOf(lookup, stub)
+              : UnfinishedEntry.of(unfinishedRow(lookup, rs.getBytes(3))));
         }
       }
       return unfinished;
     });
+  }
+
+  private UnfinishedEntry entryOf(byte[] lookup, byte[] stub) {
+    UnfinishedEntry e = stubs.decode(stub, name + ": row " + hexPrefix(lookup));
+    if (!Arrays.equals(RecordCodec.lookupKey(e.id()), lookup)) {
+      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " lists "
+          + e.id() + ", which belongs under another key");
+    }
+    return e;
+  }
+
+  private IntentRecord unfinishedRow(byte[] lookup, byte[] bytes) {
+    IntentRecord r = decodeRow(lookup, bytes);
+    if (r.state().isTerminal()) {
+      throw new StoreCorruptedException(name + ": record " + r.id() + " is "
+          + r.state() + " but listed in the unfinished index");
+    }
+    return r;
+  }
+
+  /** The stub column of {@code r}: its id and times while unfinished, null once terminal. */
+  private byte[] stubOf(IntentRecord r) {
+    return r.state().isTerminal() ? null : stubs.encode(r);
   }
 
   /**

@@ -43,7 +43,8 @@ public final class SqliteFile {
           + " business BLOB UNIQUE,"
           + " open_s INTEGER, open_ns INTEGER,"
           + " purge_s INTEGER, purge_ns INTEGER,"
-          + " record BLOB NOT NULL)",
+          + " record BLOB NOT NULL,"
+          + " stub BLOB)",
       "CREATE INDEX intent_unfinished ON intent(open_s, open_ns) WHERE open_s IS NOT NULL",
       "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
 
@@ -105,6 +106,7 @@ public final class SqliteFile {
       integrityCheck(writer, path);
       checkMeta(writer, path, codec, encrypted);
       configure(writer, path);
+      addStubColumn(writer);
       for (int i = 0; i < READERS; i++) {
         Connection reader = connect(path, false);
         readers.add(reader);
@@ -196,6 +198,21 @@ public final class SqliteFile {
     }
     execute(c, "PRAGMA synchronous = FULL");
     execute(c, "PRAGMA cell_size_check = ON");
+  }
+
+  /**
+   * Adds the {@code stub} column (issue 11) to a table created without it. Old rows keep a null
+   * stub and are listed from their record; an older library ignores the column.
+   */
+  private static void addStubColumn(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT 1 FROM pragma_table_info('intent')"
+            + " WHERE name = 'stub'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    execute(c, "ALTER TABLE intent ADD COLUMN stub BLOB");
   }
 
   /**

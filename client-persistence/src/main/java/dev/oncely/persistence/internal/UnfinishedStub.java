@@ -19,7 +19,8 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 
 /**
- * The value of an unfinished-index entry in the MapDB engine: just enough of a record to list it
+ * The unfinished-index value of the MapDB engine and the {@code stub} column of the SQLite
+ * engine: just enough of a record to list it
  * for resume ({@link UnfinishedEntry}: id, creation and next-attempt time), small and quick to
  * decode, so listing 100,000 unfinished records reads no record. Thread-safe.
  *
@@ -29,7 +30,7 @@ import javax.crypto.spec.GCMParameterSpec;
  * associated data) | crc32 u32}. The key is sealed whenever the store encrypts records, like the
  * record codec does.
  */
-final class UnfinishedStub {
+public final class UnfinishedStub {
   private static final int VERSION = 1;
   private static final int FLAG_SEALED = 1;
   private static final int NONCE_BYTES = 12;
@@ -38,12 +39,13 @@ final class UnfinishedStub {
   private final StoreEncryption encryption;
   private final SecureRandom random = new SecureRandom();
 
-  UnfinishedStub(StoreEncryption encryption) {
+  /** Stubs whose key is sealed with {@code encryption}, or plain when it is null. */
+  public UnfinishedStub(StoreEncryption encryption) {
     this.encryption = encryption;
   }
 
-  /** The stub bytes of {@code record}. */
-  byte[] encode(IntentRecord r) {
+  /** The stub bytes of {@code r}. */
+  public byte[] encode(IntentRecord r) {
     byte[] scope = utf8(r.id().scope());
     byte[] operation = utf8(r.id().operation());
     byte[] key = utf8(r.id().key());
@@ -72,7 +74,7 @@ final class UnfinishedStub {
    * @throws StoreCorruptedException if it fails its checksum or is malformed
    * @throws StoreEncryptionException if it was sealed with another key, or the store is plain
    */
-  UnfinishedEntry decode(byte[] bytes, String where) {
+  public UnfinishedEntry decode(byte[] bytes, String where) {
     if (bytes.length < 4) {
       throw new StoreCorruptedException(where + ": unfinished index value of " + bytes.length
           + " bytes");
