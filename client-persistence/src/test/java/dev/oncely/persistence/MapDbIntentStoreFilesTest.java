@@ -189,6 +189,12 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
+  void a_journal_limit_below_one_byte_is_refused() {
+    assertThatThrownBy(() -> StoreOptions.builder().journalLimit(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("journalLimit");
+  }
+
+  @Test
   void a_damaged_copy_after_a_clean_close_is_rebuilt_from_the_other() throws Exception {
     List<IntentRecord> written;
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
