@@ -7,13 +7,14 @@ import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.client.spi.StoreRules;
+import dev.oncely.client.spi.UnfinishedEntry;
+import dev.oncely.persistence.internal.FileIo;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.MapDbBatch;
 import dev.oncely.persistence.internal.MapDbCopies;
 import dev.oncely.persistence.internal.MapDbRecords;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -24,47 +25,57 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A durable {@link IntentStore} on MapDB 3 that keeps its promise although MapDB does not: a
- * record acknowledged as durable is never lost and never silently wrong after any crash, including
- * a kill inside MapDB's own commit (MapDB never replays its write-ahead log, so such a kill can
- * leave a MapDB file half-copied and still openable).
+ * A durable {@link IntentStore} on MapDB 3 whose commit is one checksummed append plus one
+ * {@code force} per group commit: a record acknowledged as durable is never lost and never
+ * silently wrong after any crash or power cut, and the files always open (or fail with a typed
+ * error naming the path).
  *
  * <p><b>Layout</b> for {@code open(dir/intents.db)}:
  * <ul>
+ *   <li>{@code intents.db.journal}: the commit log. One frame per group commit: magic, payload
+ *       length, commit sequence number, CRC32 of the payload, CRC32 of the header, then the
+ *       group's changes (map, key, value or removal);
+ *   <li>{@code intents.db.a}, {@code intents.db.b}: two MapDB files ({@code StoreDirect}: no
+ *       write-ahead log, no transactions; memory-mapped), BTreeMaps of {@code byte[]}: records by
+ *       SHA-256 lookup key, an index of unfinished records by creation time (each entry a small
+ *       stub: id and due time), an index of finished records by expiry, business ids. One is the
+ *       <em>checkpoint image</em>, never written while it is one; the other is the <em>working
+ *       copy</em> that readers read and group commits change in place;
  *   <li>{@code intents.db}: the control file, two checksummed slots written in turn, naming the
- *       <em>trusted</em> copy and its commit sequence number;
- *   <li>{@code intents.db.a}, {@code intents.db.b}: two MapDB files (transactions on, BTreeMaps
- *       of {@code byte[]}: records by SHA-256 lookup key, an index of unfinished records by
- *       creation time, an index of finished records by expiry, business ids); MapDB adds
- *       {@code .wal.N} logs beside them while it commits;
+ *       image, its commit sequence number, its length and its CRC32;
  *   <li>{@code intents.db.lock}: the owner lock ({@link java.nio.channels.FileChannel#tryLock}).
  * </ul>
  * Every record value is the {@code RecordCodec} format: versioned, CRC32-checked, optionally
- * AES-256-GCM sealed ({@link StoreOptions.Builder#encryption}).
+ * AES-256-GCM sealed ({@link StoreOptions.Builder#encryption}); the stubs seal the key likewise.
  *
- * <p><b>Commit point.</b> Writes from all threads are grouped; each group commit is applied to the
- * <em>untrusted</em> copy (after replaying the previous group, so it catches up), committed by
- * MapDB (log, copy, fsync), and then the control file is rewritten (positional write + fsync) to
- * name that copy as trusted. That control write is the commit point; a caller returns only after
- * it. The trusted copy is never written while trusted.
+ * <p><b>Commit point.</b> Writes from all threads are grouped. A group's writes run against the
+ * working copy plus the group's own pending changes; then its frame is appended to the journal and
+ * forced. <b>That force is the commit point</b>: only after it are the changes applied to the
+ * working copy (readers kept out for those microseconds) and the callers released.
  *
- * <p><b>Crash semantics.</b> A crash before the control write leaves the previous trusted copy
- * untouched: the interrupted group was not acknowledged and is absent. A crash after it finds the
- * new copy complete. On open the trusted copy is checked (commit sequence, every tree node read)
- * and the other copy is replaced by a file copy of it. Damage that is not a crash (a truncated,
- * overwritten or bit-flipped file) is caught by the control slots' and records' checksums, by
- * checking each record belongs under its key, and by the node walk on open; a copy that fails is
- * replaced from the other when both were known to be identical (after a clean close), and
- * otherwise opening fails with {@link StoreCorruptedException} naming the path, or, under
- * {@link CorruptionPolicy#QUARANTINE}, moves every store file aside and starts empty.
+ * <p><b>Checkpoint</b> (journal over {@link StoreOptions.Builder#journalLimit}, default 64 MiB;
+ * after a purge that deleted records, rebuilt so the files shrink; at close): close and force the
+ * working copy, write "image = this copy, commit n, length, CRC32" to the control file and force
+ * it, empty the journal, copy the new image over the old one, which becomes the working copy.
+ *
+ * <p><b>Crash semantics.</b> After a crash the working copy is distrusted: it is rebuilt by copying
+ * the image (checked against length and CRC32 first) and replaying the journal frames after the
+ * image's commit. A kill or power cut before a frame's force leaves a torn tail, which fails its
+ * checksum and is dropped: it was never acknowledged. A frame that is complete but fails its
+ * checksum, a gap in the sequence numbers, or an image that fails its checksum while the other
+ * copy is not an exact copy of it, is damage: {@link StoreCorruptedException} naming the path (or,
+ * under {@link CorruptionPolicy#QUARANTINE}, every file moved aside and an empty store). A crash
+ * inside a checkpoint finds either the old image and the whole journal, or the new image and
+ * frames it already holds (skipped by sequence number).
  *
  * <p><b>File-system assumptions.</b> {@code force} reaches stable storage; a rename and a
- * directory fsync are atomic and durable; a 28-byte write at a 4096-byte-aligned offset never
+ * directory fsync are atomic and durable; a 40-byte write at a 4096-byte-aligned offset never
  * damages bytes outside its own 4 KiB block. Local disks only: network file systems may not honour
- * locks or fsync. Files are created owner-only (POSIX 600) where POSIX permissions exist.
+ * locks, fsync or shared memory maps. Files are created owner-only (POSIX 600) where POSIX
+ * permissions exist.
  *
- * <p>Thread-safe; share one instance. Reads do not wait for commits. Purging finished records
- * rewrites both copies so space goes back to the file system; writes wait meanwhile.
+ * <p>Thread-safe; share one instance. Reads never wait for a force, only for the short application
+ * of a committed group or a checkpoint's swap of the copies.
  */
 public final class MapDbIntentStore implements IntentStore {
   private static final Logger LOG = Logger.getLogger(MapDbIntentStore.class.getName());
@@ -98,7 +109,8 @@ public final class MapDbIntentStore implements IntentStore {
 
   /**
    * Opens the store whose control file is {@code file}, creating it (and its directory,
-   * owner-only) when missing. Returns once the store is verified and both copies match.
+   * owner-only) when missing. Returns once the checkpoint image matched its checksum, the working
+   * copy is rebuilt from it where needed and the journal is replayed.
    *
    * @throws StoreLockedException if another process or another instance in this JVM has it open
    * @throws StoreCorruptedException if its files fail verification and the policy is
@@ -113,7 +125,7 @@ public final class MapDbIntentStore implements IntentStore {
     StoreFiles.checkDirectory(path);
     OwnerLock lock = OwnerLock.acquire(path);
     try {
-      MapDbRecords records = new MapDbRecords(new RecordCodec(options.encryption()));
+      MapDbRecords records = new MapDbRecords(options.encryption());
       MapDbCopies copies = openCopies(path, records, options);
       return new MapDbIntentStore(path, lock, copies, records, options);
     } catch (RuntimeException | Error e) {
@@ -128,18 +140,19 @@ public final class MapDbIntentStore implements IntentStore {
 
   private static MapDbCopies openCopies(Path path, MapDbRecords records, StoreOptions options) {
     try {
-      return openChecked(path, records);
+      return openChecked(path, records, options);
     } catch (StoreCorruptedException e) {
       if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
         throw e;
       }
       StoreFiles.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
-      return openChecked(path, records);
+      return openChecked(path, records, options);
     }
   }
 
-  private static MapDbCopies openChecked(Path path, MapDbRecords records) {
-    return MapDbCopies.open(path, records::verify);
+  private static MapDbCopies openChecked(Path path, MapDbRecords records,
+      StoreOptions options) {
+    return MapDbCopies.open(path, FileIo.DEFAULT, options.journalLimit(), records::checkKey);
   }
 
   /** The control file's path; the other files sit beside it. */
@@ -151,8 +164,9 @@ public final class MapDbIntentStore implements IntentStore {
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
     checkOpen();
+    MapDbRecords.Encoded encoded = records.encode(record);
     committer.execute(batch -> {
-      records.create(batch, record);
+      records.create(batch, encoded);
       return null;
     });
   }
@@ -161,7 +175,8 @@ public final class MapDbIntentStore implements IntentStore {
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
     StoreRules.checkReplacement(expected, replacement);
     checkOpen();
-    return committer.execute(batch -> records.compareAndSet(batch, expected, replacement));
+    MapDbRecords.Encoded encoded = records.encode(replacement);
+    return committer.execute(batch -> records.compareAndSet(batch, expected, encoded));
   }
 
   @Override
@@ -190,6 +205,12 @@ public final class MapDbIntentStore implements IntentStore {
   }
 
   @Override
+  public List<UnfinishedEntry> listUnfinishedIds() {
+    checkOpen();
+    return copies.read(records::listUnfinishedIds);
+  }
+
+  @Override
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
     checkOpen();
@@ -197,8 +218,9 @@ public final class MapDbIntentStore implements IntentStore {
   }
 
   /**
-   * Commits what is queued, brings the second copy up to date (so either copy can stand in for
-   * the other at the next open), and releases files and the lock. Idempotent.
+   * Commits what is queued, checkpoints (so the journal is empty and both copies are equal, and
+   * either can stand in for the other at the next open), and releases files and the lock.
+   * Idempotent.
    */
   @Override
   public void close() {
@@ -211,7 +233,6 @@ public final class MapDbIntentStore implements IntentStore {
     RuntimeException failure = null;
     try {
       committer.close();
-      copies.syncOther();
     } catch (RuntimeException e) {
       failure = e;
     }
@@ -244,7 +265,7 @@ public final class MapDbIntentStore implements IntentStore {
     return "MapDbIntentStore{" + path + "}";
   }
 
-  /** Group commits on the two copies, plus the read cache and compaction after each commit. */
+  /** Group commits through the journal, plus the read cache and compaction after each commit. */
   private final class Commits implements GroupCommitter.Transactions<MapDbBatch> {
     @Override
     public MapDbBatch begin() {

@@ -8,6 +8,7 @@ import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.client.spi.StoreRules;
+import dev.oncely.client.spi.UnfinishedEntry;
 import dev.oncely.persistence.internal.BusinessKey;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.OwnerLock;
@@ -15,6 +16,9 @@ import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
+import dev.oncely.persistence.internal.SqliteReaders;
+import dev.oncely.persistence.internal.SqliteStatements;
+import dev.oncely.persistence.internal.UnfinishedStub;
 import dev.oncely.persistence.internal.SqliteTransaction;
 import dev.oncely.persistence.internal.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
@@ -30,7 +34,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -77,10 +80,11 @@ public final class SqliteIntentStore implements IntentStore {
   private final Path path;
   private final String name;
   private final RecordCodec codec;
+  private final UnfinishedStub stubs;
   private final OwnerLock lock;
   private final Connection writer;
-  private final Connection reader;
-  private final ReentrantLock readLock = new ReentrantLock();
+  private final SqliteStatements writes;
+  private final SqliteReaders readers;
   private final ReadCache cache;
   private final GroupCommitter<SqliteTransaction> committer;
   private volatile boolean closed;
@@ -90,9 +94,11 @@ public final class SqliteIntentStore implements IntentStore {
     this.path = path;
     this.name = path.toString();
     this.codec = codec;
+    this.stubs = new UnfinishedStub(options.encryption());
     this.lock = lock;
     this.writer = connections.writer();
-    this.reader = connections.reader();
+    this.writes = new SqliteStatements(writer);
+    this.readers = new SqliteReaders(connections.readers());
     this.cache = new ReadCache(options);
     this.committer = new GroupCommitter<>(name,
         new SqliteTransactions(writer, name, cache), options.maxBatch());
@@ -145,7 +151,8 @@ public final class SqliteIntentStore implements IntentStore {
       try {
         return new SqliteIntentStore(path, options, codec, lock, connections);
       } catch (RuntimeException | Error e) {
-        SqliteFile.closeAll(e, connections.reader(), connections.writer());
+        SqliteFile.closeAll(e, connections.readers().toArray(new Connection[0]));
+        SqliteFile.closeAll(e, connections.writer());
         throw e;
       }
     } catch (RuntimeException | Error e) {
@@ -171,6 +178,7 @@ public final class SqliteIntentStore implements IntentStore {
     byte[] lookup = RecordCodec.lookupKey(id);
     byte[] business = businessKey(record);
     byte[] bytes = codec.encode(record);
+    byte[] stub = stubOf(record);
     write("creating " + id, (tx, c) -> {
       if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
         throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
@@ -180,15 +188,15 @@ public final class SqliteIntentStore implements IntentStore {
             + " is already used by another record in scope '" + id.scope()
             + "' and operation '" + id.operation() + "'");
       }
-      try (PreparedStatement st = c.prepareStatement("INSERT INTO intent"
-          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-        st.setBytes(1, lookup);
-        st.setBytes(2, business);
-        bindDerived(st, 3, record);
-        st.setBytes(7, bytes);
-        st.executeUpdate();
-      }
+      PreparedStatement st = c.prepare("INSERT INTO intent"
+          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+      st.setBytes(1, lookup);
+      st.setBytes(2, business);
+      bindDerived(st, 3, record);
+      st.setBytes(7, bytes);
+      st.setBytes(8, stub);
+      st.executeUpdate();
       tx.stored(record);
       return null;
     });
@@ -201,28 +209,27 @@ public final class SqliteIntentStore implements IntentStore {
     IntentId id = expected.id();
     byte[] lookup = RecordCodec.lookupKey(id);
     byte[] bytes = codec.encode(replacement);
+    byte[] stub = stubOf(replacement);
     return write("replacing " + id, (tx, c) -> {
       IntentRecord current;
-      try (PreparedStatement st = c.prepareStatement(
-          "SELECT record FROM intent WHERE lookup = ?")) {
-        st.setBytes(1, lookup);
-        try (ResultSet rs = st.executeQuery()) {
-          if (!rs.next()) {
-            return false;
-          }
-          current = decode(rs.getBytes(1), id);
+      PreparedStatement select = c.prepare("SELECT record FROM intent WHERE lookup = ?");
+      select.setBytes(1, lookup);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          return false;
         }
+        current = decode(rs.getBytes(1), id);
       }
       if (current.revision() != expected.revision()) {
         return false;
       }
-      try (PreparedStatement st = c.prepareStatement("UPDATE intent SET open_s = ?,"
-          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ? WHERE lookup = ?")) {
-        bindDerived(st, 1, replacement);
-        st.setBytes(5, bytes);
-        st.setBytes(6, lookup);
-        st.executeUpdate();
-      }
+      PreparedStatement st = c.prepare("UPDATE intent SET open_s = ?,"
+          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ?, stub = ? WHERE lookup = ?");
+      bindDerived(st, 1, replacement);
+      st.setBytes(5, bytes);
+      st.setBytes(6, stub);
+      st.setBytes(7, lookup);
+      st.executeUpdate();
       tx.stored(replacement);
       return true;
     });
@@ -237,11 +244,10 @@ public final class SqliteIntentStore implements IntentStore {
 
   private IntentRecord load(IntentId id) {
     return read("reading " + id, c -> {
-      try (PreparedStatement st = c.prepareStatement("SELECT record FROM intent WHERE lookup = ?")) {
-        st.setBytes(1, RecordCodec.lookupKey(id));
-        try (ResultSet rs = st.executeQuery()) {
-          return rs.next() ? decode(rs.getBytes(1), id) : null;
-        }
+      PreparedStatement st = c.prepare("SELECT record FROM intent WHERE lookup = ?");
+      st.setBytes(1, RecordCodec.lookupKey(id));
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? decode(rs.getBytes(1), id) : null;
       }
     });
   }
@@ -254,21 +260,20 @@ public final class SqliteIntentStore implements IntentStore {
         Objects.requireNonNull(businessId, "businessId"));
     checkOpen();
     return Optional.ofNullable(read("finding a business id in " + scope + "/" + operation, c -> {
-      try (PreparedStatement st = c.prepareStatement(
-          "SELECT lookup, record FROM intent WHERE business = ?")) {
-        st.setBytes(1, business);
-        try (ResultSet rs = st.executeQuery()) {
-          if (!rs.next()) {
-            return null;
-          }
-          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-          if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
-              || !businessId.equals(r.businessId())) {
-            throw new StoreCorruptedException(name + ": the business id index points at record "
-                + r.id() + ", which carries another business id");
-          }
-          return r;
+      PreparedStatement st = c.prepare(
+          "SELECT lookup, record FROM intent WHERE business = ?");
+      st.setBytes(1, business);
+      try (ResultSet rs = st.executeQuery()) {
+        if (!rs.next()) {
+          return null;
         }
+        IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
+        if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
+            || !businessId.equals(r.businessId())) {
+          throw new StoreCorruptedException(name + ": the business id index points at record "
+              + r.id() + ", which carries another business id");
+        }
+        return r;
       }
     }));
   }
@@ -278,9 +283,9 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return read("listing unfinished records", c -> {
       List<IntentRecord> unfinished = new ArrayList<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT lookup, record FROM intent"
+      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent"
           + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
-          ResultSet rs = st.executeQuery()) {
+      try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
           if (r.state().isTerminal()) {
@@ -297,6 +302,56 @@ public final class SqliteIntentStore implements IntentStore {
   /**
    * {@inheritDoc}
    *
+   * <p>Streams the unfinished index and reads each row's {@code stub} column (id and times,
+   * checksummed, the key sealed when the store encrypts), never the record; a row written before
+   * the column existed is listed from its record. Either way one row at a time is in memory.
+   */
+  @Override
+  public List<UnfinishedEntry> listUnfinishedIds() {
+    checkOpen();
+    return read("listing unfinished records", c -> {
+      List<UnfinishedEntry> unfinished = new ArrayList<>();
+      PreparedStatement st = c.prepare("SELECT lookup, stub,"
+          + " CASE WHEN stub IS NULL THEN record END FROM intent"
+          + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          byte[] lookup = rs.getBytes(1);
+          byte[] stub = rs.getBytes(2);
+          unfinished.add(stub != null ? entryOf(lookup, stub)
+              : UnfinishedEntry.of(unfinishedRow(lookup, rs.getBytes(3))));
+        }
+      }
+      return unfinished;
+    });
+  }
+
+  private UnfinishedEntry entryOf(byte[] lookup, byte[] stub) {
+    UnfinishedEntry e = stubs.decode(stub, name + ": row " + hexPrefix(lookup));
+    if (!Arrays.equals(RecordCodec.lookupKey(e.id()), lookup)) {
+      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " lists "
+          + e.id() + ", which belongs under another key");
+    }
+    return e;
+  }
+
+  private IntentRecord unfinishedRow(byte[] lookup, byte[] bytes) {
+    IntentRecord r = decodeRow(lookup, bytes);
+    if (r.state().isTerminal()) {
+      throw new StoreCorruptedException(name + ": record " + r.id() + " is "
+          + r.state() + " but listed in the unfinished index");
+    }
+    return r;
+  }
+
+  /** The stub column of {@code r}: its id and times while unfinished, null once terminal. */
+  private byte[] stubOf(IntentRecord r) {
+    return r.state().isTerminal() ? null : stubs.encode(r);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
    * <p>The freed pages are returned to the file system with {@code PRAGMA incremental_vacuum} in
    * the same commit; the file shrinks when SQLite next checkpoints its WAL (at the latest on close).
    */
@@ -306,16 +361,15 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return write("purging expired records", (tx, c) -> {
       int deleted;
-      try (PreparedStatement st = c.prepareStatement("DELETE FROM intent"
-          + " WHERE purge_s IS NOT NULL AND (purge_s < ? OR (purge_s = ? AND purge_ns <= ?))")) {
-        st.setLong(1, now.getEpochSecond());
-        st.setLong(2, now.getEpochSecond());
-        st.setInt(3, now.getNano());
-        deleted = st.executeUpdate();
-      }
+      PreparedStatement st = c.prepare("DELETE FROM intent"
+          + " WHERE purge_s IS NOT NULL AND (purge_s < ? OR (purge_s = ? AND purge_ns <= ?))");
+      st.setLong(1, now.getEpochSecond());
+      st.setLong(2, now.getEpochSecond());
+      st.setInt(3, now.getNano());
+      deleted = st.executeUpdate();
       if (deleted > 0) {
         tx.deletedSome();
-        try (Statement vacuum = c.createStatement()) {
+        try (Statement vacuum = c.connection().createStatement()) {
           // executeUpdate steps the pragma to completion; execute would free a single page.
           vacuum.executeUpdate("PRAGMA incremental_vacuum");
         }
@@ -344,13 +398,10 @@ public final class SqliteIntentStore implements IntentStore {
     } catch (RuntimeException e) {
       failure = addFailure(failure, e);
     }
-    readLock.lock();
     try {
-      reader.close();
+      readers.close();
     } catch (SQLException e) {
       failure = addFailure(failure, e);
-    } finally {
-      readLock.unlock();
     }
     try {
       writer.close();
@@ -382,12 +433,12 @@ public final class SqliteIntentStore implements IntentStore {
 
   @FunctionalInterface
   private interface SqlRead<R> {
-    R apply(Connection reader) throws SQLException;
+    R apply(SqliteStatements reader) throws SQLException;
   }
 
   @FunctionalInterface
   private interface SqlWrite<R> {
-    R apply(SqliteTransaction transaction, Connection writer) throws SQLException;
+    R apply(SqliteTransaction transaction, SqliteStatements writer) throws SQLException;
   }
 
   /**
@@ -397,7 +448,7 @@ public final class SqliteIntentStore implements IntentStore {
   private <R> R write(String what, SqlWrite<R> body) {
     return committer.execute(tx -> {
       try {
-        return body.apply(tx, tx.connection());
+        return body.apply(tx, writes);
       } catch (SQLException e) {
         tx.failed(e);
         throw SqliteErrors.translate(e, name, what);
@@ -411,18 +462,15 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private <R> R read(String what, SqlRead<R> body) {
-    readLock.lock();
     try {
       checkOpen();
-      return body.apply(reader);
+      return readers.read(body::apply);
     } catch (SQLException e) {
       throw SqliteErrors.translate(e, name, what);
     } catch (StoreException e) {
       throw e;
     } catch (RuntimeException e) {
       throw new StoreException(name + ": " + what + " failed: " + e, e);
-    } finally {
-      readLock.unlock();
     }
   }
 
@@ -463,12 +511,12 @@ public final class SqliteIntentStore implements IntentStore {
         : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
   }
 
-  private static boolean exists(Connection c, String sql, byte[] key) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(sql)) {
-      st.setBytes(1, key);
-      try (ResultSet rs = st.executeQuery()) {
-        return rs.next();
-      }
+  private static boolean exists(SqliteStatements c, String sql, byte[] key)
+      throws SQLException {
+    PreparedStatement st = c.prepare(sql);
+    st.setBytes(1, key);
+    try (ResultSet rs = st.executeQuery()) {
+      return rs.next();
     }
   }
 

@@ -161,7 +161,7 @@ class MapDbIntentStoreFilesTest {
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
       written = fill(s, 30);
     }
-    for (String name : List.of("intents.db", "intents.db.a", "intents.db.b")) {
+    for (String name : List.of("intents.db", "intents.db.journal", "intents.db.a", "intents.db.b")) {
       for (long keep : new long[] {0, 17, 4100, 4096 * 16}) {
         Path copy = snapshot("trunc-" + name + "-" + keep);
         try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling(name).toFile(), "rw")) {
@@ -170,6 +170,28 @@ class MapDbIntentStoreFilesTest {
         openAndCompare(copy, written);
       }
     }
+  }
+
+  @Test
+  void a_clean_close_leaves_an_empty_journal_and_two_equal_copies() throws Exception {
+    List<IntentRecord> written;
+    try (MapDbIntentStore s = MapDbIntentStore.open(store(),
+        StoreOptions.builder().journalLimit(4096).build())) {
+      written = fill(s, 40);
+    }
+    assertThat(Files.size(dir.resolve("intents.db.journal"))).isZero();
+    assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
+        .as("the working copy is a byte copy of the image, so the next open copies nothing")
+        .isEqualTo(-1L);
+    assertThat(openAndCompare(store(), written)).isEqualTo("recovered");
+    assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
+        .isEqualTo(-1L);
+  }
+
+  @Test
+  void a_journal_limit_below_one_byte_is_refused() {
+    assertThatThrownBy(() -> StoreOptions.builder().journalLimit(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("journalLimit");
   }
 
   @Test
@@ -200,9 +222,9 @@ class MapDbIntentStoreFilesTest {
     for (boolean clean : new boolean[] {true, false}) {
       Path base = clean ? live : snapshotAfter(false);
       written = lastWritten;
-      for (String name : List.of("intents.db", "intents.db.a", "intents.db.b")) {
+      for (String name : List.of("intents.db", "intents.db.journal", "intents.db.a", "intents.db.b")) {
         long length = Files.size(base.resolveSibling(name));
-        long span = name.equals("intents.db") ? 4096 + 28 : Math.min(length, 64 * 1024);
+        long span = name.equals("intents.db") ? 4096 + 40 : Math.min(length, 64 * 1024);
         for (int trial = 0; trial < 12; trial++) {
           Path copy = copyOf(base, "flip-" + clean + "-" + name + "-" + trial);
           long offset = (long) (random.nextDouble() * span);
@@ -227,7 +249,7 @@ class MapDbIntentStoreFilesTest {
         }
       }
     }
-    assertThat(refused + recovered).isEqualTo(72);
+    assertThat(refused + recovered).isEqualTo(96);
   }
 
   private List<IntentRecord> lastWritten;
@@ -256,7 +278,7 @@ class MapDbIntentStoreFilesTest {
   private Path copyOf(Path path, String name) throws IOException {
     Path target = dir.resolve(name);
     Files.createDirectories(target);
-    for (String f : List.of("intents.db", "intents.db.a", "intents.db.b")) {
+    for (String f : List.of("intents.db", "intents.db.journal", "intents.db.a", "intents.db.b")) {
       Files.copy(path.resolveSibling(f), target.resolve(f));
     }
     return target.resolve("intents.db");
@@ -380,13 +402,13 @@ class MapDbIntentStoreFilesTest {
     }
     try (RandomAccessFile f = new RandomAccessFile(store().toFile(), "rw")) {
       for (long slot : new long[] {0, 4096}) {
-        byte[] bytes = new byte[28];
+        byte[] bytes = new byte[40];
         f.seek(slot);
         f.readFully(bytes);
-        bytes[4] = 2;
+        bytes[4] = 3;
         CRC32 crc = new CRC32();
-        crc.update(bytes, 0, 24);
-        ByteBuffer.wrap(bytes, 24, 4).putInt((int) crc.getValue());
+        crc.update(bytes, 0, 36);
+        ByteBuffer.wrap(bytes, 36, 4).putInt((int) crc.getValue());
         f.seek(slot);
         f.write(bytes);
       }
@@ -396,11 +418,28 @@ class MapDbIntentStoreFilesTest {
     assertThatThrownBy(() -> MapDbIntentStore.open(store(), quarantine))
         .isInstanceOf(StoreException.class)
         .isNotInstanceOf(StoreCorruptedException.class)
-        .hasMessageContaining("version 2");
+        .hasMessageContaining("version 3");
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString()))
           .noneMatch(name -> name.contains(".corrupt-"));
     }
+  }
+
+  @Test
+  void a_store_of_the_first_layout_is_refused_untouched_and_never_quarantined() throws Exception {
+    byte[] slot = new byte[28];
+    ByteBuffer.wrap(slot).put(new byte[] {'O', 'M', 'D', 'B', 1, 0, 1, 0}).putLong(1).putLong(7);
+    CRC32 crc = new CRC32();
+    crc.update(slot, 0, 24);
+    ByteBuffer.wrap(slot, 24, 4).putInt((int) crc.getValue());
+    Files.write(store(), slot);
+    StoreOptions quarantine = StoreOptions.builder()
+        .corruptionPolicy(CorruptionPolicy.QUARANTINE).build();
+    assertThatThrownBy(() -> MapDbIntentStore.open(store(), quarantine))
+        .isInstanceOf(StoreException.class)
+        .isNotInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("version 1");
+    assertThat(Files.readAllBytes(store())).isEqualTo(slot);
   }
 
   @Test

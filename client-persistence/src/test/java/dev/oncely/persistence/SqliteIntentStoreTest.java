@@ -8,7 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreEncryptionException;
+import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +45,49 @@ class SqliteIntentStoreTest {
       assertThat(queryPlan(file, "DELETE FROM intent WHERE purge_s IS NOT NULL"
           + " AND (purge_s < 1 OR (purge_s = 1 AND purge_ns <= 1))"))
           .contains("intent_expiry");
+    }
+  }
+
+  @Test
+  void listing_ids_reads_the_stub_column_and_falls_back_to_the_record_for_old_rows()
+      throws Exception {
+    Path file = dir.resolve("intents.db");
+    IntentRecord a = newRecord("s", "op", "a");
+    IntentRecord b = newRecord("s", "op", "b").toBuilder()
+        .createdAt(a.createdAt().plusSeconds(1)).build();
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      store.create(a);
+      store.create(b);
+    }
+    assertThat(queryPlan(file, "SELECT lookup, stub, CASE WHEN stub IS NULL THEN record END"
+        + " FROM intent WHERE open_s IS NOT NULL ORDER BY open_s, open_ns"))
+        .contains("intent_unfinished").doesNotContain("SCAN intent ");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement()) {
+      st.executeUpdate("UPDATE intent SET stub = NULL WHERE open_s = "
+          + a.createdAt().getEpochSecond() + " AND open_ns = " + a.createdAt().getNano());
+    }
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      assertThat(store.listUnfinishedIds()).containsExactly(
+          UnfinishedEntry.of(a), UnfinishedEntry.of(b));
+    }
+  }
+
+  @Test
+  void a_damaged_stub_is_reported_not_listed() throws Exception {
+    Path file = dir.resolve("intents.db");
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      store.create(newRecord("s", "op", "a"));
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement()) {
+      st.executeUpdate("UPDATE intent SET stub = substr(stub, 1, 10) || x'ff' ||"
+          + " substr(stub, 12)");
+    }
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      assertThatThrownBy(store::listUnfinishedIds)
+          .isInstanceOf(StoreCorruptedException.class)
+          .hasMessageContaining(file.toString());
     }
   }
 

@@ -241,8 +241,10 @@ public final class IdempotentClient implements AutoCloseable {
       LOG.log(Level.WARNING, "purging expired records failed; resuming anyway", e);
     }
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
-    for (IntentRecord record : config.store().listUnfinished()) {
-      futures.add(start(record.id(), false, null));
+    // Ids and due times only: each drive reads its record when it starts, so a resume of a large
+    // backlog never holds every body in memory at once.
+    for (dev.oncely.client.spi.UnfinishedEntry entry : config.store().listUnfinishedIds()) {
+      futures.add(start(entry.id(), false, null));
     }
     return futures;
   }

@@ -2,11 +2,11 @@ package dev.oncely.benchmarks.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
 
 /**
  * Runs one operation from {@code threads} threads for a fixed time and counts what finished. Threads
@@ -26,15 +26,19 @@ public final class Load {
    * @param ok operations that succeeded
    * @param failed operations that returned false or threw
    * @param seconds the measured window
-   * @param latencies nanoseconds of each successful operation (only if asked for)
+   * @param latencies nanoseconds of each successful operation (empty unless asked for)
    * @param firstError the first exception thrown, or null
    */
-  public record Result(long ok, long failed, double seconds, long[] latencies, Throwable firstError) {
+  public record Result(long ok, long failed, double seconds, Histogram latencies,
+      Throwable firstError) {
     /** Successful operations per second. */
     public double rate() {
       return ok / seconds;
     }
   }
+
+  /** HdrHistogram precision: values kept to 3 significant digits (0.1 % error). */
+  public static final int SIGNIFICANT_DIGITS = 3;
 
   private Load() {}
 
@@ -44,16 +48,14 @@ public final class Load {
     AtomicLong ok = new AtomicLong();
     AtomicLong failed = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
-    List<long[]> lat = new ArrayList<>();
-    int[] counts = new int[threads];
+    List<Histogram> lat = new ArrayList<>();
     CountDownLatch ready = new CountDownLatch(threads);
     CountDownLatch go = new CountDownLatch(1);
     long[] window0 = new long[2];
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      long[] mine = new long[recordLatency ? 1 << 16 : 0];
+      Histogram mine = new Histogram(SIGNIFICANT_DIGITS);
       lat.add(mine);
-      int index = t;
       Thread worker = new Thread(() -> {
         ready.countDown();
         try {
@@ -62,8 +64,6 @@ public final class Load {
           return;
         }
         long end = window0[1];
-        long[] l = mine;
-        int n = 0;
         while (true) {
           long s = System.nanoTime();
           if (s >= end) {
@@ -83,17 +83,12 @@ public final class Load {
           if (success) {
             ok.incrementAndGet();
             if (recordLatency) {
-              if (n == l.length) {
-                l = Arrays.copyOf(l, l.length * 2);
-                lat.set(index, l);
-              }
-              l[n++] = e - s;
+              mine.recordValue(e - s);
             }
           } else {
             failed.incrementAndGet();
           }
         }
-        counts[index] = n;
       }, "bench-load-" + t);
       worker.setDaemon(true);
       workers.add(worker);
@@ -111,15 +106,9 @@ public final class Load {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while measuring", e);
     }
-    long[] all = new long[0];
-    if (recordLatency) {
-      int total = Arrays.stream(counts).sum();
-      all = new long[total];
-      int at = 0;
-      for (int t = 0; t < threads; t++) {
-        System.arraycopy(lat.get(t), 0, all, at, counts[t]);
-        at += counts[t];
-      }
+    Histogram all = new Histogram(SIGNIFICANT_DIGITS);
+    for (Histogram h : lat) {
+      all.add(h);
     }
     return new Result(ok.get(), failed.get(), window.toNanos() / 1e9, all, firstError.get());
   }

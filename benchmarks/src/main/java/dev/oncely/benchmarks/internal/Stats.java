@@ -1,9 +1,11 @@
 package dev.oncely.benchmarks.internal;
 
-import java.util.Arrays;
 import java.util.List;
 
-/** Order statistics of small samples. */
+/**
+ * Summary of the few per-repetition samples of one figure (min, median, max); latency
+ * percentiles within a repetition come from HdrHistogram ({@link Load.Result#latencies()}).
+ */
 public final class Stats {
   private Stats() {}
 
@@ -25,19 +27,5 @@ public final class Stats {
     double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     int mid = sorted.length / 2;
     return sorted.length % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  }
-
-  /**
-   * The {@code q}-quantile (0..1) of {@code values} by the nearest-rank method; NaN for none. Sorts
-   * a copy.
-   */
-  public static double quantile(long[] values, int count, double q) {
-    if (count == 0) {
-      return Double.NaN;
-    }
-    long[] sorted = Arrays.copyOf(values, count);
-    Arrays.sort(sorted);
-    int rank = (int) Math.ceil(q * count);
-    return sorted[Math.max(0, Math.min(count - 1, rank - 1))];
   }
 }

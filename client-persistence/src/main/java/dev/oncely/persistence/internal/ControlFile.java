@@ -11,35 +11,39 @@ import java.util.Optional;
 import java.util.zip.CRC32;
 
 /**
- * The commit point of the MapDB engine: a tiny file naming which of the two MapDB copies is
- * <em>trusted</em> (complete and never written while trusted), at which commit sequence number,
- * and whether the other copy is known to be identical.
+ * The checkpoint record of the MapDB engine: a tiny file naming which of the two MapDB copies is
+ * the <em>trusted</em> checkpoint image (complete, fsynced, never written while trusted), the
+ * commit sequence number it holds, and its exact length and CRC32, so opening can prove the image
+ * is byte-for-byte the one that was checkpointed without reading a single record.
  *
  * <p>Layout: two slots at offsets 0 and {@value #SLOT_DISTANCE}, written in turn, so a torn write
  * can only damage the slot being written; the valid slot with the higher write counter wins.
  * <pre>
- *   magic "OMDB" | version u8 | trusted copy u8 (0 = a, 1 = b) | other in sync u8 | pad u8
- *   write counter i64 | commit sequence i64 | crc32 u32 over the 24 bytes before it
+ *   magic "OMDB" | version u8 | image copy u8 (0 = a, 1 = b) | pad u16
+ *   write counter i64 | commit sequence i64 | image length i64 | image crc32 u32
+ *   crc32 u32 over the 36 bytes before it
  * </pre>
- * Each write is one positional write of 28 bytes followed by {@link FileChannel#force}. Not
- * thread-safe: only the committer thread writes, and opening reads before it starts.
+ * Each write is one positional write of 40 bytes followed by {@link FileChannel#force}. Written
+ * only at a checkpoint, never per commit. Not thread-safe: only the committer thread writes, and
+ * opening reads before it starts.
  */
 public final class ControlFile implements AutoCloseable {
   /** The layout version this code writes and reads. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   static final int SLOT_DISTANCE = 4096;
-  private static final int SLOT_BYTES = 28;
+  static final int SLOT_BYTES = 40;
   private static final byte[] MAGIC = {'O', 'M', 'D', 'B'};
 
   /**
    * One decoded slot.
    *
-   * @param trusted the copy that holds every acknowledged commit (0 or 1)
-   * @param sequence the commit sequence number stored inside the trusted copy
-   * @param otherInSync whether the other copy is byte-for-byte the same state
+   * @param trusted the copy holding the checkpoint image (0 or 1)
+   * @param sequence the commit sequence number of that image; the journal holds the commits after
+   * @param length the image file's length in bytes
+   * @param crc the CRC32 of the whole image file
    */
-  public record State(int trusted, long sequence, boolean otherInSync) {
+  public record State(int trusted, long sequence, long length, int crc) {
     /** Validates the copy index. */
     public State {
       if (trusted != 0 && trusted != 1) {
@@ -62,9 +66,9 @@ public final class ControlFile implements AutoCloseable {
    *
    * @throws StoreException if the file cannot be opened
    */
-  public static ControlFile open(Path path) {
+  public static ControlFile open(Path path, FileIo io) {
     try {
-      return new ControlFile(path, StoreFiles.openOwnerOnly(path));
+      return new ControlFile(path, io.open(path));
     } catch (IOException e) {
       throw new StoreException("cannot open the control file " + path + ": " + e, e);
     }
@@ -126,10 +130,11 @@ public final class ControlFile implements AutoCloseable {
         .put(MAGIC)
         .put((byte) VERSION)
         .put((byte) state.trusted())
-        .put((byte) (state.otherInSync() ? 1 : 0))
-        .put((byte) 0)
+        .putShort((short) 0)
         .putLong(writes)
-        .putLong(state.sequence());
+        .putLong(state.sequence())
+        .putLong(state.length())
+        .putInt(state.crc());
     CRC32 crc = new CRC32();
     crc.update(buffer.array(), 0, SLOT_BYTES - 4);
     buffer.putInt((int) crc.getValue());
@@ -144,6 +149,16 @@ public final class ControlFile implements AutoCloseable {
     } catch (IOException e) {
       throw new StoreException("cannot write the control file " + path + ": " + e, e);
     }
+  }
+
+  /** A slot of the first layout: 28 bytes, version 1, its own CRC32 over the first 24. */
+  private static boolean isVersionOneSlot(byte[] bytes) {
+    if (bytes[4] != 1) {
+      return false;
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, 24);
+    return ByteBuffer.wrap(bytes, 24, 4).getInt() == (int) crc.getValue();
   }
 
   /** Closes the descriptor. Idempotent. */
@@ -168,6 +183,11 @@ public final class ControlFile implements AutoCloseable {
     CRC32 crc = new CRC32();
     crc.update(bytes, 0, SLOT_BYTES - 4);
     if (ByteBuffer.wrap(bytes, SLOT_BYTES - 4, 4).getInt() != (int) crc.getValue()) {
+      if (isVersionOneSlot(bytes)) {
+        throw new StoreException(path + ": control file layout version 1 (two MapDB copies"
+            + " without a journal) is not read by this library, which reads version " + VERSION
+            + "; open it with the Oncely release that wrote it (it is left untouched)");
+      }
       return null;
     }
     int version = in.get() & 0xff;
@@ -177,13 +197,14 @@ public final class ControlFile implements AutoCloseable {
           + " (a newer Oncely wrote it? it is left untouched)");
     }
     int trusted = in.get();
-    boolean inSync = in.get() == 1;
-    in.get();
+    in.getShort();
     long writeCount = in.getLong();
     long sequence = in.getLong();
-    if (trusted != 0 && trusted != 1) {
+    long length = in.getLong();
+    int imageCrc = in.getInt();
+    if (trusted != 0 && trusted != 1 || length < 0) {
       return null;
     }
-    return new Slot(writeCount, new State(trusted, sequence, inSync));
+    return new Slot(writeCount, new State(trusted, sequence, length, imageCrc));
   }
 }

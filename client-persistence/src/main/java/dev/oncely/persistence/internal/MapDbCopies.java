@@ -3,54 +3,69 @@ package dev.oncely.persistence.internal;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import java.io.IOException;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.zip.CRC32;
 
 /**
- * Two MapDB copies of the store, <b>a</b> and <b>b</b>, and the {@link ControlFile} that names the
- * trusted one: the crash-tolerant layout that holds the durability guarantee although MapDB does
- * not replay its own log.
+ * The crash-tolerant layout of the MapDB engine: a journal that is the commit log, a
+ * <em>working copy</em> that MapDB changes in place and readers read, and a <em>checkpoint
+ * image</em> (the other copy) that is never written while the control file names it.
  *
- * <p><b>Invariant:</b> the trusted copy is never written. Each group commit goes to the other
- * copy: replay the previous commit's changes (so it catches up), apply the batch, MapDB commit,
- * then record "trusted = this copy, sequence n+1" in the control file. That control write is the
- * <b>commit point</b>; nobody is acknowledged before it returned. A crash anywhere before it
- * leaves the old trusted copy intact and the half-written copy untrusted; a crash after it finds
- * the new copy complete, because MapDB's commit had returned (and fsynced) first. On open the
- * untrusted copy is rebuilt by copying the trusted file, so both copies hold the same state again.
+ * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
+ * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
+ * are the changes applied to the working copy (readers kept out meanwhile, so they see whole
+ * groups only) and the callers released.
  *
- * <p>Readers use the trusted copy under its read lock; the committer takes the write lock of the
- * copy it writes, so a reader that started before a flip finishes before that copy changes.
+ * <p><b>Checkpoint</b> (when the journal outgrows its limit, after a purge, and at close): close
+ * the working copy and force it (it now holds commit n exactly); write the control slot "image =
+ * this copy, commit n, length, CRC32" and force it (the checkpoint's commit point); empty the
+ * journal; copy the new image over the old one, which becomes the next working copy. After a purge
+ * the image is first rebuilt into a fresh file with only the live entries, so the files shrink.
+ *
+ * <p><b>Crash semantics.</b> After any crash the working copy is distrusted (MapDB may have been
+ * half-way through a change). Opening checks the image against the length and CRC32 in the
+ * control file, copies it over the working copy (unless that already matches byte for byte), and
+ * replays the journal frames after the image's commit. A crash before the control write finds the
+ * old image and a journal still holding every commit since; a crash between the control write and
+ * the journal reset finds frames the image already holds, skipped by sequence number; a crash
+ * while copying finds a working copy that fails the checksum, copied again. A torn journal tail
+ * was never acknowledged and is dropped ({@link Journal}). An image that fails its checksum is
+ * replaced by the other copy when that one still matches it byte for byte (a clean close leaves
+ * both equal); otherwise opening fails with {@link StoreCorruptedException}.
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
-  /** MapDB keeps a transaction in memory: a rebuild commits in steps (the file is not yet used). */
-  private static final int REBUILD_COMMIT_EVERY = 5_000;
+  private static final int COPY_CHUNK = 1 << 20;
 
   private final Path[] paths;
+  private final Path journalPath;
+  private final FileIo io;
+  private final long journalLimit;
+  private final Consumer<MapDbFile> keyCheck;
   private final ControlFile control;
-  private final Consumer<MapDbFile> verifier;
-  private final MapDbFile[] files = new MapDbFile[2];
-  private final ReentrantReadWriteLock[] locks =
-      {new ReentrantReadWriteLock(), new ReentrantReadWriteLock()};
-  private volatile int trusted;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private Journal journal;
+  private MapDbFile working;
+  private int image;
+  private long imageSequence;
   private long sequence;
-  private boolean otherInSync;
-  private boolean otherNeedsCopy;
-  private List<MapDbBatch.Change> carry = List.of();
+  private volatile StoreException broken;
 
-  private MapDbCopies(Path store, ControlFile control, Consumer<MapDbFile> verifier) {
+  private MapDbCopies(Path store, FileIo io, long journalLimit, Consumer<MapDbFile> keyCheck) {
     this.paths = new Path[] {copyPath(store, 'a'), copyPath(store, 'b')};
-    this.control = control;
-    this.verifier = verifier;
+    this.journalPath = journalPath(store);
+    this.io = io;
+    this.journalLimit = journalLimit;
+    this.keyCheck = keyCheck;
+    this.control = ControlFile.open(store, io);
   }
 
   /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
@@ -58,29 +73,31 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     return store.resolveSibling(store.getFileName() + "." + letter);
   }
 
-  /** Every file the layout may hold for {@code store}: control, copies, MapDB logs, temp copy. */
+  /** The path of the journal of the store at {@code store}. */
+  public static Path journalPath(Path store) {
+    return store.resolveSibling(store.getFileName() + ".journal");
+  }
+
+  /** Every file the layout may hold for {@code store}: control, journal, copies, temp copy. */
   public static List<Path> filesOf(Path store) {
-    List<Path> files = new ArrayList<>(List.of(store));
-    for (char letter : new char[] {'a', 'b'}) {
-      Path copy = copyPath(store, letter);
-      files.add(copy);
-      files.addAll(MapDbFile.logsOf(copy));
-      files.add(tempOf(copy));
-    }
-    return files;
+    Path a = copyPath(store, 'a');
+    Path b = copyPath(store, 'b');
+    return List.of(store, journalPath(store), a, b, tempOf(a), tempOf(b));
   }
 
   /**
-   * Opens the layout at {@code store}, creating it when it does not exist, choosing the trusted
-   * copy and rebuilding the other one from it. Closes everything it opened if it fails.
+   * Opens the layout at {@code store}, creating it when it does not exist, and recovers it: the
+   * image checked, the working copy rebuilt when needed, the journal replayed. Closes everything
+   * it opened if it fails.
    *
-   * @param verifier checks the content of a copy (after its MapDB structure and sequence number
-   *     were checked), throwing {@link StoreCorruptedException} when it is damaged
-   * @throws StoreCorruptedException if no copy holding every acknowledged commit verifies
+   * @param journalLimit journal bytes after which a checkpoint runs
+   * @param keyCheck decodes a sample of the working copy, throwing when the key is wrong
+   * @throws StoreCorruptedException if no copy holds the checkpoint image, or the journal is
+   *     damaged
    */
-  public static MapDbCopies open(Path store, Consumer<MapDbFile> verifier) {
-    ControlFile control = ControlFile.open(store);
-    MapDbCopies copies = new MapDbCopies(store, control, verifier);
+  public static MapDbCopies open(Path store, FileIo io, long journalLimit,
+      Consumer<MapDbFile> keyCheck) {
+    MapDbCopies copies = new MapDbCopies(store, io, journalLimit, keyCheck);
     try {
       copies.start();
       return copies;
@@ -92,37 +109,44 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   private void start() {
     ControlFile.State state = control.read().orElse(null);
+    journal = Journal.open(journalPath, io);
     if (state == null) {
       initialize();
       return;
     }
-    trusted = state.trusted();
-    sequence = state.sequence();
+    int trusted = state.trusted();
+    if (!matches(paths[trusted], state)) {
+      if (!matches(paths[1 - trusted], state)) {
+        throw new StoreCorruptedException(paths[trusted] + ": the checkpoint image of commit "
+            + state.sequence() + " fails its checksum (length " + size(paths[trusted])
+            + ", control file says " + state.length() + ") and " + paths[1 - trusted]
+            + " is not a copy of it");
+      }
+      trusted = 1 - trusted;
+      control.write(new ControlFile.State(trusted, state.sequence(), state.length(),
+          state.crc()));
+    }
+    image = trusted;
+    imageSequence = state.sequence();
     int other = 1 - trusted;
-    StoreCorruptedException trustedFailure = null;
-    try {
-      files[trusted] = openVerified(trusted, sequence);
-    } catch (StoreCorruptedException e) {
-      trustedFailure = e;
+    if (!matches(paths[other], state)) {
+      copy(paths[trusted], paths[other]);
     }
-    if (trustedFailure != null) {
-      if (!state.otherInSync()) {
-        throw trustedFailure;
-      }
+    working = MapDbFile.openExisting(paths[other], io);
+    if (working.sequence() != imageSequence) {
+      throw new StoreCorruptedException(paths[other] + ": holds commit " + working.sequence()
+          + " but the control file says " + imageSequence);
+    }
+    keyCheck.accept(working);
+    MapDbFile target = working;
+    sequence = journal.replay(imageSequence, (n, payload) -> {
       try {
-        files[other] = openVerified(other, sequence);
-      } catch (StoreCorruptedException e) {
-        trustedFailure.addSuppressed(e);
-        throw trustedFailure;
+        MapDbBatch.apply(payload, target);
+      } catch (IllegalArgumentException e) {
+        throw new StoreCorruptedException(journalPath + ": commit " + n + ": " + e.getMessage(),
+            e);
       }
-      trusted = other;
-      control.write(new ControlFile.State(trusted, sequence, false));
-      otherInSync = false;
-      copyTrustedToOther();
-      return;
-    }
-    otherInSync = state.otherInSync();
-    copyTrustedToOther();
+    });
   }
 
   private void initialize() {
@@ -131,18 +155,30 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         requireEmpty(p);
       }
     }
-    files[0] = MapDbFile.create(paths[0], 0);
-    files[1] = MapDbFile.create(paths[1], 0);
-    syncDirectory();
-    trusted = 0;
+    if (journal.size() > 0) {
+      throw new StoreCorruptedException(journalPath + " holds " + journal.size()
+          + " bytes but the control file beside it is empty; refusing to guess which commits"
+          + " were acknowledged");
+    }
+    Path temp = tempOf(paths[0]);
+    MapDbFile.create(temp, 0, io).close();
+    force(temp);
+    try {
+      StoreFiles.moveDurably(temp, paths[0]);
+    } catch (IOException e) {
+      throw new StoreException("cannot create " + paths[0] + ": " + e, e);
+    }
+    image = 0;
+    imageSequence = 0;
     sequence = 0;
-    otherInSync = true;
-    control.write(new ControlFile.State(0, 0, true));
+    control.write(stateOf(0, 0));
+    copy(paths[0], paths[1]);
+    working = MapDbFile.openExisting(paths[1], io);
   }
 
   /** A control file never written may only meet copies left by an interrupted creation. */
-  private static void requireEmpty(Path copy) {
-    MapDbFile file = MapDbFile.openExisting(copy);
+  private void requireEmpty(Path copy) {
+    MapDbFile file = MapDbFile.openExisting(copy, io);
     try {
       if (file.sequence() != 0 || file.walk() != 0) {
         throw new StoreCorruptedException(copy + " holds records but the control file beside it"
@@ -153,268 +189,180 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     }
   }
 
-  private MapDbFile openVerified(int copy, long expectedSequence) {
-    MapDbFile file = MapDbFile.openExisting(paths[copy]);
-    try {
-      long actual = file.sequence();
-      if (actual != expectedSequence) {
-        throw new StoreCorruptedException(paths[copy] + ": holds commit " + actual
-            + " but the control file says " + expectedSequence);
-      }
-      verifier.accept(file);
-      return file;
-    } catch (RuntimeException e) {
-      file.closeQuietly(e);
-      throw e;
-    }
-  }
-
-  /** Opens a byte-for-byte copy of the verified trusted file: its structure is checked again. */
-  private MapDbFile openCopied(int copy) {
-    MapDbFile file = MapDbFile.openExisting(paths[copy]);
-    try {
-      if (file.sequence() != sequence) {
-        throw new StoreCorruptedException(paths[copy] + ": the copy holds commit "
-            + file.sequence() + " instead of " + sequence);
-      }
-      file.walk();
-      return file;
-    } catch (RuntimeException e) {
-      file.closeQuietly(e);
-      throw e;
-    }
-  }
-
-  /** Makes the untrusted copy a byte-for-byte copy of the trusted one; then both are in sync. */
-  private void copyTrustedToOther() {
-    int other = 1 - trusted;
-    if (files[other] != null) {
-      files[other].close();
-      files[other] = null;
-    }
-    Path target = paths[other];
-    Path temp = tempOf(target);
-    control.write(new ControlFile.State(trusted, sequence, false));
-    otherInSync = false;
-    try {
-      MapDbFile.deleteWithLogs(target);
-      StoreFiles.createOwnerOnly(temp);
-      Files.copy(paths[trusted], temp, StandardCopyOption.REPLACE_EXISTING);
-      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        channel.force(true);
-      }
-      StoreFiles.moveDurably(temp, target);
-    } catch (IOException e) {
-      throw new StoreException("cannot copy " + paths[trusted] + " to " + target + ": " + e, e);
-    }
-    files[other] = openCopied(other);
-    carry = List.of();
-    otherNeedsCopy = false;
-    control.write(new ControlFile.State(trusted, sequence, true));
-    otherInSync = true;
-  }
-
   /**
-   * Runs {@code read} on the trusted copy while no commit can write to that copy.
+   * Runs {@code read} on the working copy, never while a group is being applied or a checkpoint
+   * swaps the copies.
    *
-   * @throws StoreException if the store is closed
+   * @throws StoreException if the store is closed or broken
    */
   public <R> R read(Function<MapDbFile, R> read) {
-    while (true) {
-      int t = trusted;
-      ReentrantReadWriteLock.ReadLock lock = locks[t].readLock();
-      lock.lock();
-      try {
-        if (t == trusted) {
-          MapDbFile file = files[t];
-          if (file == null) {
-            throw new StoreException(paths[t] + " is closed");
-          }
-          return read.apply(file);
-        }
-      } finally {
-        lock.unlock();
-      }
+    lock.readLock().lock();
+    try {
+      return read.apply(usable());
+    } finally {
+      lock.readLock().unlock();
     }
   }
 
   @Override
   public MapDbBatch begin() {
-    int target = 1 - trusted;
-    locks[target].writeLock().lock();
-    try {
-      if (otherNeedsCopy) {
-        copyTrustedToOther();
-      }
-      MapDbBatch.replay(carry, files[target]);
-      return new MapDbBatch(files[target]);
-    } catch (RuntimeException | Error e) {
-      otherNeedsCopy = true;
-      locks[target].writeLock().unlock();
-      throw e;
+    if (journal.size() >= journalLimit) {
+      checkpoint(false);
     }
+    return new MapDbBatch(usable());
   }
 
   @Override
   public void commit(MapDbBatch batch) {
-    int target = 1 - trusted;
-    MapDbFile file = batch.target();
-    if (batch.changes().isEmpty()) {
-      file.rollback();
-      locks[target].writeLock().unlock();
+    if (batch.isEmpty()) {
       return;
     }
-    if (otherInSync) {
-      control.write(new ControlFile.State(trusted, sequence, false));
-      otherInSync = false;
-    }
-    file.sequence(sequence + 1);
+    byte[] payload = batch.payload();
     CommitCrashHook.beforeCommit();
-    file.commit();
-    control.write(new ControlFile.State(target, sequence + 1, false));
+    journal.append(sequence + 1, payload);
     CommitCrashHook.afterCommit();
     sequence++;
-    carry = List.copyOf(batch.changes());
-    trusted = target;
-    locks[target].writeLock().unlock();
+    lock.writeLock().lock();
+    try {
+      batch.apply();
+    } catch (RuntimeException | Error e) {
+      broken = new StoreException("applying commit " + sequence + " to " + working.path()
+          + " failed; the commit is durable in the journal: reopen the store to recover", e);
+      throw broken;
+    } finally {
+      lock.writeLock().unlock();
+    }
   }
 
   @Override
   public void rollback(MapDbBatch batch) {
-    int target = batch.target() == files[0] ? 0 : 1;
-    otherNeedsCopy = true;
-    try {
-      batch.target().rollback();
-    } finally {
-      if (locks[target].writeLock().isHeldByCurrentThread()) {
-        locks[target].writeLock().unlock();
-      }
-    }
+    // The working copy is untouched until the journal frame is durable: nothing to undo.
   }
 
   /**
-   * Rewrites both copies with only their live entries, so space freed by deletes returns to the
-   * file system (MapDB's own compaction does nothing with transactions on). Runs on the committer
-   * thread between commits.
+   * Checkpoints with a rebuilt image holding only live entries, so space freed by a purge goes
+   * back to the file system. Runs on the committer thread between commits.
    */
   public void compact() {
-    int other = 1 - trusted;
-    locks[other].writeLock().lock();
+    checkpoint(true);
+  }
+
+  private void checkpoint(boolean rebuild) {
+    MapDbFile current = usable();
+    int target = 1 - image;
+    lock.writeLock().lock();
     try {
-      files[other].close();
-      files[other] = null;
-      Path temp = tempOf(paths[other]);
-      MapDbFile fresh = MapDbFile.create(temp, sequence);
-      try {
-        int uncommitted = 0;
-        for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
-          for (Map.Entry<byte[], byte[]> e : files[trusted].all(map)) {
-            fresh.put(map, e.getKey(), e.getValue());
-            if (++uncommitted == REBUILD_COMMIT_EVERY) {
-              fresh.commit();
-              uncommitted = 0;
+      CommitCrashPoints.checkpointStarted();
+      current.sequence(sequence);
+      if (rebuild) {
+        Path temp = tempOf(paths[target]);
+        MapDbFile fresh = MapDbFile.create(temp, sequence, io);
+        try {
+          for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
+            for (Map.Entry<byte[], byte[]> e : current.all(map)) {
+              fresh.put(map, e.getKey(), e.getValue());
             }
           }
+        } finally {
+          fresh.close();
         }
-        fresh.commit();
-      } finally {
-        fresh.close();
+        force(temp);
+        working = null;
+        current.close();
+        StoreFiles.moveDurably(temp, paths[target]);
+      } else {
+        working = null;
+        current.close();
+        force(paths[target]);
       }
-      MapDbFile.deleteWithLogs(paths[other]);
-      StoreFiles.moveDurably(temp, paths[other]);
-      files[other] = openVerified(other, sequence);
-      carry = List.of();
-      control.write(new ControlFile.State(other, sequence, true));
-      trusted = other;
-      otherInSync = true;
+      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
+      control.write(stateOf(target, sequence));
+      image = target;
+      imageSequence = sequence;
+      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.BEFORE_JOURNAL_RESET);
+      journal.reset();
+      copy(paths[target], paths[1 - target]);
+      working = MapDbFile.openExisting(paths[1 - target], io);
     } catch (IOException e) {
-      otherNeedsCopy = true;
-      throw new StoreException("cannot compact " + paths[other] + ": " + e, e);
-    } catch (RuntimeException e) {
-      otherNeedsCopy = true;
-      throw e;
+      broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
+          + "; reopen the store to recover", e);
+      throw broken;
+    } catch (RuntimeException | Error e) {
+      broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
+          + "; reopen the store to recover", e);
+      throw broken;
     } finally {
-      locks[other].writeLock().unlock();
-    }
-    int old = 1 - trusted;
-    locks[old].writeLock().lock();
-    try {
-      copyTrustedToOther();
-    } catch (RuntimeException e) {
-      otherNeedsCopy = true;
-      throw e;
-    } finally {
-      locks[old].writeLock().unlock();
+      lock.writeLock().unlock();
     }
   }
 
-  /**
-   * Brings the untrusted copy up to date and records that both copies match, so a copy damaged
-   * later while the store is closed can be replaced by the other. Call after the last commit.
-   */
-  public void syncOther() {
-    int other = 1 - trusted;
-    locks[other].writeLock().lock();
-    try {
-      if (otherNeedsCopy) {
-        copyTrustedToOther();
-        return;
-      }
-      if (otherInSync) {
-        return;
-      }
-      MapDbBatch.replay(carry, files[other]);
-      files[other].sequence(sequence);
-      files[other].commit();
-      carry = List.of();
-      control.write(new ControlFile.State(trusted, sequence, true));
-      otherInSync = true;
-    } finally {
-      locks[other].writeLock().unlock();
-    }
+  /** The copy holding the checkpoint image now (0 = a, 1 = b). */
+  public int image() {
+    return image;
   }
 
-  /** The copy readers use now (0 = a, 1 = b). */
-  public int trusted() {
-    return trusted;
-  }
-
-  /** The commit sequence number of the trusted copy. */
+  /** The sequence number of the last durable commit. */
   public long sequence() {
     return sequence;
   }
 
-  /** Closes both copies and the control file. Idempotent. */
+  /**
+   * Checkpoints unless nothing was committed since the last one (so the journal is empty and both
+   * copies are equal when the store is closed), then closes the files. Idempotent.
+   */
   @Override
   public void close() {
     RuntimeException failure = null;
-    for (int i = 0; i < 2; i++) {
-      locks[i].writeLock().lock();
+    if (broken == null && working != null && sequence != imageSequence) {
       try {
-        if (files[i] != null) {
-          files[i].close();
-          files[i] = null;
-        }
+        checkpoint(false);
       } catch (RuntimeException e) {
-        failure = add(failure, e);
-      } finally {
-        locks[i].writeLock().unlock();
+        failure = e;
       }
     }
+    lock.writeLock().lock();
     try {
-      control.close();
-    } catch (RuntimeException e) {
-      failure = add(failure, e);
+      for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
+        try {
+          if (c != null) {
+            c.close();
+          }
+        } catch (Exception e) {
+          RuntimeException r = e instanceof RuntimeException re ? re
+              : new StoreException("cannot close " + c + ": " + e, e);
+          failure = add(failure, r);
+        }
+      }
+      working = null;
+      journal = null;
+    } finally {
+      lock.writeLock().unlock();
     }
     if (failure != null) {
       throw failure;
     }
   }
 
+  private MapDbFile usable() {
+    StoreException b = broken;
+    if (b != null) {
+      throw new StoreException(b.getMessage(), b);
+    }
+    MapDbFile w = working;
+    if (w == null) {
+      throw new StoreException(paths[1 - image] + " is closed");
+    }
+    return w;
+  }
+
   private void closeQuietly(Throwable primary) {
     try {
-      close();
-    } catch (RuntimeException e) {
+      for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
+        if (c != null) {
+          c.close();
+        }
+      }
+    } catch (Exception e) {
       primary.addSuppressed(e);
     }
   }
@@ -427,11 +375,85 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     return first;
   }
 
-  private void syncDirectory() {
-    try {
-      StoreFiles.syncDirectory(paths[0].toAbsolutePath().getParent());
+  private ControlFile.State stateOf(int copy, long commit) {
+    try (FileChannel channel = io.open(paths[copy])) {
+      return new ControlFile.State(copy, commit, channel.size(), crc(channel));
     } catch (IOException e) {
-      throw new StoreException("cannot sync the directory of " + paths[0] + ": " + e, e);
+      throw new StoreException("cannot read " + paths[copy] + ": " + e, e);
+    }
+  }
+
+  /** Whether {@code file} has exactly the length and CRC32 {@code state} names. */
+  private boolean matches(Path file, ControlFile.State state) {
+    if (!Files.isRegularFile(file) || size(file) != state.length()) {
+      return false;
+    }
+    try (FileChannel channel = io.open(file)) {
+      return channel.size() == state.length() && crc(channel) == state.crc();
+    } catch (IOException e) {
+      throw new StoreException("cannot read " + file + ": " + e, e);
+    }
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.isRegularFile(file) ? Files.size(file) : -1;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static int crc(FileChannel channel) throws IOException {
+    CRC32 crc = new CRC32();
+    ByteBuffer buffer = ByteBuffer.allocate(COPY_CHUNK);
+    long position = 0;
+    while (true) {
+      ((Buffer) buffer).clear();
+      int n = channel.read(buffer, position);
+      if (n < 0) {
+        return (int) crc.getValue();
+      }
+      crc.update(buffer.array(), 0, n);
+      position += n;
+    }
+  }
+
+  /**
+   * Copies {@code from} over {@code to} in place (same file, so no rename needs to reach the disk
+   * before the copy is forced at its own checkpoint). Not forced: {@code to} becomes the working
+   * copy, which is distrusted after a crash anyway.
+   */
+  private void copy(Path from, Path to) {
+    try (FileChannel in = io.open(from); FileChannel out = io.open(to)) {
+      long size = in.size();
+      long position = 0;
+      ByteBuffer buffer = ByteBuffer.allocateDirect(COPY_CHUNK);
+      while (position < size) {
+        ((Buffer) buffer).clear();
+        int n = in.read(buffer, position);
+        if (n < 0) {
+          break;
+        }
+        ((Buffer) buffer).flip();
+        while (buffer.hasRemaining()) {
+          out.write(buffer, position + buffer.position());
+        }
+        position += n;
+        if (position >= size / 2 && position - n < size / 2) {
+          CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.COPYING);
+        }
+      }
+      out.truncate(size);
+    } catch (IOException e) {
+      throw new StoreException("cannot copy " + from + " to " + to + ": " + e, e);
+    }
+  }
+
+  private void force(Path file) {
+    try (FileChannel channel = io.open(file)) {
+      channel.force(true);
+    } catch (IOException e) {
+      throw new StoreException("cannot force " + file + ": " + e, e);
     }
   }
 

@@ -5,7 +5,6 @@ import dev.oncely.client.spi.StoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -16,21 +15,26 @@ import java.util.Map;
 import org.mapdb.BTreeMap;
 import org.mapdb.DB;
 import org.mapdb.Serializer;
-import org.mapdb.StoreWAL;
-import org.mapdb.volume.FileChannelVol;
+import org.mapdb.StoreDirect;
+import org.mapdb.volume.MappedFileVol;
 import org.mapdb.volume.Volume;
 import org.mapdb.volume.VolumeFactory;
 
 /**
- * One MapDB file (a "copy" of the store) with transactions on and four {@code BTreeMap<byte[],
- * byte[]>}s: {@link #RECORDS} (lookup key to codec bytes), {@link #UNFINISHED} and {@link #EXPIRY}
- * (time-ordered indexes whose keys end with the lookup key), {@link #BUSINESS} (business key to
- * lookup key), plus a meta map holding the layout version and the commit sequence number.
+ * One MapDB file (a "copy" of the store): MapDB's {@code StoreDirect} (no write-ahead log, no
+ * transactions: the engine's own journal is the commit log) on memory-mapped volumes, with four
+ * {@code BTreeMap<byte[], byte[]>}s: {@link #RECORDS} (lookup key to codec bytes),
+ * {@link #UNFINISHED} and {@link #EXPIRY} (time-ordered indexes whose keys end with the lookup
+ * key), {@link #BUSINESS} (business key to lookup key), plus a meta map holding the layout version
+ * and the commit sequence number the file holds.
  *
- * <p>Every {@link RuntimeException} MapDB throws while opening or reading becomes a
- * {@link StoreCorruptedException} naming the path. A failed open closes every volume MapDB had
- * opened (MapDB itself leaks them), and MapDB's own file lock is off: the store holds its own.
- * Only the committer thread writes; readers and the writer never use one file at the same time.
+ * <p>Writes change the file in place and are durable only after {@link #close} and a force of the
+ * file: a file that was being written when the process died is never trusted (the engine rebuilds
+ * it from the checkpoint image and the journal). Every {@link RuntimeException} MapDB throws while
+ * opening or reading becomes a {@link StoreCorruptedException} naming the path. A failed open
+ * closes every volume MapDB had opened (MapDB itself leaks them), and MapDB's own file lock is off:
+ * the store holds its own. One writer thread; readers may run beside it (MapDB's BTreeMap is
+ * concurrent), but the engine keeps them out while a group is applied.
  */
 public final class MapDbFile implements AutoCloseable {
   /** Map index: lookup key to record bytes. */
@@ -42,7 +46,7 @@ public final class MapDbFile implements AutoCloseable {
   /** Map index: (expiresAt, lookup key) for records in a terminal state. */
   public static final int EXPIRY = 3;
 
-  static final int LAYOUT_VERSION = 1;
+  static final int LAYOUT_VERSION = 2;
   private static final String[] NAMES = {"records", "unfinished", "business", "expiry"};
   private static final byte[] META_LAYOUT = "layout".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] META_SEQUENCE = "sequence".getBytes(StandardCharsets.US_ASCII);
@@ -64,18 +68,17 @@ public final class MapDbFile implements AutoCloseable {
   }
 
   /**
-   * Creates a new, empty file at {@code path} (deleting what is there and its MapDB logs) holding
-   * commit sequence {@code sequence}, committed and owner-only.
+   * Creates a new, empty file at {@code path} (deleting what is there) holding commit sequence
+   * {@code sequence}, owner-only.
    *
    * @throws StoreException if the file cannot be written
    */
-  public static MapDbFile create(Path path, long sequence) {
-    deleteWithLogs(path);
-    MapDbFile file = open(path, true);
+  public static MapDbFile create(Path path, long sequence, FileIo io) {
+    delete(path);
+    MapDbFile file = open(path, true, io);
     try {
       file.meta.put(META_LAYOUT, longBytes(LAYOUT_VERSION));
       file.meta.put(META_SEQUENCE, longBytes(sequence));
-      file.commit();
       return file;
     } catch (RuntimeException e) {
       file.closeQuietly(e);
@@ -85,18 +88,16 @@ public final class MapDbFile implements AutoCloseable {
   }
 
   /**
-   * Opens the existing file at {@code path}. Leftover MapDB logs are deleted first: MapDB never
-   * replays them, and the store only opens copies whose last commit returned.
+   * Opens the existing file at {@code path}.
    *
    * @throws StoreCorruptedException if the file is missing, fails to open or lacks a map
    * @throws StoreException if it has another layout version (left untouched, never quarantined)
    */
-  public static MapDbFile openExisting(Path path) {
+  public static MapDbFile openExisting(Path path, FileIo io) {
     if (!Files.isRegularFile(path)) {
       throw new StoreCorruptedException(path + ": the MapDB copy is missing");
     }
-    deleteLogs(path);
-    MapDbFile file = open(path, false);
+    MapDbFile file = open(path, false, io);
     try {
       byte[] layout = file.meta.get(META_LAYOUT);
       if (layout == null || layout.length != 8) {
@@ -118,12 +119,13 @@ public final class MapDbFile implements AutoCloseable {
     }
   }
 
-  private static MapDbFile open(Path path, boolean create) {
-    TrackingVolumes volumes = new TrackingVolumes();
+  private static MapDbFile open(Path path, boolean create, FileIo io) {
+    TrackingVolumes volumes = new TrackingVolumes(io);
     DB db = null;
     try {
-      StoreWAL store = StoreWAL.make(path.toString(), volumes, LOCK_DISABLED, true,
-          CONCURRENCY_SHIFT, ALLOCATE_INCREMENT, 0L, false, false, false, true, false);
+      StoreDirect store = StoreDirect.Companion.make(path.toString(), volumes, LOCK_DISABLED,
+          false, true, CONCURRENCY_SHIFT, ALLOCATE_INCREMENT, 0L, false, false, false, true,
+          false);
       db = new DB(store, !create, true, MapDbFile.class.getClassLoader(), 0);
       List<BTreeMap<byte[], byte[]>> maps = new ArrayList<>(NAMES.length);
       for (String name : NAMES) {
@@ -181,7 +183,7 @@ public final class MapDbFile implements AutoCloseable {
     }
   }
 
-  /** Sets the commit sequence number (uncommitted until {@link #commit}). */
+  /** Sets the commit sequence number the file holds. */
   public void sequence(long sequence) {
     meta.put(META_SEQUENCE, longBytes(sequence));
   }
@@ -195,12 +197,12 @@ public final class MapDbFile implements AutoCloseable {
     }
   }
 
-  /** Puts {@code value} under {@code key} (uncommitted until {@link #commit}). */
+  /** Puts {@code value} under {@code key}. */
   public void put(int map, byte[] key, byte[] value) {
     maps.get(map).put(key, value);
   }
 
-  /** Removes {@code key} (uncommitted until {@link #commit}). */
+  /** Removes {@code key}. */
   public void remove(int map, byte[] key) {
     maps.get(map).remove(key);
   }
@@ -244,17 +246,10 @@ public final class MapDbFile implements AutoCloseable {
     return records;
   }
 
-  /** Makes every change since the last commit durable (MapDB's log, copy and fsync). */
-  public void commit() {
-    db.commit();
-  }
-
-  /** Drops every change since the last commit. */
-  public void rollback() {
-    db.rollback();
-  }
-
-  /** Closes MapDB's volumes. Idempotent. */
+  /**
+   * Writes MapDB's header checksum and closes its volumes. Idempotent. The file is complete on
+   * disk only once the file is also forced.
+   */
   @Override
   public void close() {
     if (!db.isClosed()) {
@@ -271,36 +266,12 @@ public final class MapDbFile implements AutoCloseable {
     }
   }
 
-  /** Deletes {@code path} and MapDB's logs beside it. */
-  public static void deleteWithLogs(Path path) {
+  /** Deletes {@code path} if it exists. */
+  public static void delete(Path path) {
     try {
       Files.deleteIfExists(path);
     } catch (IOException e) {
       throw new StoreException("cannot delete " + path + ": " + e, e);
-    }
-    deleteLogs(path);
-  }
-
-  /** MapDB's log files of {@code path} ({@code <name>.wal.<n>}). */
-  public static List<Path> logsOf(Path path) {
-    List<Path> logs = new ArrayList<>();
-    Path dir = path.toAbsolutePath().getParent();
-    String prefix = path.getFileName() + ".wal.";
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, prefix + "*")) {
-      stream.forEach(logs::add);
-    } catch (IOException e) {
-      throw new StoreException("cannot list MapDB logs beside " + path + ": " + e, e);
-    }
-    return logs;
-  }
-
-  private static void deleteLogs(Path path) {
-    for (Path log : logsOf(path)) {
-      try {
-        Files.deleteIfExists(log);
-      } catch (IOException e) {
-        throw new StoreException("cannot delete the stale MapDB log " + log + ": " + e, e);
-      }
     }
   }
 
@@ -339,12 +310,20 @@ public final class MapDbFile implements AutoCloseable {
   }
 
   /**
-   * Opens MapDB's volumes through {@link FileChannelVol} and remembers those opened while the
-   * file is being opened, so a failed open can close them (MapDB does not).
+   * Opens MapDB's volumes as memory-mapped files (writes are stores into the page cache, no system
+   * call per write; durability comes from the journal) and remembers those opened while the file
+   * is being opened, so a failed open can close them (MapDB does not).
    */
   private static final class TrackingVolumes extends VolumeFactory {
+    private static final VolumeFactory MAPPED = new MappedFileVol.MappedFileFactory(true, false);
+
+    private final FileIo io;
     private final List<Volume> opened = new ArrayList<>();
     private volatile boolean tracking = true;
+
+    TrackingVolumes(FileIo io) {
+      this.io = io;
+    }
 
     @Override
     public Volume makeVolume(String file, boolean readOnly, long fileLockWait, int sliceShift,
@@ -356,8 +335,8 @@ public final class MapDbFile implements AutoCloseable {
           throw new StoreException("cannot create " + file + " owner-only: " + e, e);
         }
       }
-      Volume volume = CommitCrashPoints.wrap(file, FileChannelVol.FACTORY.makeVolume(
-          file, readOnly, fileLockWait, sliceShift, initSize, fixedSize));
+      Volume volume = CommitCrashPoints.wrap(io.volume(Paths.get(file), MAPPED.makeVolume(
+          file, readOnly, fileLockWait, sliceShift, initSize, fixedSize)));
       if (tracking) {
         synchronized (opened) {
           opened.add(volume);
@@ -368,12 +347,12 @@ public final class MapDbFile implements AutoCloseable {
 
     @Override
     public boolean exists(String file) {
-      return FileChannelVol.FACTORY.exists(file);
+      return MAPPED.exists(file);
     }
 
     @Override
     public boolean handlesReadonly() {
-      return FileChannelVol.FACTORY.handlesReadonly();
+      return MAPPED.handlesReadonly();
     }
 
     void stopTracking() {

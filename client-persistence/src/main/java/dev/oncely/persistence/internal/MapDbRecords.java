@@ -5,19 +5,22 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
- * {@link MapDbBatch} on the committer thread, reads go to the trusted copy. Every value read is
- * verified twice: its checksum (by the {@link RecordCodec}) and that it belongs under the key it
- * was found at, so a value MapDB misplaced is reported instead of returned. Thread-safe.
+ * {@link MapDbBatch} on the committer thread, reads go to the working copy. Every value read is
+ * verified twice: its checksum (by the {@link RecordCodec} or {@link UnfinishedStub}) and that it
+ * belongs under the key it was found at, so a value MapDB misplaced is reported instead of
+ * returned. Thread-safe.
  */
 public final class MapDbRecords {
   private static final int LOOKUP_BYTES = 32;
@@ -25,10 +28,43 @@ public final class MapDbRecords {
   private static final byte[] EMPTY = new byte[0];
 
   private final RecordCodec codec;
+  private final UnfinishedStub stubs;
 
-  /** Records encoded and verified by {@code codec}. */
-  public MapDbRecords(RecordCodec codec) {
-    this.codec = codec;
+  /** Records sealed with {@code encryption}, or plain when it is null. */
+  public MapDbRecords(StoreEncryption encryption) {
+    this.codec = new RecordCodec(encryption);
+    this.stubs = new UnfinishedStub(encryption);
+  }
+
+  /**
+   * A record with everything a write needs computed ahead, on the caller's thread: the codec
+   * bytes, the lookup and business keys, the index key and value. The committer thread then only
+   * checks and puts, so 64 callers encode in parallel instead of queueing behind one thread.
+   */
+  public static final class Encoded {
+    final IntentRecord record;
+    final byte[] lookup;
+    final byte[] bytes;
+    final byte[] business;
+    final byte[] indexKey;
+    final byte[] indexValue;
+
+    private Encoded(IntentRecord record, byte[] lookup, byte[] bytes, byte[] business,
+        byte[] indexKey, byte[] indexValue) {
+      this.record = record;
+      this.lookup = lookup;
+      this.bytes = bytes;
+      this.business = business;
+      this.indexKey = indexKey;
+      this.indexValue = indexValue;
+    }
+  }
+
+  /** Encodes {@code record} for {@link #create} or {@link #compareAndSet}. */
+  public Encoded encode(IntentRecord record) {
+    byte[] lookup = RecordCodec.lookupKey(record.id());
+    return new Encoded(record, lookup, codec.encode(record), businessKey(record),
+        indexKey(record, lookup), indexValue(record));
   }
 
   /**
@@ -36,26 +72,24 @@ public final class MapDbRecords {
    *
    * @throws DuplicateIntentException if the id or the business id is taken
    */
-  public void create(MapDbBatch batch, IntentRecord record) {
-    byte[] lookup = RecordCodec.lookupKey(record.id());
-    if (batch.get(MapDbFile.RECORDS, lookup) != null) {
+  public void create(MapDbBatch batch, Encoded e) {
+    IntentRecord record = e.record;
+    if (batch.get(MapDbFile.RECORDS, e.lookup) != null) {
       throw new DuplicateIntentException(record.id(), "record " + record.id() + " already exists");
     }
-    byte[] business = businessKey(record);
-    if (business != null) {
-      byte[] owner = batch.get(MapDbFile.BUSINESS, business);
+    if (e.business != null) {
+      byte[] owner = batch.get(MapDbFile.BUSINESS, e.business);
       if (owner != null) {
         throw new DuplicateIntentException(record.id(), "business id is already used by record "
             + describe(batch, owner) + " in scope '" + record.id().scope() + "' and operation '"
             + record.id().operation() + "'");
       }
     }
-    byte[] bytes = codec.encode(record);
-    batch.put(MapDbFile.RECORDS, lookup, bytes);
-    if (business != null) {
-      batch.put(MapDbFile.BUSINESS, business, lookup);
+    batch.put(MapDbFile.RECORDS, e.lookup, e.bytes);
+    if (e.business != null) {
+      batch.put(MapDbFile.BUSINESS, e.business, e.lookup);
     }
-    batch.put(indexOf(record), indexKey(record, lookup), indexValue(record, bytes));
+    batch.put(indexOf(record), e.indexKey, e.indexValue);
     batch.wrote(record);
   }
 
@@ -64,8 +98,9 @@ public final class MapDbRecords {
    *
    * @return false if it is missing or was changed since
    */
-  public boolean compareAndSet(MapDbBatch batch, IntentRecord expected, IntentRecord replacement) {
-    byte[] lookup = RecordCodec.lookupKey(expected.id());
+  public boolean compareAndSet(MapDbBatch batch, IntentRecord expected, Encoded e) {
+    IntentRecord replacement = e.record;
+    byte[] lookup = e.lookup;
     byte[] currentBytes = batch.get(MapDbFile.RECORDS, lookup);
     if (currentBytes == null) {
       return false;
@@ -74,15 +109,14 @@ public final class MapDbRecords {
     if (current.revision() != expected.revision()) {
       return false;
     }
-    byte[] bytes = codec.encode(replacement);
-    batch.put(MapDbFile.RECORDS, lookup, bytes);
+    batch.put(MapDbFile.RECORDS, lookup, e.bytes);
     byte[] oldIndexKey = indexKey(current, lookup);
-    byte[] newIndexKey = indexKey(replacement, lookup);
-    if (indexOf(current) != indexOf(replacement) || !Arrays.equals(oldIndexKey, newIndexKey)) {
+    if (indexOf(current) != indexOf(replacement) || !Arrays.equals(oldIndexKey, e.indexKey)) {
       batch.remove(indexOf(current), oldIndexKey);
-      batch.put(indexOf(replacement), newIndexKey, indexValue(replacement, bytes));
-    } else if (indexOf(replacement) == MapDbFile.UNFINISHED) {
-      batch.put(MapDbFile.UNFINISHED, newIndexKey, bytes);
+      batch.put(indexOf(replacement), e.indexKey, e.indexValue);
+    } else if (indexOf(replacement) == MapDbFile.UNFINISHED
+        && !Objects.equals(current.nextAttemptAt(), replacement.nextAttemptAt())) {
+      batch.put(MapDbFile.UNFINISHED, e.indexKey, e.indexValue);
     }
     batch.wrote(replacement);
     return true;
@@ -163,17 +197,36 @@ public final class MapDbRecords {
   }
 
   /**
-   * Returns every unfinished record, oldest first, from the unfinished index alone: it holds a
-   * copy of each unfinished record's bytes, so listing needs no lookup per record and never
-   * touches finished ones.
+   * Returns the id and due time of every unfinished record, oldest first, from the unfinished
+   * index alone: each entry holds a small sealed stub of its record (id, times, no headers, body or
+   * response), so listing reads no record and never touches finished ones.
+   */
+  public List<UnfinishedEntry> listUnfinishedIds(MapDbFile file) {
+    List<UnfinishedEntry> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
+      out.add(stubOf(file, e.getKey(), e.getValue()));
+    }
+    return out;
+  }
+
+  /**
+   * Returns every unfinished record, oldest first: the unfinished index, then each record by its
+   * lookup key.
+   *
+   * @throws StoreCorruptedException if an index entry has no matching unfinished record
    */
   public List<IntentRecord> listUnfinished(MapDbFile file) {
     List<IntentRecord> out = new ArrayList<>();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      byte[] indexKey = e.getKey();
-      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
-      IntentRecord r = decode(e.getValue(), lookup, file.path().toString());
-      if (r.state().isTerminal() || !Arrays.equals(indexKey, indexKey(r, lookup))) {
+      UnfinishedEntry stub = stubOf(file, e.getKey(), e.getValue());
+      byte[] lookup = Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length);
+      byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
+      if (bytes == null) {
+        throw new StoreCorruptedException(file.path() + ": unfinished index entry of "
+            + stub.id() + " points to a missing record");
+      }
+      IntentRecord r = decode(bytes, lookup, file.path().toString());
+      if (r.state().isTerminal() || !Arrays.equals(e.getKey(), indexKey(r, lookup))) {
         throw new StoreCorruptedException(file.path() + ": unfinished index entry of " + r.id()
             + " does not match the record (state " + r.state() + ")");
       }
@@ -183,57 +236,31 @@ public final class MapDbRecords {
   }
 
   /**
-   * Checks a whole copy: every record decodes (checksum, version, key), sits under its own lookup
-   * key, and has exactly the index entry its state asks for (an unfinished one holding the same
-   * bytes); every index entry belongs to such a record. A bit flip in a tree key would otherwise make a record silently absent.
+   * Decodes the first record and the first unfinished stub of {@code file}, so a wrong encryption
+   * key fails at open instead of at the first read.
    *
-   * @return how many records the copy holds
-   * @throws StoreCorruptedException naming the path and the first inconsistency
-   * @throws dev.oncely.client.spi.StoreEncryptionException if a record needs another key
+   * @throws dev.oncely.client.spi.StoreEncryptionException if they need another key
+   * @throws StoreCorruptedException if they fail verification
    */
-  public long verify(MapDbFile file) {
-    String where = file.path().toString();
-    Map<ByteBuffer, Long> expectedIndex = new HashMap<>();
-    Map<ByteBuffer, ByteBuffer> expectedBusiness = new HashMap<>();
-    long count = 0;
+  public void checkKey(MapDbFile file) {
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
-      IntentRecord r = decode(e.getValue(), e.getKey(), where);
-      expectedIndex.put(ByteBuffer.wrap(indexKey(r, e.getKey())),
-          fingerprint(indexOf(r), indexValue(r, e.getValue())));
-      byte[] business = businessKey(r);
-      if (business != null) {
-        expectedBusiness.put(ByteBuffer.wrap(business), ByteBuffer.wrap(e.getKey()));
-      }
-      count++;
+      decode(e.getValue(), e.getKey(), file.path().toString());
+      break;
     }
-    for (int index : new int[] {MapDbFile.UNFINISHED, MapDbFile.EXPIRY}) {
-      for (Map.Entry<byte[], byte[]> e : file.all(index)) {
-        Long expected = expectedIndex.remove(ByteBuffer.wrap(e.getKey()));
-        if (expected == null || expected != fingerprint(index, e.getValue())) {
-          throw new StoreCorruptedException(where + ": index entry for "
-              + hex(Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length))
-              + " matches no record in that state");
-        }
-      }
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
+      stubOf(file, e.getKey(), e.getValue());
+      break;
     }
-    if (!expectedIndex.isEmpty()) {
-      throw new StoreCorruptedException(where + ": " + expectedIndex.size()
-          + " records have no index entry");
+  }
+
+  private UnfinishedEntry stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
+    UnfinishedEntry stub = stubs.decode(value, file.path() + " unfinished index");
+    byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
+    if (!Arrays.equals(indexKey, indexKey(stub.createdAt(), RecordCodec.lookupKey(stub.id())))) {
+      throw new StoreCorruptedException(file.path() + ": unfinished index entry " + hex(lookup)
+          + " holds " + stub.id() + ", which belongs under another key");
     }
-    long businessEntries = 0;
-    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.BUSINESS)) {
-      ByteBuffer owner = expectedBusiness.get(ByteBuffer.wrap(e.getKey()));
-      if (owner == null || !owner.equals(ByteBuffer.wrap(e.getValue()))) {
-        throw new StoreCorruptedException(where + ": business index entry points to entry "
-            + hex(e.getValue()) + ", which does not carry that business id");
-      }
-      businessEntries++;
-    }
-    if (businessEntries != expectedBusiness.size()) {
-      throw new StoreCorruptedException(where + ": " + (expectedBusiness.size() - businessEntries)
-          + " business ids have no index entry");
-    }
-    return count;
+    return stub;
   }
 
   private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {
@@ -251,15 +278,15 @@ public final class MapDbRecords {
         : decode(bytes, lookup, "the record owning a business id").id().toString();
   }
 
-  /** The value of a record's index entry: its bytes while unfinished, nothing once finished. */
-  private static byte[] indexValue(IntentRecord r, byte[] bytes) {
-    return r.state().isTerminal() ? EMPTY : bytes;
-  }
-
-  /** Index, length and the record's own CRC32 (its last 4 bytes): equal for equal entries. */
-  private static long fingerprint(int index, byte[] value) {
-    int crc = value.length < 4 ? 0 : ByteBuffer.wrap(value, value.length - 4, 4).getInt();
-    return ((long) index << 60) ^ ((long) value.length << 32) ^ (crc & 0xffffffffL);
+  /**
+   * The value of a record's index entry: while unfinished, its {@link UnfinishedStub} (id and
+   * times), so listing needs no record read; nothing once finished.
+   */
+  private byte[] indexValue(IntentRecord r) {
+    if (r.state().isTerminal()) {
+      return EMPTY;
+    }
+    return stubs.encode(r);
   }
 
   private static int indexOf(IntentRecord r) {
@@ -267,7 +294,10 @@ public final class MapDbRecords {
   }
 
   private static byte[] indexKey(IntentRecord r, byte[] lookup) {
-    Instant t = r.state().isTerminal() ? r.expiresAt() : r.createdAt();
+    return indexKey(r.state().isTerminal() ? r.expiresAt() : r.createdAt(), lookup);
+  }
+
+  private static byte[] indexKey(Instant t, byte[] lookup) {
     return ByteBuffer.allocate(TIME_BYTES + LOOKUP_BYTES).put(timePrefix(t)).put(lookup).array();
   }
 

@@ -43,7 +43,8 @@ public final class SqliteFile {
           + " business BLOB UNIQUE,"
           + " open_s INTEGER, open_ns INTEGER,"
           + " purge_s INTEGER, purge_ns INTEGER,"
-          + " record BLOB NOT NULL)",
+          + " record BLOB NOT NULL,"
+          + " stub BLOB)",
       "CREATE INDEX intent_unfinished ON intent(open_s, open_ns) WHERE open_s IS NOT NULL",
       "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
 
@@ -63,8 +64,11 @@ public final class SqliteFile {
       .expiresAt(Instant.EPOCH)
       .build();
 
-  /** The writer (owned by the committer thread) and the reader connection of an open file. */
-  public record Connections(Connection writer, Connection reader) {}
+  /** Read-only connections opened beside the writer. */
+  public static final int READERS = 4;
+
+  /** The writer (owned by the committer thread) and the reader connections of an open file. */
+  public record Connections(Connection writer, List<Connection> readers) {}
 
   private SqliteFile() {}
 
@@ -90,7 +94,7 @@ public final class SqliteFile {
       create(path, codec, encrypted);
     }
     Connection writer = null;
-    Connection reader = null;
+    List<Connection> readers = new ArrayList<>();
     try {
       for (Path file : filesOf(path)) {
         StoreFiles.tightenToOwner(file);
@@ -102,18 +106,22 @@ public final class SqliteFile {
       integrityCheck(writer, path);
       checkMeta(writer, path, codec, encrypted);
       configure(writer, path);
-      reader = connect(path, false);
-      execute(reader, "PRAGMA query_only = ON");
-      execute(reader, "PRAGMA cell_size_check = ON");
-      return new Connections(writer, reader);
+      addStubColumn(writer);
+      for (int i = 0; i < READERS; i++) {
+        Connection reader = connect(path, false);
+        readers.add(reader);
+        execute(reader, "PRAGMA query_only = ON");
+        execute(reader, "PRAGMA cell_size_check = ON");
+      }
+      return new Connections(writer, readers);
     } catch (SQLException e) {
-      closeAll(e, reader, writer);
+      closeAll(e, withWriter(readers, writer));
       throw SqliteErrors.translate(e, path.toString(), "opening the store");
     } catch (IOException e) {
-      closeAll(e, reader, writer);
+      closeAll(e, withWriter(readers, writer));
       throw new StoreException(path + ": opening the store failed: " + e, e);
     } catch (RuntimeException e) {
-      closeAll(e, reader, writer);
+      closeAll(e, withWriter(readers, writer));
       if (e instanceof StoreException store) {
         throw store;
       }
@@ -190,6 +198,21 @@ public final class SqliteFile {
     }
     execute(c, "PRAGMA synchronous = FULL");
     execute(c, "PRAGMA cell_size_check = ON");
+  }
+
+  /**
+   * Adds the {@code stub} column (issue 11) to a table created without it. Old rows keep a null
+   * stub and are listed from their record; an older library ignores the column.
+   */
+  private static void addStubColumn(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT 1 FROM pragma_table_info('intent')"
+            + " WHERE name = 'stub'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    execute(c, "ALTER TABLE intent ADD COLUMN stub BLOB");
   }
 
   /**
@@ -279,6 +302,12 @@ public final class SqliteFile {
 
   private static Path sibling(Path path, String suffix) {
     return path.resolveSibling(path.getFileName() + suffix);
+  }
+
+  private static Connection[] withWriter(List<Connection> readers, Connection writer) {
+    List<Connection> all = new ArrayList<>(readers);
+    all.add(writer);
+    return all.toArray(new Connection[0]);
   }
 
   /** Closes each non-null connection, adding close failures to {@code primary}. */

@@ -5,6 +5,7 @@ import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.persistence.StoreEngine;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -84,7 +85,7 @@ public final class CommitRates {
   }
 
   private static double creates(String engine, Path file, int threads, int count) throws Exception {
-    try (IntentStore store = CrashEngines.open(engine, file)) {
+    try (IntentStore store = StoreEngine.parse(engine).open(file)) {
       AtomicInteger next = new AtomicInteger();
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       try {
@@ -110,7 +111,7 @@ public final class CommitRates {
 
   private static void openAndPurgeCosts(Path file, int records) throws Exception {
     Instant expiry = Instant.parse("2026-11-30T00:00:00Z");
-    try (IntentStore store = CrashEngines.open("sqlite", file)) {
+    try (IntentStore store = StoreEngine.SQLITE.open(file)) {
       ExecutorService pool = Executors.newFixedThreadPool(64);
       AtomicInteger next = new AtomicInteger();
       List<Future<?>> futures = new ArrayList<>();
@@ -133,7 +134,7 @@ public final class CommitRates {
     }
     long size = Files.size(file);
     long start = System.nanoTime();
-    CrashEngines.open("sqlite", file).close();
+    StoreEngine.SQLITE.open(file).close();
     double open = seconds(start) * 1000;
     double quick = pragmaMillis(file, "PRAGMA quick_check");
     double integrity = pragmaMillis(file, "PRAGMA integrity_check");
@@ -144,7 +145,7 @@ public final class CommitRates {
     Files.copy(file, copy);
     int purged;
     double purgeMs;
-    try (IntentStore store = CrashEngines.open("sqlite", file)) {
+    try (IntentStore store = StoreEngine.SQLITE.open(file)) {
       start = System.nanoTime();
       purged = store.purgeExpired(expiry);
       purgeMs = seconds(start) * 1000;

@@ -2,9 +2,11 @@ package dev.oncely.persistence.crash;
 
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.persistence.StoreEngine;
+import dev.oncely.persistence.StoreOptions;
 import dev.oncely.persistence.internal.CommitCrashPoints;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
 
 /**
  * The durable engines the crash harness drives, by name. To put another engine under the kill
@@ -15,18 +17,20 @@ public final class CrashEngines {
   /** Every engine the kill test runs against. */
   public static final List<String> NAMES = List.of("sqlite", "mapdb");
 
+  /**
+   * The MapDB journal limit under the kill tests: a checkpoint every few group commits, so kills
+   * land inside checkpoints too (the default, 64 MiB, is never reached by a child).
+   */
+  static final long JOURNAL_LIMIT = 16 * 1024;
+
   private CrashEngines() {}
 
-  /** Opens (or creates) the store of {@code engine} at {@code path} with default options. */
+  /** Opens (or creates) the store of {@code engine} at {@code path}, checkpointing often. */
   public static IntentStore open(String engine, Path path) {
-    return StoreEngine.parse(engine).open(path);
+    return StoreEngine.parse(engine).open(path,
+        StoreOptions.builder().journalLimit(JOURNAL_LIMIT).build());
   }
 
-  /**
-   * The JVM property that halts {@code engine} in the middle of its engine library's own commit
-   * at the {@code n}-th write to a store file, or null when the engine has no such crash point
-   * (SQLite's commit is one statement: {@code CommitCrashHook} brackets it).
-   */
   /**
    * Opens the store for a child JVM and prints {@code OPENED}; on failure prints {@code
    * OPEN-FAILED <why>} and exits with status 3, the protocol every crash child speaks.
@@ -49,7 +53,25 @@ public final class CrashEngines {
     return (e.getClass().getName() + ": " + e.getMessage()).replace('\n', ' ');
   }
 
-  static String haltInsideEngineCommit(String engine, int n) {
-    return engine.equals("mapdb") ? "-D" + CommitCrashPoints.PROPERTY + "=" + n : null;
+  /**
+   * A JVM property that halts {@code engine} inside its own I/O, picked by {@code random}: for
+   * MapDB, at a seeded write to a copy, in a seeded journal append (leaving a torn tail), or at a
+   * seeded step of a seeded checkpoint (after the image was forced, between the control write and
+   * the journal reset, half-way through copying the image). Null when the engine has none
+   * (SQLite's commit is one statement: {@code CommitCrashHook} brackets it).
+   */
+  static String haltInsideEngine(String engine, Random random) {
+    if (!engine.equals("mapdb")) {
+      return null;
+    }
+    return switch (random.nextInt(3)) {
+      case 0 -> "-D" + CommitCrashPoints.PROPERTY + "=" + (1 + random.nextInt(60));
+      case 1 -> "-D" + CommitCrashPoints.JOURNAL_PROPERTY + "=" + (1 + random.nextInt(12));
+      default -> {
+        CommitCrashPoints.Checkpoint[] steps = CommitCrashPoints.Checkpoint.values();
+        yield "-D" + CommitCrashPoints.CHECKPOINT_PROPERTY + "=" + (1 + random.nextInt(3)) + ":"
+            + steps[random.nextInt(steps.length)];
+      }
+    };
   }
 }

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,7 +20,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * from several threads and is killed with SIGKILL at seeded random moments (after a seeded number
  * of acknowledgements, sometimes while it is still opening and recovering the file), or halts
  * itself inside the engine's commit through {@link CommitCrashHook} (before or right after the
- * commit statement). After every kill the parent opens the same files and checks every
+ * commit statement) or, for MapDB, inside its own I/O through
+ * {@link dev.oncely.persistence.internal.CommitCrashPoints} (a write to a copy, a torn journal
+ * append, three steps of a checkpoint; the children checkpoint every
+ * {@value CrashEngines#JOURNAL_LIMIT} journal bytes so checkpoints happen). After every kill the parent opens the same files and checks every
  * acknowledgement with {@link CrashVerifier}; then the next child continues on them.
  *
  * <p>{@code -Doncely.crash.kills=N} sets the kills per engine (default 30; 300 for the long mode),
@@ -49,10 +53,11 @@ class CrashKillTest {
     int commitHalts = 0;
     int engineCommitHalts = 0;
     int acks = 0;
+    Map<String, Integer> haltsByPoint = new TreeMap<>();
     for (int run = 0; sigkills + commitHalts + engineCommitHalts < KILLS; run++) {
       long childSeed = random.nextLong();
       String context = engine + " run " + run + " (seed " + SEED + ")";
-      String insideEngine = CrashEngines.haltInsideEngineCommit(engine, 1 + random.nextInt(60));
+      String insideEngine = CrashEngines.haltInsideEngine(engine, random);
       if (run % 3 == 1 && insideEngine != null) {
         ChildProcess child = ChildProcess.start(engine, store, childSeed, CHILD_OPS,
             List.of(insideEngine), dir, run);
@@ -61,6 +66,7 @@ class CrashKillTest {
         assertThat(status).as("%s: exit status with %s; stderr: %s",
             context, insideEngine, child.stderrText()).isEqualTo(CommitCrashHook.HALT_STATUS);
         engineCommitHalts++;
+        haltsByPoint.merge(insideEngine.substring(2, insideEngine.indexOf('=')), 1, Integer::sum);
       } else if (run % 3 == 2) {
         String hook = (1 + random.nextInt(12)) + (random.nextBoolean() ? ":after" : "");
         ChildProcess child = ChildProcess.start(engine, store, childSeed, CHILD_OPS, hook, dir, run);
@@ -86,8 +92,8 @@ class CrashKillTest {
       }
     }
     System.out.printf("crash test %s: %d SIGKILLs + %d halts at the commit statement + %d halts"
-        + " inside the engine library's commit survived, %d acks, %d keys, seed %d%n", engine,
-        sigkills, commitHalts, engineCommitHalts, acks, acknowledged.size(), SEED);
+        + " inside the engine's own I/O %s survived, %d acks, %d keys, seed %d%n", engine,
+        sigkills, commitHalts, engineCommitHalts, haltsByPoint, acks, acknowledged.size(), SEED);
     assertThat(acknowledged).as("the children acknowledged writes").isNotEmpty();
   }
 

@@ -18,27 +18,27 @@ import java.util.Map;
  * function of {@code (k, r)}, so a verifier can tell a stale record (lower revision) from a silently
  * wrong one (any field differs from what that revision must hold).
  */
-final class CrashWorkload {
+public final class CrashWorkload {
   static final String SCOPE = "crash-tenant";
   static final String OPERATION = "crash-op";
   /** How many distinct keys the children write; small, so revisions climb across restarts. */
-  static final int KEYS = 48;
+  public static final int KEYS = 48;
 
   private static final Instant T0 = Instant.parse("2026-11-30T00:00:00Z");
   private static final IntentState[] STATES = IntentState.values();
 
   private CrashWorkload() {}
 
-  static String key(int n) {
+  public static String key(int n) {
     return "crash-key-" + n;
   }
 
-  static IntentId id(String key) {
+  public static IntentId id(String key) {
     return IntentId.of(SCOPE, OPERATION, key);
   }
 
   /** Revision {@code revision} of {@code key}, exactly as the child writes it. */
-  static IntentRecord record(String key, long revision) {
+  public static IntentRecord record(String key, long revision) {
     String tag = key + ":" + revision;
     byte[] digest = sha256(tag);
     int bodyLength = 32 + (digest[0] & 0xff) * 4;
@@ -67,7 +67,7 @@ final class CrashWorkload {
   }
 
   /** Null if {@code r} is exactly what its revision must hold, else what differs. */
-  static String problemWith(IntentRecord r) {
+  public static String problemWith(IntentRecord r) {
     IntentRecord expected = record(r.id().key(), r.revision());
     return expected.equals(r) ? null
         : "record " + r.id() + " at revision " + r.revision() + " does not hold the fields that"

@@ -66,7 +66,7 @@ class SdkCrashKillTest {
           && rig.acks.completedCount() < INTENTS;
           run++) {
         if (run % 5 == 4) {
-          String inside = CrashEngines.haltInsideEngineCommit(engine, 1 + random.nextInt(400));
+          String inside = CrashEngines.haltInsideEngine(engine, random);
           String hook = "-D" + CommitCrashHook.PROPERTY + "=" + (1 + random.nextInt(3 * MAX_STEP))
               + (random.nextBoolean() ? ":after" : "");
           boolean insideEngine = inside != null && run % 10 == 9;

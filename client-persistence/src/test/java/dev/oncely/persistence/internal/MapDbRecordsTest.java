@@ -8,30 +8,33 @@ import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Records and indexes on one real MapDB file, below the two-copy layout. */
+/** Records and indexes on one real MapDB file, below the journal and the two copies. */
 class MapDbRecordsTest {
   @TempDir Path dir;
 
-  private final MapDbRecords records = new MapDbRecords(new RecordCodec());
+  private final MapDbRecords records = new MapDbRecords(null);
 
   @Test
-  void list_unfinished_reads_only_the_unfinished_index_never_the_finished_records() {
-    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0)) {
+  void listing_unfinished_ids_reads_only_the_unfinished_index_never_a_record() {
+    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
       IntentRecord open = fullRecord("t", "op", "open");
       IntentRecord done = fullRecord("t", "op", "done").toBuilder()
           .state(IntentState.COMPLETED).build();
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, open);
-      records.create(batch, done);
-      file.commit();
+      records.create(batch, records.encode(open));
+      records.create(batch, records.encode(done));
+      batch.apply();
+      file.put(MapDbFile.RECORDS, RecordCodec.lookupKey(open.id()), new byte[] {1, 2, 3});
       file.put(MapDbFile.RECORDS, RecordCodec.lookupKey(done.id()), new byte[] {1, 2, 3});
-      file.commit();
 
-      assertThat(records.listUnfinished(file)).containsExactly(open);
+      assertThat(records.listUnfinishedIds(file)).containsExactly(UnfinishedEntry.of(open));
+      assertThatThrownBy(() -> records.listUnfinished(file))
+          .isInstanceOf(StoreCorruptedException.class);
       assertThatThrownBy(() -> records.get(file, done.id()))
           .isInstanceOf(StoreCorruptedException.class);
     }
@@ -39,41 +42,63 @@ class MapDbRecordsTest {
 
   @Test
   void a_record_found_under_another_records_key_is_reported_not_returned() {
-    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0)) {
+    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
       IntentRecord a = fullRecord("t", "op", "a");
       IntentRecord b = fullRecord("t", "op", "b");
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, a);
-      records.create(batch, b);
-      file.commit();
+      records.create(batch, records.encode(a));
+      records.create(batch, records.encode(b));
+      batch.apply();
       byte[] bBytes = file.get(MapDbFile.RECORDS, RecordCodec.lookupKey(b.id()));
       file.put(MapDbFile.RECORDS, RecordCodec.lookupKey(a.id()), bBytes);
-      file.commit();
 
       assertThatThrownBy(() -> records.get(file, a.id()))
           .isInstanceOf(StoreCorruptedException.class)
           .hasMessageContaining("belongs under another key");
-      assertThatThrownBy(() -> records.verify(file))
+      assertThatThrownBy(() -> records.listUnfinished(file))
           .isInstanceOf(StoreCorruptedException.class);
     }
   }
 
   @Test
-  void verify_finds_a_record_without_its_index_entry() {
-    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0)) {
+  void an_unfinished_index_entry_under_another_records_key_is_reported() {
+    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
+      IntentRecord a = fullRecord("t", "op", "a");
+      IntentRecord b = fullRecord("t", "op", "b");
+      MapDbBatch batch = new MapDbBatch(file);
+      records.create(batch, records.encode(a));
+      records.create(batch, records.encode(b));
+      batch.apply();
+      byte[] first = null;
+      byte[] secondValue = null;
+      for (var e : file.all(MapDbFile.UNFINISHED)) {
+        if (first == null) {
+          first = e.getKey();
+        } else {
+          secondValue = e.getValue();
+        }
+      }
+      file.put(MapDbFile.UNFINISHED, first, secondValue);
+
+      assertThatThrownBy(() -> records.listUnfinishedIds(file))
+          .isInstanceOf(StoreCorruptedException.class);
+    }
+  }
+
+  @Test
+  void a_batch_sees_its_own_writes_and_leaves_the_file_untouched_until_applied() {
+    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
       IntentRecord r = fullRecord("t", "op", "k");
       MapDbBatch batch = new MapDbBatch(file);
-      records.create(batch, r);
-      file.commit();
-      assertThat(records.verify(file)).isEqualTo(1);
-      for (var e : file.all(MapDbFile.UNFINISHED)) {
-        file.remove(MapDbFile.UNFINISHED, e.getKey());
-      }
-      file.commit();
+      records.create(batch, records.encode(r));
+      IntentRecord next = r.successor().state(IntentState.COMPLETED).build();
+      assertThat(records.compareAndSet(batch, r, records.encode(next))).isTrue();
 
-      assertThatThrownBy(() -> records.verify(file))
-          .isInstanceOf(StoreCorruptedException.class)
-          .hasMessageContaining("no index entry");
+      assertThat(records.get(file, r.id())).isNull();
+      assertThat(records.listUnfinishedIds(file)).isEmpty();
+      batch.apply();
+      assertThat(records.get(file, r.id())).isEqualTo(next);
+      assertThat(records.listUnfinishedIds(file)).isEmpty();
     }
   }
 }

@@ -54,6 +54,11 @@ public abstract class ForwardingIntentStore implements IntentStore {
   }
 
   @Override
+  public List<UnfinishedEntry> listUnfinishedIds() {
+    return delegate.listUnfinishedIds();
+  }
+
+  @Override
   public int purgeExpired(Instant now) {
     return delegate.purgeExpired(now);
   }

@@ -72,6 +72,24 @@ public interface IntentStore extends AutoCloseable {
   List<IntentRecord> listUnfinished();
 
   /**
+   * Returns the id and due time of every record whose state is not terminal, oldest first, like
+   * {@link #listUnfinished()} but without holding every record in memory at once: resume lists
+   * these first and loads each record with {@link #get} when its drive starts (a record finished
+   * meanwhile then reads as terminal, one deleted as absent). Durable engines answer from their
+   * unfinished index. The default maps {@link #listUnfinished()}.
+   *
+   * @throws StoreCorruptedException if the stored bytes fail verification
+   */
+  default List<UnfinishedEntry> listUnfinishedIds() {
+    List<IntentRecord> records = listUnfinished();
+    List<UnfinishedEntry> entries = new ArrayList<>(records.size());
+    for (IntentRecord r : records) {
+      entries.add(UnfinishedEntry.of(r));
+    }
+    return entries;
+  }
+
+  /**
    * Deletes finished (terminal) records whose {@link IntentRecord#expiresAt()} is at or before
    * {@code now}. Unfinished records are never purged: they must be resolved or reconciled first.
    *

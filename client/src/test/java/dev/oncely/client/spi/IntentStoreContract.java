@@ -237,6 +237,34 @@ public abstract class IntentStoreContract {
   }
 
   @Test
+  void list_unfinished_ids_names_the_same_records_with_their_due_times_oldest_first()
+      throws Exception {
+    List<UnfinishedEntry> expected = new ArrayList<>();
+    int i = 0;
+    for (IntentState state : IntentState.values()) {
+      IntentRecord created = newRecord("s", "op", "id-" + state).toBuilder()
+          .createdAt(T0.plusSeconds(100 - i++)).build();
+      store.create(created);
+      IntentRecord moved = created.successor().state(state)
+          .nextAttemptAt(T0.plusSeconds(1_000 + i)).build();
+      assertThat(store.compareAndSet(created, moved)).isTrue();
+      if (!state.isTerminal()) {
+        expected.add(0, new UnfinishedEntry(moved.id(), moved.createdAt(),
+            moved.nextAttemptAt()));
+      }
+    }
+    IntentRecord dueNow = newRecord("s", "op", "due-now").toBuilder()
+        .createdAt(T0.plusSeconds(500)).build();
+    store.create(dueNow);
+    expected.add(new UnfinishedEntry(dueNow.id(), dueNow.createdAt(), null));
+    assertThat(store.listUnfinishedIds()).containsExactlyElementsOf(expected);
+    store = reopen(store);
+    assertThat(store.listUnfinishedIds()).containsExactlyElementsOf(expected);
+    assertThat(store.listUnfinishedIds()).extracting(UnfinishedEntry::id)
+        .containsExactlyElementsOf(store.listUnfinished().stream().map(IntentRecord::id).toList());
+  }
+
+  @Test
   void purge_removes_only_finished_records_past_their_expiry() throws Exception {
     IntentRecord expiredDone = terminal(newRecord("s", "op", "expired-done"), T0);
     IntentRecord freshDone = terminal(newRecord("s", "op", "fresh-done"), T0.plusSeconds(3600));

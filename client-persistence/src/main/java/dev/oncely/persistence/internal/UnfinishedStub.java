@@ -1,0 +1,168 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.client.spi.StoreEncryptionException;
+import dev.oncely.client.spi.UnfinishedEntry;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.util.zip.CRC32;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+
+/**
+ * The unfinished-index value of the MapDB engine and the {@code stub} column of the SQLite
+ * engine: just enough of a record to list it
+ * for resume ({@link UnfinishedEntry}: id, creation and next-attempt time), small and quick to
+ * decode, so listing 100,000 unfinished records reads no record. Thread-safe.
+ *
+ * <p>Layout (big-endian): {@code version u8 (1) | flags u8 (bit 0: key sealed) | createdAt i64 s,
+ * i32 ns | next attempt present u8 [i64 s, i32 ns] | scope u16+UTF-8 | operation u16+UTF-8 |
+ * key part u16 length + (UTF-8 key, or 12-byte nonce + AES-GCM(key) with everything before it as
+ * associated data) | crc32 u32}. The key is sealed whenever the store encrypts records, like the
+ * record codec does.
+ */
+public final class UnfinishedStub {
+  private static final int VERSION = 1;
+  private static final int FLAG_SEALED = 1;
+  private static final int NONCE_BYTES = 12;
+  private static final int TAG_BITS = 128;
+
+  private final StoreEncryption encryption;
+  private final SecureRandom random = new SecureRandom();
+
+  /** Stubs whose key is sealed with {@code encryption}, or plain when it is null. */
+  public UnfinishedStub(StoreEncryption encryption) {
+    this.encryption = encryption;
+  }
+
+  /** The stub bytes of {@code r}. */
+  public byte[] encode(IntentRecord r) {
+    byte[] scope = utf8(r.id().scope());
+    byte[] operation = utf8(r.id().operation());
+    byte[] key = utf8(r.id().key());
+    Instant next = r.nextAttemptAt();
+    int head = 2 + 12 + 1 + (next == null ? 0 : 12) + 2 + scope.length + 2 + operation.length;
+    ByteBuffer header = ByteBuffer.allocate(head)
+        .put((byte) VERSION).put((byte) (encryption == null ? 0 : FLAG_SEALED))
+        .putLong(r.createdAt().getEpochSecond()).putInt(r.createdAt().getNano())
+        .put((byte) (next == null ? 0 : 1));
+    if (next != null) {
+      header.putLong(next.getEpochSecond()).putInt(next.getNano());
+    }
+    header.putShort((short) scope.length).put(scope)
+        .putShort((short) operation.length).put(operation);
+    byte[] keyPart = encryption == null ? key : seal(key, header.array());
+    ByteBuffer out = ByteBuffer.allocate(head + 2 + keyPart.length + 4)
+        .put(header.array()).putShort((short) keyPart.length).put(keyPart);
+    CRC32 crc = new CRC32();
+    crc.update(out.array(), 0, out.position());
+    return out.putInt((int) crc.getValue()).array();
+  }
+
+  /**
+   * Decodes a stub.
+   *
+   * @throws StoreCorruptedException if it fails its checksum or is malformed
+   * @throws StoreEncryptionException if it was sealed with another key, or the store is plain
+   */
+  public UnfinishedEntry decode(byte[] bytes, String where) {
+    if (bytes.length < 4) {
+      throw new StoreCorruptedException(where + ": unfinished index value of " + bytes.length
+          + " bytes");
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - 4);
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    if (in.getInt(bytes.length - 4) != (int) crc.getValue()) {
+      throw new StoreCorruptedException(where + ": unfinished index value fails its checksum");
+    }
+    try {
+      int version = in.get();
+      if (version != VERSION) {
+        throw new StoreCorruptedException(where + ": unfinished index value version " + version);
+      }
+      boolean sealed = (in.get() & FLAG_SEALED) != 0;
+      Instant created = Instant.ofEpochSecond(in.getLong(), in.getInt());
+      Instant next = in.get() == 0 ? null : Instant.ofEpochSecond(in.getLong(), in.getInt());
+      String scope = string(in, in.getShort() & 0xffff);
+      String operation = string(in, in.getShort() & 0xffff);
+      int headEnd = in.position();
+      byte[] keyPart = new byte[in.getShort() & 0xffff];
+      in.get(keyPart);
+      if (in.remaining() != 4) {
+        throw new StoreCorruptedException(where + ": unfinished index value has "
+            + (in.remaining() - 4) + " stray bytes");
+      }
+      String key;
+      if (sealed) {
+        byte[] aad = new byte[headEnd];
+        System.arraycopy(bytes, 0, aad, 0, headEnd);
+        key = new String(open(keyPart, aad, where), StandardCharsets.UTF_8);
+      } else if (encryption != null) {
+        throw new StoreEncryptionException(where + ": the unfinished index holds a plain key but"
+            + " the store was opened with StoreEncryption", null);
+      } else {
+        key = new String(keyPart, StandardCharsets.UTF_8);
+      }
+      return new UnfinishedEntry(IntentId.of(scope, operation, key), created, next);
+    } catch (BufferUnderflowException | DateTimeException | IllegalArgumentException e) {
+      throw new StoreCorruptedException(where + ": malformed unfinished index value: " + e, e);
+    }
+  }
+
+  private static String string(ByteBuffer in, int length) {
+    byte[] b = new byte[length];
+    in.get(b);
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private byte[] seal(byte[] plain, byte[] aad) {
+    try {
+      byte[] nonce = new byte[NONCE_BYTES];
+      random.nextBytes(nonce);
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.ENCRYPT_MODE, encryption.secretKey(),
+          new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(aad);
+      byte[] sealed = cipher.doFinal(plain);
+      return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
+    }
+  }
+
+  private byte[] open(byte[] sealed, byte[] aad, String where) {
+    if (encryption == null) {
+      throw new StoreEncryptionException(where + ": the unfinished index is encrypted but the"
+          + " store was opened without StoreEncryption", null);
+    }
+    if (sealed.length < NONCE_BYTES) {
+      throw new StoreCorruptedException(where + ": sealed key shorter than its nonce");
+    }
+    try {
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.DECRYPT_MODE, encryption.secretKey(),
+          new GCMParameterSpec(TAG_BITS, sealed, 0, NONCE_BYTES));
+      cipher.updateAAD(aad);
+      return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
+    } catch (AEADBadTagException e) {
+      throw new StoreEncryptionException(where + ": the unfinished index cannot be decrypted;"
+          + " the store was written with another encryption key", e);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
+    }
+  }
+}
