@@ -202,6 +202,23 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
+   * Drives the stored record of intent {@code id} once more (single flight: joins a drive already
+   * running for it), with its stored key, wire form and body bytes, like {@link #resumePending()}
+   * does for every unfinished record. A finished record completes the future with its stored
+   * outcome without I/O.
+   *
+   * @return a future completed with the stored outcome; completed exceptionally with {@link
+   *     StoreException} if the store has no such record or fails
+   * @throws NullPointerException if {@code id} is null
+   * @throws IllegalStateException if the client is closed
+   */
+  public CompletableFuture<IntentOutcome> resume(IntentId id) {
+    Objects.requireNonNull(id, "id");
+    checkOpen();
+    return start(id, false, null);
+  }
+
+  /**
    * The stored outcome of intent {@code id}, without I/O; empty if the store has no such record.
    * An unfinished record reads as {@link IntentOutcome.Pending}.
    *
@@ -282,6 +299,8 @@ public final class IdempotentClient implements AutoCloseable {
         .headers(spec.headers())
         .body(spec.body(), spec.mediaType())
         .fingerprint(spec.fingerprint())
+        .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
+        .traceContext(spec.traceContext())
         // Created already claimed: this one commit is the only one before the first send. The
         // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
         // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.

@@ -52,6 +52,7 @@ public final class IntentSpec {
   private final Set<String> volatileFields;
   private final IntentId id;
   private final String fingerprint;
+  private final Map<String, String> traceContext;
 
   private IntentSpec(Builder b, IntentId id, String fingerprint) {
     this.operation = b.operation;
@@ -65,6 +66,7 @@ public final class IntentSpec {
     this.volatileFields = Collections.unmodifiableSet(new LinkedHashSet<>(b.volatileFields));
     this.id = id;
     this.fingerprint = fingerprint;
+    this.traceContext = Collections.unmodifiableMap(new LinkedHashMap<>(b.traceContext));
   }
 
   private static Map<String, List<String>> copyHeaders(Map<String, List<String>> headers) {
@@ -96,7 +98,17 @@ public final class IntentSpec {
     b.businessId = businessId;
     b.volatileFields.addAll(volatileFields);
     b.keyStrategy = KeyStrategy.existing(id.key());
+    b.traceContext.putAll(traceContext);
     return b;
+  }
+
+  /**
+   * Trace propagation fields stored with the intent's record (for example W3C {@code traceparent}),
+   * so a drive after a restart can link to the trace the intent was born in; empty when none.
+   * They are not sent as headers by the client itself.
+   */
+  public Map<String, String> traceContext() {
+    return traceContext;
   }
 
   /** The business operation, for example {@code "create-payment"}. */
@@ -180,6 +192,7 @@ public final class IntentSpec {
     private final Map<String, List<String>> headers = new LinkedHashMap<>();
     private String businessId;
     private final Set<String> volatileFields = new LinkedHashSet<>();
+    private final Map<String, String> traceContext = new LinkedHashMap<>();
     private KeyStrategy keyStrategy = KeyStrategy.random();
     private long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
 
@@ -349,6 +362,35 @@ public final class IntentSpec {
         throw new InvalidIntentException("keyStrategy", "must not be null");
       }
       this.keyStrategy = keyStrategy;
+      return this;
+    }
+
+    /**
+     * Sets trace propagation fields to store with the record (replacing earlier ones); tracing
+     * bridges such as {@code oncely-opentelemetry} fill it. Never put credentials here.
+     *
+     * @throws InvalidIntentException if a name or value is null or blank, or there are more than
+     *     16 fields or a value longer than 512 characters
+     */
+    public Builder traceContext(Map<String, String> fields) {
+      if (fields == null) {
+        throw new InvalidIntentException("traceContext", "must not be null");
+      }
+      if (fields.size() > 16) {
+        throw new InvalidIntentException("traceContext", "has " + fields.size()
+            + " fields; the limit is 16");
+      }
+      fields.forEach((name, value) -> {
+        if (name == null || name.isBlank() || value == null || value.isBlank()) {
+          throw new InvalidIntentException("traceContext", "names and values must not be blank");
+        }
+        if (value.length() > 512) {
+          throw new InvalidIntentException("traceContext", "value of '" + name + "' is "
+              + value.length() + " characters; the limit is 512");
+        }
+      });
+      traceContext.clear();
+      traceContext.putAll(fields);
       return this;
     }
 

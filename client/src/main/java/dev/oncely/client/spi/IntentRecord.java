@@ -2,7 +2,10 @@ package dev.oncely.client.spi;
 
 import dev.oncely.client.IntentState;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,6 +38,11 @@ public final class IntentRecord {
   private final Instant updatedAt;
   private final Instant expiresAt;
   private final long revision;
+  private final boolean maybeDelivered;
+  private final String keyHeader;
+  private final String keyValue;
+  private final Map<String, String> traceContext;
+  private final List<Note> notes;
 
   private IntentRecord(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
@@ -62,6 +70,15 @@ public final class IntentRecord {
       throw new IllegalArgumentException("revision must be >= 0, was " + b.revision);
     }
     this.revision = b.revision;
+    this.maybeDelivered = b.maybeDelivered;
+    if ((b.keyHeader == null) != (b.keyValue == null)) {
+      throw new IllegalArgumentException("keyHeader and keyValue are set together or not at all");
+    }
+    this.keyHeader = b.keyHeader;
+    this.keyValue = b.keyValue;
+    this.traceContext = Collections.unmodifiableMap(new LinkedHashMap<>(
+        Objects.requireNonNull(b.traceContext, "traceContext")));
+    this.notes = List.copyOf(Objects.requireNonNull(b.notes, "notes"));
   }
 
   private static String requireToken(String value, String what) {
@@ -194,6 +211,68 @@ public final class IntentRecord {
     return revision;
   }
 
+  /**
+   * Whether any attempt of this intent may have reached the server. Set durably before the first
+   * byte of the first attempt is written and never lowered: once true, a refusal or a mismatch
+   * answer can no longer prove that no effect exists.
+   */
+  public boolean maybeDelivered() {
+    return maybeDelivered;
+  }
+
+  /**
+   * The request header that carries the key on the wire (for example {@code Idempotency-Key}), or
+   * null for a record written before the wire form was pinned. Every attempt of the intent sends the
+   * key in exactly this header with exactly {@link #keyValue()}, whatever dialect reads the record.
+   */
+  public String keyHeader() {
+    return keyHeader;
+  }
+
+  /** The exact header value carrying the key (quoted or not, as first sent), or null with {@link #keyHeader()}. */
+  public String keyValue() {
+    return keyValue;
+  }
+
+  /**
+   * Trace propagation fields stored with the intent (for example W3C {@code traceparent} and
+   * {@code tracestate}), so a drive after a restart can link to the trace the intent was born in;
+   * unmodifiable, empty when none.
+   */
+  public Map<String, String> traceContext() {
+    return traceContext;
+  }
+
+  /** The operator notes appended to this record, oldest first (an audit trail); unmodifiable. */
+  public List<Note> notes() {
+    return notes;
+  }
+
+  /**
+   * One operator note of the audit trail: when, by whom, what was decided. Notes are appended, never
+   * rewritten.
+   *
+   * @param at when the note was written
+   * @param author who wrote it (an operator name or tool), never blank
+   * @param text what was decided and why, never blank
+   */
+  public record Note(Instant at, String author, String text) {
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if a component is null
+     * @throws IllegalArgumentException if {@code author} or {@code text} is blank
+     */
+    public Note {
+      Objects.requireNonNull(at, "at");
+      Objects.requireNonNull(author, "author");
+      Objects.requireNonNull(text, "text");
+      if (author.isBlank() || text.isBlank()) {
+        throw new IllegalArgumentException("a note needs an author and a text");
+      }
+    }
+  }
+
   @Override
   public boolean equals(Object o) {
     if (this == o) {
@@ -220,7 +299,12 @@ public final class IntentRecord {
         && Objects.equals(reason, r.reason)
         && createdAt.equals(r.createdAt)
         && updatedAt.equals(r.updatedAt)
-        && expiresAt.equals(r.expiresAt);
+        && expiresAt.equals(r.expiresAt)
+        && maybeDelivered == r.maybeDelivered
+        && Objects.equals(keyHeader, r.keyHeader)
+        && Objects.equals(keyValue, r.keyValue)
+        && traceContext.equals(r.traceContext)
+        && notes.equals(r.notes);
   }
 
   @Override
@@ -260,6 +344,11 @@ public final class IntentRecord {
     private Instant updatedAt;
     private Instant expiresAt;
     private long revision;
+    private boolean maybeDelivered;
+    private String keyHeader;
+    private String keyValue;
+    private Map<String, String> traceContext = Map.of();
+    private List<Note> notes = List.of();
 
     private Builder() {}
 
@@ -283,6 +372,11 @@ public final class IntentRecord {
       updatedAt = r.updatedAt;
       expiresAt = r.expiresAt;
       revision = r.revision;
+      maybeDelivered = r.maybeDelivered;
+      keyHeader = r.keyHeader;
+      keyValue = r.keyValue;
+      traceContext = r.traceContext;
+      notes = r.notes;
     }
 
     public Builder id(IntentId id) {
@@ -378,11 +472,47 @@ public final class IntentRecord {
     }
 
     /**
+     * Sets whether an attempt may have reached the server. Drivers only ever raise it: a record
+     * that may have been delivered stays so.
+     */
+    public Builder maybeDelivered(boolean maybeDelivered) {
+      this.maybeDelivered = maybeDelivered;
+      return this;
+    }
+
+    /** Sets the key's wire form: the header name and its exact value; both or neither. */
+    public Builder keyWireForm(String keyHeader, String keyValue) {
+      this.keyHeader = keyHeader;
+      this.keyValue = keyValue;
+      return this;
+    }
+
+    /** Sets the trace propagation fields (default none). */
+    public Builder traceContext(Map<String, String> traceContext) {
+      this.traceContext = traceContext;
+      return this;
+    }
+
+    /** Sets the operator notes (default none); {@link #addNote} appends one. */
+    public Builder notes(List<Note> notes) {
+      this.notes = notes;
+      return this;
+    }
+
+    /** Appends one operator note to the notes already set. */
+    public Builder addNote(Note note) {
+      List<Note> all = new ArrayList<>(notes);
+      all.add(Objects.requireNonNull(note, "note"));
+      this.notes = all;
+      return this;
+    }
+
+    /**
      * Returns the record.
      *
      * @throws NullPointerException if a required field is missing
-     * @throws IllegalArgumentException if a header is secret, the method is not an HTTP token, or
-     *     attempts or revision is negative
+     * @throws IllegalArgumentException if a header is secret, the method is not an HTTP token,
+     *     attempts or revision is negative, or only one of key header and key value is set
      */
     public IntentRecord build() {
       return new IntentRecord(this);

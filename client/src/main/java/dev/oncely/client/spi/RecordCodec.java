@@ -34,23 +34,28 @@ import javax.crypto.spec.GCMParameterSpec;
 /**
  * Turns an {@link IntentRecord} into self-checking bytes and back. Thread-safe.
  *
- * <p>Layout, version 1 (all integers big-endian):
+ * <p>Layout, version 2 (all integers big-endian):
  * <pre>
  *   magic 'O' 'R' | version u8 | flags u8 (bit 0: sealed part encrypted)
  *   public part:  scope, operation, businessId?, method, url, mediaType?, pollUrl?, reason?
  *                 state u8, attempts i32, revision i64, replayed u8,
  *                 createdAt, updatedAt, expiresAt, nextAttemptAt?   (instant = i64 s + i32 ns)
+ *                 [v2] maybeDelivered u8, keyHeader?
  *   sealed part:  u32 length, then either the plain bytes or 12-byte nonce + AES-GCM(bytes)
  *                 with the header and public part as associated data;
  *                 bytes = key, fingerprint, headers, body, lastResponse?
+ *                 [v2] keyValue?, traceContext (u32 count, name/value strings),
+ *                      notes (u32 count, at instant, author, text)
  *   crc32 u32 over everything before it
  * </pre>
+ * Version 1 records (without the {@code [v2]} fields) are still read: they are not marked
+ * maybe-delivered (drivers derive that from their state) and have no pinned key wire form.
  * Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The CRC
  * catches truncation, torn writes and bit flips; GCM additionally catches a wrong key.
  */
 public final class RecordCodec {
   /** The format version this code writes; it reads versions 1 up to this. */
-  public static final int FORMAT_VERSION = 1;
+  public static final int FORMAT_VERSION = 2;
 
   private static final byte MAGIC_0 = 'O';
   private static final byte MAGIC_1 = 'R';
@@ -143,7 +148,7 @@ public final class RecordCodec {
     try {
       ByteArrayInputStream body = new ByteArrayInputStream(bytes, 4, bytes.length - 8);
       DataInputStream in = new DataInputStream(body);
-      PublicPart pub = readPublic(in);
+      PublicPart pub = readPublic(in, version);
       int publicEnd = bytes.length - 4 - body.available();
       int sealedLength = in.readInt();
       if (sealedLength < 0 || sealedLength != in.available()) {
@@ -154,7 +159,7 @@ public final class RecordCodec {
       in.readFully(sealed);
       byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
       byte[] plain = encrypted ? open(sealed, aad, where) : sealed;
-      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
+      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub, version);
     } catch (EOFException | IllegalArgumentException | NullPointerException e) {
       throw new StoreCorruptedException(where + ": record fields are malformed: " + e.getMessage(),
           e);
@@ -167,7 +172,7 @@ public final class RecordCodec {
       String scope, String operation, String businessId, String method, String url,
       String mediaType, String pollUrl, String reason, IntentState state, int attempts,
       long revision, boolean replayed, Instant createdAt, Instant updatedAt, Instant expiresAt,
-      Instant nextAttemptAt) {}
+      Instant nextAttemptAt, boolean maybeDelivered, String keyHeader) {}
 
   private static void writePublic(DataOutputStream out, IntentRecord r) throws IOException {
     writeString(out, r.id().scope());
@@ -189,9 +194,11 @@ public final class RecordCodec {
     if (r.nextAttemptAt() != null) {
       writeInstant(out, r.nextAttemptAt());
     }
+    out.writeBoolean(r.maybeDelivered());
+    writeOptionalString(out, r.keyHeader());
   }
 
-  private static PublicPart readPublic(DataInputStream in) throws IOException {
+  private static PublicPart readPublic(DataInputStream in, int version) throws IOException {
     String scope = readString(in);
     String operation = readString(in);
     String businessId = readOptionalString(in);
@@ -211,9 +218,11 @@ public final class RecordCodec {
     Instant updatedAt = readInstant(in);
     Instant expiresAt = readInstant(in);
     Instant nextAttemptAt = in.readBoolean() ? readInstant(in) : null;
+    boolean maybeDelivered = version >= 2 && in.readBoolean();
+    String keyHeader = version >= 2 ? readOptionalString(in) : null;
     return new PublicPart(scope, operation, businessId, method, url, mediaType, pollUrl, reason,
         STATES[state], attempts, revision, replayed, createdAt, updatedAt, expiresAt,
-        nextAttemptAt);
+        nextAttemptAt, maybeDelivered, keyHeader);
   }
 
   private static byte[] sealedPart(IntentRecord r) throws IOException {
@@ -230,11 +239,24 @@ public final class RecordCodec {
       writeHeaders(out, response.headers());
       writeBytes(out, response.body());
     }
+    writeOptionalString(out, r.keyValue());
+    out.writeInt(r.traceContext().size());
+    for (Map.Entry<String, String> e : r.traceContext().entrySet()) {
+      writeString(out, e.getKey());
+      writeString(out, e.getValue());
+    }
+    out.writeInt(r.notes().size());
+    for (IntentRecord.Note note : r.notes()) {
+      writeInstant(out, note.at());
+      writeString(out, note.author());
+      writeString(out, note.text());
+    }
     out.flush();
     return buffer.toByteArray();
   }
 
-  private static IntentRecord readSealed(DataInputStream in, PublicPart p) throws IOException {
+  private static IntentRecord readSealed(DataInputStream in, PublicPart p, int version)
+      throws IOException {
     String key = readString(in);
     String fingerprint = readString(in);
     Map<String, List<String>> headers = readHeaders(in);
@@ -243,6 +265,22 @@ public final class RecordCodec {
     if (in.readBoolean()) {
       int status = in.readUnsignedShort();
       response = StoredResponse.of(status, readHeaders(in), readBytes(in));
+    }
+    String keyValue = null;
+    Map<String, String> traceContext = Map.of();
+    List<IntentRecord.Note> notes = List.of();
+    if (version >= 2) {
+      keyValue = readOptionalString(in);
+      traceContext = new LinkedHashMap<>();
+      int fields = readCount(in, "trace field");
+      for (int i = 0; i < fields; i++) {
+        traceContext.put(readString(in), readString(in));
+      }
+      notes = new ArrayList<>();
+      int count = readCount(in, "note");
+      for (int i = 0; i < count; i++) {
+        notes.add(new IntentRecord.Note(readInstant(in), readString(in), readString(in)));
+      }
     }
     if (in.available() != 0) {
       throw new IllegalArgumentException(in.available() + " unexpected bytes after the fields");
@@ -266,7 +304,19 @@ public final class RecordCodec {
         .updatedAt(p.updatedAt())
         .expiresAt(p.expiresAt())
         .revision(p.revision())
+        .maybeDelivered(p.maybeDelivered())
+        .keyWireForm(p.keyHeader(), keyValue)
+        .traceContext(traceContext)
+        .notes(notes)
         .build();
+  }
+
+  private static int readCount(DataInputStream in, String what) throws IOException {
+    int count = in.readInt();
+    if (count < 0 || count > in.available()) {
+      throw new IllegalArgumentException(what + " count " + count + " is impossible");
+    }
+    return count;
   }
 
   private byte[] seal(byte[] plain, byte[] aad) {

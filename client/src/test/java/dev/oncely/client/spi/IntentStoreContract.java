@@ -75,6 +75,12 @@ public abstract class IntentStoreContract {
         .createdAt(T0)
         .updatedAt(T0.plusMillis(1500))
         .expiresAt(T0.plus(Duration.ofDays(1)))
+        .maybeDelivered(true)
+        .keyWireForm("Idempotency-Key", '"' + key + '"')
+        .traceContext(Map.of("traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+        .addNote(new IntentRecord.Note(T0.plusSeconds(60), "ops@example.test",
+            "checked with the provider"))
         .build();
   }
 

@@ -35,6 +35,40 @@ class RecordCodecTest {
     }
   }
 
+  /** Written by the version-1 codec (Oncely 0.1.0, commit d353887) for the record below. */
+  private static final String V1_RECORD = "4f5201000000000974656e616e742d34320000000e6372656174652d"
+      + "7061796d656e7401000000036f2d3700000004504f53540000002068747470733a2f2f6170692e6578616d706c"
+      + "652e636f6d2f7061796d656e747301000000106170706c69636174696f6e2f6a736f6e0000010000000100000000"
+      + "0000000100000000006b0d492000000000000000006b0d492000000000000000006b0e9aa00000000000000000"
+      + "4a0000000f6b2d76312d3031323334353637383900000004663030640000000100000008582d54656e616e7400"
+      + "000001000000037434320000000f7b22616d6f756e74223a313030307d00e5e85a89";
+
+  @Test
+  void version_1_records_still_read_without_the_version_2_fields() {
+    IntentRecord r = new RecordCodec().decode(java.util.HexFormat.of().parseHex(V1_RECORD), "t");
+    assertThat(r.id()).isEqualTo(IntentId.of("tenant-42", "create-payment", "k-v1-0123456789"));
+    assertThat(r.businessId()).isEqualTo("o-7");
+    assertThat(r.state()).isEqualTo(dev.oncely.client.IntentState.IN_FLIGHT);
+    assertThat(r.attempts()).isEqualTo(1);
+    assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("{\"amount\":1000}");
+    assertThat(r.maybeDelivered()).isFalse();
+    assertThat(r.keyHeader()).isNull();
+    assertThat(r.keyValue()).isNull();
+    assertThat(r.traceContext()).isEmpty();
+    assertThat(r.notes()).isEmpty();
+  }
+
+  @Test
+  void version_2_fields_round_trip() {
+    RecordCodec codec = new RecordCodec(StoreEncryption.aes256Gcm(KEY_A));
+    IntentRecord back = codec.decode(codec.encode(full), "t");
+    assertThat(back.maybeDelivered()).isTrue();
+    assertThat(back.keyHeader()).isEqualTo("Idempotency-Key");
+    assertThat(back.keyValue()).isEqualTo("\"secret-key-1\"");
+    assertThat(back.traceContext()).containsKey("traceparent");
+    assertThat(back.notes()).hasSize(1);
+  }
+
   @Test
   void every_single_bit_flip_is_detected() {
     byte[] bytes = new RecordCodec().encode(full);
@@ -67,7 +101,7 @@ class RecordCodecTest {
     assertThatThrownBy(() -> new RecordCodec().decode(bytes, "store.db"))
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining("version 9")
-        .hasMessageContaining("1 to 1");
+        .hasMessageContaining("1 to " + RecordCodec.FORMAT_VERSION);
   }
 
   @Test
@@ -88,6 +122,8 @@ class RecordCodecTest {
         StandardCharsets.ISO_8859_1);
     assertThat(bytes)
         .doesNotContain("secret-key-1")
+        .doesNotContain("checked with the provider")
+        .doesNotContain("traceparent")
         .doesNotContain("\"amount\"")
         .doesNotContain("\"status\"")
         .doesNotContain(full.fingerprint())
