@@ -177,6 +177,8 @@ class StoreCommandsTest {
     assertThat(after.lastResponse().status()).isEqualTo(200);
     assertThat(after.lastResponse().header("Oncely-Operator-Resolution")).isEqualTo("completed");
     assertThat(after.reason()).contains("alice");
+    assertThat(after.notes()).containsExactly(new IntentRecord.Note(NOW, "alice",
+        "resolved as COMPLETED: payment pay_123 found in the PSP dashboard"));
     assertThat(after.body()).isEqualTo(r.body());
     assertThat(after.createdAt()).isEqualTo(r.createdAt());
     assertThat(after.expiresAt()).isEqualTo(NOW.plus(Duration.ofDays(7)));
@@ -184,6 +186,28 @@ class StoreCommandsTest {
         IdempotentClient app = IdempotentClient.builder().store(store).build()) {
       assertThat(app.outcomeOf(r.id())).get().isInstanceOf(IntentOutcome.Completed.class);
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(StoreEngine.class)
+  void notes_are_appended_after_earlier_ones_and_shown_as_the_audit_trail(StoreEngine engine) {
+    IntentRecord.Note earlier = new IntentRecord.Note(NOW.minusSeconds(600), "bob",
+        "marked due now: first look");
+    IntentRecord r = record("k-trail", IntentState.PENDING, Duration.ofMinutes(30))
+        .notes(List.of(earlier)).build();
+    Path file = store(engine, r);
+
+    CliRun resolve = CliRun.of(CLOCK, "resolve", r.id().safeKey(), "--store", file.toString(),
+        "--as", "rejected", "--note", "customer cancelled", "--author", "carol");
+    CliRun show = CliRun.of(CLOCK, "show", "--business-id", "order-k-trail", "--scope",
+        "tenant-7", "--operation", "create-payment", "--store", file.toString());
+
+    assertThat(resolve.exitCode()).as(resolve.toString()).isZero();
+    assertThat(reread(engine, file, r.id()).notes()).containsExactly(earlier,
+        new IntentRecord.Note(NOW, "carol", "resolved as REJECTED: customer cancelled"));
+    assertThat(show.exitCode()).as(show.toString()).isZero();
+    assertThat(show.out()).contains("state:           REJECTED", "audit trail:     2 notes",
+        "bob: marked due now: first look", "carol: resolved as REJECTED: customer cancelled");
   }
 
   @ParameterizedTest
@@ -232,8 +256,12 @@ class StoreCommandsTest {
     assertThat(after.nextAttemptAt()).isEqualTo(NOW);
     assertThat(after.state()).isEqualTo(IntentState.PENDING);
     assertThat(after.revision()).isEqualTo(1);
+    assertThat(after.notes()).singleElement().satisfies(note -> {
+      assertThat(note.at()).isEqualTo(NOW);
+      assertThat(note.text()).isEqualTo("marked due now: retry requested");
+    });
     assertThat(after.successor().revision(0).nextAttemptAt(r.nextAttemptAt())
-        .updatedAt(r.updatedAt()).build()).isEqualTo(r);
+        .updatedAt(r.updatedAt()).notes(List.of()).build()).isEqualTo(r);
   }
 
   @ParameterizedTest

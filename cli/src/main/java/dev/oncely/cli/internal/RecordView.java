@@ -69,6 +69,8 @@ final class RecordView {
     o.put("nextAttemptAt", record.nextAttemptAt() == null ? null : record.nextAttemptAt().toString());
     o.put("expiresAt", record.expiresAt().toString());
     o.put("pastKeyRetention", pastKeyRetention());
+    o.put("maybeDelivered", record.maybeDelivered());
+    o.put("notes", record.notes().size());
     return o;
   }
 
@@ -79,6 +81,10 @@ final class RecordView {
       o.put("key", record.id().key());
     }
     o.put("revision", record.revision());
+    o.put("keyHeader", record.keyHeader());
+    if (reveal) {
+      o.put("keyValue", record.keyValue());
+    }
     o.put("method", record.method());
     o.put("url", record.url());
     o.set("headers", headersJson(record.headers()));
@@ -93,6 +99,11 @@ final class RecordView {
       r.put("replayed", record.replayed());
       r.set("headers", headersJson(response.headers()));
       r.set("body", bodyJson(response.body(), response.header("Content-Type")));
+    }
+    ArrayNode notes = o.putArray("auditTrail");
+    for (IntentRecord.Note note : record.notes()) {
+      notes.addObject().put("at", note.at().toString()).put("author", note.author())
+          .put("text", note.text());
     }
     return o;
   }
@@ -109,12 +120,16 @@ final class RecordView {
     line(out, "reason", record.reason());
     line(out, "age", age() + " (created " + record.createdAt() + ")");
     line(out, "updated", record.updatedAt() + " (revision " + record.revision() + ")");
-    line(out, "attempts", Integer.toString(record.attempts()));
+    line(out, "attempts", record.attempts() + (record.maybeDelivered()
+        ? " (may have reached the server)" : ""));
     line(out, "next attempt", next());
     line(out, "key retention", pastKeyRetention()
         ? "ENDED " + record.expiresAt() + ": never resent blindly"
         : "until " + record.expiresAt());
     line(out, "request", record.method() + " " + record.url());
+    if (record.keyHeader() != null) {
+      out.println("  " + record.keyHeader() + ": " + (reveal ? record.keyValue() : REDACTED));
+    }
     printHeaders(out, "  ", record.headers());
     line(out, "request body", bodyText(record.body(), record.mediaType()));
     if (record.pollUrl() != null) {
@@ -127,6 +142,14 @@ final class RecordView {
       line(out, "last response", response.status() + (record.replayed() ? " (replayed)" : ""));
       printHeaders(out, "  ", response.headers());
       line(out, "response body", bodyText(response.body(), response.header("Content-Type")));
+    }
+    if (record.notes().isEmpty()) {
+      line(out, "audit trail", "none");
+    } else {
+      line(out, "audit trail", record.notes().size() + " notes");
+      for (IntentRecord.Note note : record.notes()) {
+        out.println("  " + note.at() + "  " + note.author() + ": " + note.text());
+      }
     }
   }
 

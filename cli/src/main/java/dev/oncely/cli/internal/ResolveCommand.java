@@ -101,8 +101,9 @@ public final class ResolveCommand extends StoreCommand {
     }
     Instant now = context.clock().instant();
     Instant keepUntil = now.plus(finishedRetention);
-    IntentRecord resolved = Notes.append(record.successor(), record, now, author.strip(),
-            "resolved as " + verdict.state + ": " + note.strip())
+    IntentRecord resolved = record.successor()
+        .addNote(new IntentRecord.Note(now, author.strip(),
+            "resolved as " + verdict.state + ": " + note.strip()))
         .state(verdict.state)
         .lastResponse(evidence(record))
         .replayed(false)

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncely.cli.OncelyCli;
 import dev.oncely.cli.internal.CliException;
+import dev.oncely.cli.internal.DialectNames;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import java.io.PrintWriter;
@@ -127,16 +128,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         throw CliException.usage("--key-header: " + e.getMessage());
       }
     }
-    switch (dialect.trim().toLowerCase(Locale.ROOT)) {
-      case "ietf":
-        return Dialects.ietf();
-      case "stripe":
-        return Dialects.stripe();
-      case "paypal":
-        return Dialects.paypal();
-      default:
-        throw CliException.usage("--dialect must be ietf, stripe or paypal, was '" + dialect + "'");
-    }
+    return DialectNames.parse("--dialect", dialect);
   }
 
   private static Map<String, String> parseHeader(String option, String line) {
