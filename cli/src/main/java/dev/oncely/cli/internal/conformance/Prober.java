@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,6 +34,11 @@ final class Prober {
    * string and server error, plus one per key length.
    */
   static final int MAX_EFFECTS = 6 * 2 + 3;
+
+  /** Most repeats while a {@code 202} operation is still processing. */
+  static final int SETTLE_TRIES = 5;
+  /** Longest wait between two of those repeats. */
+  static final long MAX_SETTLE_WAIT_MS = 2000;
 
   private static final Set<Integer> IN_PROGRESS = Set.of(409, 423, 425, 429);
   private static final Pattern TOKEN = Pattern.compile("[A-Za-z_]*idempot[A-Za-z_]*",
@@ -105,8 +111,9 @@ final class Prober {
       return false;
     }
     effects++;
-    Answer second = client.send(url, key, body);
-    noteAccepted(first, second);
+    Answer immediate = client.send(url, key, body);
+    noteAccepted(first, immediate);
+    Answer second = settle(first, immediate, () -> client.send(url, key, body));
     String marker = second.markerAgainst(first);
     if (marker != null) {
       profile.replayHeader = canonical(marker);
@@ -117,8 +124,12 @@ final class Prober {
           + (marker == null ? "without a replay marker" : "marked " + profile.replayHeader + ": "
               + second.header(marker)), false));
     } else if (first.status() == 202 && IN_PROGRESS.contains(second.status())) {
-      findings.add(new Finding("same key twice", answers,
-          "still processing: the repeat got " + second.status() + " (see the 202 probe)", false));
+      findings.add(new Finding("same key twice", answers, "not established: the operation was"
+          + " still processing after " + SETTLE_TRIES + " repeats", false));
+    } else if (first.status() == 202 && second.success()) {
+      findings.add(new Finding("same key twice", answers, "the repeat after processing got the"
+          + " result" + (marker == null ? " without a replay marker" : ", marked "
+              + profile.replayHeader + ": " + second.header(marker)), false));
     } else if (second.success() && marker == null) {
       effects++;
       findings.add(new Finding("same key twice", answers,
@@ -226,13 +237,20 @@ final class Prober {
       return null;
     }
     effects++;
-    Answer second = client.send(secondUrl, key, secondBody);
-    noteAccepted(first, second);
+    Answer immediate = client.send(secondUrl, key, secondBody);
+    noteAccepted(first, immediate);
+    Answer second = settle(first, immediate, () -> client.send(secondUrl, key, secondBody));
     String answers = first.label() + " -> " + second.label();
     boolean marked = second.markerAgainst(first) != null;
-    if (second.sameAs(first) || (marked && second.status() == first.status())) {
+    if (first.status() == 202 && IN_PROGRESS.contains(second.status())) {
+      findings.add(new Finding(probe, answers, "not established: the operation was still"
+          + " processing after " + SETTLE_TRIES + " repeats", false));
+    } else if (second.sameAs(first) || marked) {
       findings.add(new Finding(probe, answers, "treated as the same request: the first answer"
           + " was replayed", false));
+    } else if (first.status() == 202 && second.success()) {
+      findings.add(new Finding(probe, answers, "ambiguous: the result after processing carries"
+          + " no replay marker, so a replay cannot be told from a new effect", false));
     } else if (second.success()) {
       effects++;
       findings.add(new Finding(probe, answers, "a new effect under the same key"
@@ -266,7 +284,8 @@ final class Prober {
     String verdict = profile.shortestKeyRefused == null
         ? "no limit up to " + KEY_LENGTHS[KEY_LENGTHS.length - 1] + " characters"
         : "keys of " + profile.shortestKeyRefused + " characters are refused"
-            + (risk ? "; keep derived and existing keys shorter (Oncely allows 255)" : "");
+            + (risk ? "; keep derived and existing keys shorter (Oncely allows 255)"
+                : "; Oncely's keys (32 characters, at most 255) fit");
     findings.add(new Finding("key length", String.join(", ", parts), verdict, risk));
   }
 
@@ -315,6 +334,36 @@ final class Prober {
     findings.add(new Finding("202 replay keeps Location", answers, "the repeat "
         + (location ? "keeps Location" : "LOSES Location") + ", "
         + (retryAfter ? "keeps" : "has no") + " Retry-After", !location));
+  }
+
+  /**
+   * When {@code first} was a {@code 202} and the repeat got "in progress", repeats after the
+   * server's {@code Retry-After} (at most {@value #SETTLE_TRIES} times, each wait at most
+   * {@value #MAX_SETTLE_WAIT_MS} ms) until the operation has finished.
+   */
+  private static Answer settle(Answer first, Answer repeat, Supplier<Answer> again) {
+    Answer answer = repeat;
+    for (int i = 0; i < SETTLE_TRIES && first.status() == 202
+        && IN_PROGRESS.contains(answer.status()); i++) {
+      try {
+        Thread.sleep(waitMillis(answer));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return answer;
+      }
+      answer = again.get();
+    }
+    return answer;
+  }
+
+  private static long waitMillis(Answer answer) {
+    String retryAfter = answer.header("Retry-After");
+    try {
+      long seconds = retryAfter == null ? 0 : Long.parseLong(retryAfter.trim());
+      return Math.min(MAX_SETTLE_WAIT_MS, Math.max(100, seconds * 1000));
+    } catch (NumberFormatException e) {
+      return MAX_SETTLE_WAIT_MS;
+    }
   }
 
   private void noteAccepted(Answer first, Answer repeat) {
