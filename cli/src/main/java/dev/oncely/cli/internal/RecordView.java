@@ -11,6 +11,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -118,14 +119,14 @@ final class RecordView {
     line(out, "business id", record.businessId());
     line(out, "state", record.state().name());
     line(out, "reason", record.reason());
-    line(out, "age", age() + " (created " + record.createdAt() + ")");
-    line(out, "updated", record.updatedAt() + " (revision " + record.revision() + ")");
+    line(out, "age", age() + " (created " + seconds(record.createdAt()) + ")");
+    line(out, "updated", seconds(record.updatedAt()) + " (revision " + record.revision() + ")");
     line(out, "attempts", record.attempts() + (record.maybeDelivered()
         ? " (may have reached the server)" : ""));
     line(out, "next attempt", next());
     line(out, "key retention", pastKeyRetention()
-        ? "ENDED " + record.expiresAt() + ": never resent blindly"
-        : "until " + record.expiresAt());
+        ? "ENDED " + seconds(record.expiresAt()) + ": never resent blindly"
+        : "until " + seconds(record.expiresAt()));
     line(out, "request", record.method() + " " + record.url());
     if (record.keyHeader() != null) {
       out.println("  " + record.keyHeader() + ": " + (reveal ? record.keyValue() : REDACTED));
@@ -146,11 +147,16 @@ final class RecordView {
     if (record.notes().isEmpty()) {
       line(out, "audit trail", "none");
     } else {
-      line(out, "audit trail", record.notes().size() + " notes");
+      line(out, "audit trail", record.notes().size()
+          + (record.notes().size() == 1 ? " note" : " notes"));
       for (IntentRecord.Note note : record.notes()) {
-        out.println("  " + note.at() + "  " + note.author() + ": " + note.text());
+        out.println("  " + seconds(note.at()) + "  " + note.author() + ": " + note.text());
       }
     }
+  }
+
+  private static Instant seconds(Instant instant) {
+    return instant.truncatedTo(ChronoUnit.SECONDS);
   }
 
   private static void line(PrintWriter out, String label, String value) {

@@ -99,7 +99,8 @@ public final class RetryCommand extends StoreCommand {
     IntentRecord after = store.get(due.id()).orElse(due);
     out.println(due.id() + ": driven, now " + outcome.state()
         + (after.reason() == null ? "" : " (" + after.reason() + ")")
-        + (after.lastResponse() == null ? "" : ", last answer " + after.lastResponse().status()));
+        + (after.lastResponse() == null ? "" : ", last answer " + after.lastResponse().status()
+            + (after.replayed() ? " (a replay: the first attempt had reached the server)" : "")));
     return OncelyCli.EXIT_OK;
   }
 
