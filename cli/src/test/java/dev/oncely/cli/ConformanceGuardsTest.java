@@ -24,6 +24,15 @@ class ConformanceGuardsTest {
   }
 
   @Test
+  void a_host_that_does_not_resolve_counts_as_not_loopback() {
+    CliRun run = CliRun.of(Clock.systemUTC(), "conformance", "https://no-such-host.invalid/pay",
+        "--body", "{}");
+
+    assertThat(run.exitCode()).isEqualTo(OncelyCli.EXIT_REFUSED);
+    assertThat(run.err()).contains("not a loopback host");
+  }
+
+  @Test
   void a_server_that_ignores_the_key_is_reported_as_a_second_effect() throws Exception {
     AtomicInteger effects = new AtomicInteger();
     try (MockWebServer server = new MockWebServer()) {
