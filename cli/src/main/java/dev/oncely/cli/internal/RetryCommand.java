@@ -92,6 +92,7 @@ public final class RetryCommand extends StoreCommand {
         .store(store)
         .dialect(answers)
         .headerProvider(credentials)
+        .listener(event -> spec.commandLine().getErr().println("event: " + event))
         .clock(context.clock())
         .build()) {
       outcome = client.resume(due.id()).join();
