@@ -29,8 +29,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code retry --drive}: a record the real client left pending (its answer was lost after the
- * server took the request) is driven by the CLI with the stored key wire form and body bytes.
+ * The CLI on records the real client left pending (the server took the request, the answer was
+ * lost), and what the app does with them afterwards: {@code retry --drive} resends with the stored
+ * key wire form and body bytes; {@code retry} sends nothing and the app's resume drives the record;
+ * a resolved record is never resent.
  */
 class RetryDriveTest {
   private final MockWebServer server = new MockWebServer();
@@ -96,5 +98,49 @@ class RetryDriveTest {
       assertThat(after.notes()).extracting(IntentRecord.Note::text)
           .containsExactly("driven from the CLI: retry requested");
     }
+  }
+
+  private static IdempotentClient app(IntentStore store) {
+    return IdempotentClient.builder().store(store).build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(StoreEngine.class)
+  void retry_sends_nothing_itself_and_the_apps_next_resume_drives_the_record(StoreEngine engine)
+      throws Exception {
+    Path file = dir.resolve(engine + ".db");
+    IntentId id = leavePending(file);
+    RecordedRequest first = server.takeRequest(5, TimeUnit.SECONDS);
+
+    CliRun run = CliRun.of(Clock.systemUTC(), "retry", id.safeKey(), "--store", file.toString());
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    server.enqueue(new MockResponse.Builder().code(201).body("{}").build());
+    try (IntentStore store = engine.open(file); IdempotentClient app = app(store)) {
+      IntentOutcome outcome = app.resumePending().get(0).get(30, TimeUnit.SECONDS);
+      assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    }
+    RecordedRequest resumed = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(resumed.getHeaders().get("Idempotency-Key"))
+        .isEqualTo(first.getHeaders().get("Idempotency-Key"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(StoreEngine.class)
+  void a_resolved_record_is_never_resent_by_the_app(StoreEngine engine) throws Exception {
+    Path file = dir.resolve(engine + ".db");
+    IntentId id = leavePending(file);
+
+    CliRun run = CliRun.of(Clock.systemUTC(), "resolve", id.safeKey(), "--store", file.toString(),
+        "--as", "completed", "--note", "found in the ledger");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    try (IntentStore store = engine.open(file); IdempotentClient app = app(store)) {
+      assertThat(app.resumePending()).isEmpty();
+      assertThat(app.resume(id).get(30, TimeUnit.SECONDS))
+          .isInstanceOf(IntentOutcome.Completed.class);
+    }
+    assertThat(server.getRequestCount()).isEqualTo(1);
   }
 }

@@ -316,4 +316,34 @@ class StoreCommandsTest {
     assertThat(run.err()).contains("no store file at", file.toString());
     assertThat(file).doesNotExist();
   }
+
+  @ParameterizedTest
+  @EnumSource(StoreEngine.class)
+  void show_json_carries_every_field_and_the_audit_trail_without_secrets(StoreEngine engine)
+      throws Exception {
+    IntentRecord r = record("k-json", IntentState.PENDING, Duration.ofMinutes(3))
+        .keyWireForm("Idempotency-Key", "\"k-json\"")
+        .notes(List.of(new IntentRecord.Note(NOW, "dave", "looked at it")))
+        .build();
+    Path file = store(engine, r);
+
+    CliRun run = CliRun.of(CLOCK, "show", r.id().safeKey(), "--store", file.toString(), "--json");
+
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    JsonNode json = JSON.readTree(run.out());
+    assertThat(json.get("keyHash").asText()).isEqualTo(r.id().safeKey());
+    assertThat(json.get("keyHeader").asText()).isEqualTo("Idempotency-Key");
+    assertThat(json.has("keyValue")).isFalse();
+    assertThat(json.get("body").get("bytes").asInt()).isEqualTo(BODY.length());
+    assertThat(json.get("body").has("text")).isFalse();
+    assertThat(json.get("headers").get("X-Trace-Note").get(0).asText()).isEqualTo("<redacted>");
+    assertThat(json.get("auditTrail").get(0).get("author").asText()).isEqualTo("dave");
+    assertThat(run.out()).doesNotContain("k-json\\\"", "4242-secret", "trace-secret-value");
+  }
+
+  @org.junit.jupiter.api.Test
+  void the_default_finished_retention_of_a_resolved_record_is_the_clients() {
+    assertThat(Duration.parse(dev.oncely.cli.internal.ResolveCommand.DEFAULT_FINISHED_RETENTION))
+        .isEqualTo(IdempotentClient.DEFAULT_FINISHED_RETENTION);
+  }
 }

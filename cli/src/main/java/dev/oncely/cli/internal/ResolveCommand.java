@@ -28,7 +28,7 @@ public final class ResolveCommand extends StoreCommand {
   /** Header on an evidence response the CLI made up; its value is the verdict. */
   public static final String RESOLUTION_HEADER = "Oncely-Operator-Resolution";
   /** Default retention of a resolved record: the client's {@code DEFAULT_FINISHED_RETENTION}. */
-  static final String DEFAULT_FINISHED_RETENTION = "P7D";
+  public static final String DEFAULT_FINISHED_RETENTION = "P7D";
 
   /** The two verdicts an operator can give. */
   enum Verdict {

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -375,8 +374,7 @@ final class Prober {
 
   private static ObjectNode changedCopy(ObjectNode original) {
     ObjectNode copy = original.deepCopy();
-    for (Iterator<Map.Entry<String, JsonNode>> it = original.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
+    for (Map.Entry<String, JsonNode> field : original.properties()) {
       if (field.getValue().canConvertToExactIntegral() && field.getValue().isNumber()) {
         copy.put(field.getKey(), field.getValue().asLong() + 1);
         return copy;
