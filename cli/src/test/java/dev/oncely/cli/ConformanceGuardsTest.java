@@ -2,6 +2,8 @@ package dev.oncely.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 import mockwebserver3.Dispatcher;
@@ -85,6 +87,34 @@ class ConformanceGuardsTest {
       assertThat(request.getHeaders().get("Authorization")).isEqualTo("Bearer sk_test_secret");
       assertThat(request.getHeaders().get("PayPal-Request-Id")).startsWith("conformance-");
       assertThat(run.out() + run.err()).doesNotContain("sk_test_secret");
+    }
+  }
+
+  @Test
+  void json_output_lists_every_probe_with_its_verdict_and_the_dialect_code() throws Exception {
+    AtomicInteger effects = new AtomicInteger();
+    try (MockWebServer server = new MockWebServer()) {
+      server.setDispatcher(new Dispatcher() {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+          return new MockResponse.Builder().code(201)
+              .body("{\"id\":\"pay_" + effects.incrementAndGet() + "\"}").build();
+        }
+      });
+      server.start();
+
+      CliRun run = CliRun.of(Clock.systemUTC(), "conformance",
+          server.url("/payments").toString(), "--body", "{\"amount\":1,\"note\":\"x\"}",
+          "--json");
+
+      JsonNode json = new ObjectMapper().readTree(run.out());
+      assertThat(json.get("findings")).extracting(f -> f.get("probe").asText()).containsExactly(
+          "same key twice", "duplicate in flight", "same key, another body", "key order",
+          "query string", "key length", "5xx from the handler", "202 replay keeps Location");
+      assertThat(json.get("findings").get(0).get("risk").asBoolean()).isTrue();
+      assertThat(json.get("effects").asInt()).isEqualTo(effects.get());
+      assertThat(json.get("maxEffects").asInt()).isEqualTo(15);
+      assertThat(json.get("dialectCode").asText()).startsWith("Dialect dialect = Dialects.custom(");
     }
   }
 }
