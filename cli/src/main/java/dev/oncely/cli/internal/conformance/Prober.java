@@ -158,9 +158,10 @@ final class Prober {
     start.countDown();
     Answer a = both.get(0).join();
     Answer b = both.get(1).join();
-    String answers = a.label() + " + " + b.label() + " (concurrent)";
     Answer busy = IN_PROGRESS.contains(a.status()) ? a : IN_PROGRESS.contains(b.status()) ? b : null;
     Answer other = busy == a ? b : a;
+    String answers = busy == null ? a.label() + " + " + b.label() + " (concurrent)"
+        : other.label() + " + " + busy.label() + " (concurrent)";
     if (other.success()) {
       effects++;
     }
