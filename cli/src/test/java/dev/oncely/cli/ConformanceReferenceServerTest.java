@@ -58,7 +58,7 @@ class ConformanceReferenceServerTest {
   @Test
   void slow_reference_server_answers_202_then_409_with_retry_after_and_keeps_location() {
     try (ReferenceServer server = ReferenceServer.builder().slowShare(1.0)
-        .slowFor(Duration.ofMillis(300)).retryAfterSeconds(0).build().start()) {
+        .slowFor(Duration.ofMillis(300)).retryAfterSeconds(1).build().start()) {
       CliRun run = probe(server);
 
       assertThat(run.exitCode()).as(run.toString()).isZero();
