@@ -193,7 +193,9 @@ final class Prober {
       return;
     }
     ObjectNode changed = changedCopy(json);
-    Answer second = pair("same key, another body", bytes(changed));
+    Answer second = pairTo("same key, another body", url, bytes(changed),
+        "the body is not checked: another body under the key got the first answer (Oncely"
+            + " refuses a changed payload before sending)", "mismatch answered");
     if (second == null) {
       return;
     }
@@ -215,20 +217,24 @@ final class Prober {
     for (int i = names.size() - 1; i >= 0; i--) {
       reversed.set(names.get(i), json.get(names.get(i)));
     }
-    pair("key order", bytes(reversed));
+    pairTo("key order", url, bytes(reversed),
+        "insensitive: the fingerprint is of the parsed JSON",
+        "sensitive (the bytes are fingerprinted; Oncely resends the same bytes): answered");
   }
 
   private void queryString() {
     String probeUrl = url + (url.contains("?") ? "&" : "?") + "oncely_probe=1";
-    pairTo("query string", probeUrl, body);
+    pairTo("query string", probeUrl, body, "not part of the fingerprint",
+        "part of the fingerprint: answered");
   }
 
-  /** Sends a fresh key with the body, then with {@code otherBody}, and words the outcome. */
-  private Answer pair(String probe, byte[] otherBody) {
-    return pairTo(probe, url, otherBody);
-  }
-
-  private Answer pairTo(String probe, String secondUrl, byte[] secondBody) {
+  /**
+   * Sends a fresh key with the body, then the same key with {@code secondBody} to
+   * {@code secondUrl}, and words the outcome: {@code same} when the first answer is replayed,
+   * {@code refused} and the status when the repeat is refused.
+   */
+  private Answer pairTo(String probe, String secondUrl, byte[] secondBody, String same,
+      String refused) {
     String key = freshKey();
     Answer first = client.send(url, key, body);
     if (!first.success()) {
@@ -246,8 +252,7 @@ final class Prober {
       findings.add(new Finding(probe, answers, "not established: the operation was still"
           + " processing after " + SETTLE_TRIES + " repeats", false));
     } else if (second.sameAs(first) || marked) {
-      findings.add(new Finding(probe, answers, "treated as the same request: the first answer"
-          + " was replayed", false));
+      findings.add(new Finding(probe, answers, same, false));
     } else if (first.status() == 202 && second.success()) {
       findings.add(new Finding(probe, answers, "ambiguous: the result after processing carries"
           + " no replay marker, so a replay cannot be told from a new effect", false));
@@ -258,8 +263,7 @@ final class Prober {
     } else if (second.failedOnTransport()) {
       findings.add(new Finding(probe, answers, "no answer to the second request", true));
     } else {
-      findings.add(new Finding(probe, answers, "refused with " + second.status() + ": "
-          + snippet(second), false));
+      findings.add(new Finding(probe, answers, refused + " " + snippet(second), false));
     }
     return second;
   }
