@@ -249,9 +249,12 @@ class StoreCommandsTest {
         .nextAttemptAt(NOW.plus(Duration.ofMinutes(20))).reason("ATTEMPTS_EXHAUSTED: 5").build();
     Path file = store(engine, r);
 
-    CliRun run = CliRun.of(CLOCK, "retry", r.id().safeKey(), "--store", file.toString());
+    CliRun run = CliRun.of(CLOCK, "retry", r.id().safeKey(), "--store", file.toString(),
+        "--json");
 
     assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.out()).contains("\"nextAttemptAt\" : \"" + NOW + "\"",
+        "\"text\" : \"marked due now: retry requested\"");
     IntentRecord after = reread(engine, file, r.id());
     assertThat(after.nextAttemptAt()).isEqualTo(NOW);
     assertThat(after.state()).isEqualTo(IntentState.PENDING);

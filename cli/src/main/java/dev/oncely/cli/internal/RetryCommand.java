@@ -56,6 +56,9 @@ public final class RetryCommand extends StoreCommand {
       description = "With --drive: 'Name: value' lines (credentials) sent only to the record's origin.")
   Path headerFile;
 
+  @Option(names = "--json", description = "Print the record as JSON afterwards.")
+  boolean json;
+
   /** The command, reading time and environment from {@code context}. */
   public RetryCommand(CliContext context) {
     super(context);
@@ -83,6 +86,10 @@ public final class RetryCommand extends StoreCommand {
           + " written");
     }
     if (!drive) {
+      if (json) {
+        Json.print(out, new RecordView(due, now, false).detailJson());
+        return OncelyCli.EXIT_OK;
+      }
       out.println(due.id() + ": " + due.state() + ", due now; the app's next resumePending()"
           + " drives it");
       return OncelyCli.EXIT_OK;
@@ -98,6 +105,10 @@ public final class RetryCommand extends StoreCommand {
       outcome = client.resume(due.id()).join();
     }
     IntentRecord after = store.get(due.id()).orElse(due);
+    if (json) {
+      Json.print(out, new RecordView(after, context.clock().instant(), false).detailJson());
+      return OncelyCli.EXIT_OK;
+    }
     out.println(due.id() + ": driven, now " + outcome.state()
         + (after.reason() == null ? "" : " (" + after.reason() + ")")
         + (after.lastResponse() == null ? "" : ", last answer " + after.lastResponse().status()
