@@ -244,6 +244,24 @@ class StoreCommandsTest {
 
   @ParameterizedTest
   @EnumSource(StoreEngine.class)
+  void a_record_that_was_never_sent_cannot_be_resolved_as_completed(StoreEngine engine) {
+    IntentRecord unsent = record("k-new", IntentState.NEW, Duration.ofMinutes(5)).build();
+    Path file = store(engine, unsent);
+
+    CliRun completed = CliRun.of(CLOCK, "resolve", unsent.id().safeKey(), "--store",
+        file.toString(), "--as", "completed", "--note", "sure?");
+    assertThat(completed.exitCode()).isEqualTo(OncelyCli.EXIT_REFUSED);
+    assertThat(completed.err()).contains("never sent");
+    assertThat(reread(engine, file, unsent.id())).isEqualTo(unsent);
+
+    CliRun cancelled = CliRun.of(CLOCK, "resolve", unsent.id().safeKey(), "--store",
+        file.toString(), "--as", "rejected", "--note", "order cancelled before sending");
+    assertThat(cancelled.exitCode()).as(cancelled.toString()).isZero();
+    assertThat(reread(engine, file, unsent.id()).state()).isEqualTo(IntentState.REJECTED);
+  }
+
+  @ParameterizedTest
+  @EnumSource(StoreEngine.class)
   void retry_marks_a_pending_record_due_now_and_changes_nothing_else(StoreEngine engine) {
     IntentRecord r = record("k-retry", IntentState.PENDING, Duration.ofMinutes(10))
         .nextAttemptAt(NOW.plus(Duration.ofMinutes(20))).reason("ATTEMPTS_EXHAUSTED: 5").build();

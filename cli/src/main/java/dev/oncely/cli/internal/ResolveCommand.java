@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
  * to {@code COMPLETED} or {@code REJECTED}. Finished records are never rewritten. The record must
  * end with an answer the app can read ({@code IntentOutcome.Completed} needs a response): the last
  * response is kept when it fits the verdict (2xx for completed, 4xx or 5xx for rejected), otherwise
- * an evidence response is stored, marked with {@value #RESOLUTION_HEADER}.
+ * an evidence response is stored, marked with {@value #RESOLUTION_HEADER}. A record that was
+ * never sent cannot be resolved as completed.
  */
 @Command(name = "resolve", mixinStandardHelpOptions = true,
     description = "Resolve one unfinished intent as completed or rejected, with an operator note.")
@@ -98,6 +99,10 @@ public final class ResolveCommand extends StoreCommand {
     if (record.state().isTerminal()) {
       throw CliException.refused(record.id() + " is already " + record.state()
           + "; a finished record is never rewritten");
+    }
+    if (verdict == Verdict.completed && !RetryCommand.RetryRules.maybeSent(record)) {
+      throw CliException.refused(record.id() + " was never sent, so it cannot have had an effect;"
+          + " resolve it as rejected to cancel it");
     }
     Instant now = context.clock().instant();
     Instant keepUntil = now.plus(finishedRetention);
