@@ -1,10 +1,15 @@
 package dev.oncely.cli.internal.conformance;
 
+import java.util.Set;
+
 /**
  * Writes the {@code Dialects.custom(...)} code that fits a {@link ServerProfile}. What was not
  * probed is written as a comment that says so, never guessed silently.
  */
 final class DialectCode {
+  /** Statuses servers commonly use for "in progress"; a mismatch on one needs a body test. */
+  private static final Set<Integer> USUAL_IN_PROGRESS = Set.of(409, 425, 429);
+
   private DialectCode() {}
 
   static String of(String name, ServerProfile p) {
@@ -27,11 +32,13 @@ final class DialectCode {
     }
     if (p.mismatchStatus == null) {
       code.append("    // mismatch status not established\n");
-    } else if (sameStatus || p.mismatchStatus == 400) {
+    } else if (sameStatus || p.mismatchStatus == 400 || USUAL_IN_PROGRESS.contains(p.mismatchStatus)) {
       String token = p.mismatchBodyToken != null ? p.mismatchBodyToken : "FILL-IN";
       code.append("    // ").append(p.mismatchStatus).append(sameStatus
           ? " means both in progress and mismatch here: tell them apart by the body\n"
-          : " also means other client errors: match the mismatch by its body\n");
+          : p.mismatchStatus == 400
+              ? " also means other client errors: match the mismatch by its body\n"
+              : " is also a usual in-progress answer: match the mismatch by its body\n");
       code.append("    .classifier(response -> response.status() == ").append(p.mismatchStatus)
           .append("\n        && new String(response.body(), StandardCharsets.UTF_8).contains(\"")
           .append(token).append("\")\n        ? Verdict.PAYLOAD_MISMATCH : null)\n");
