@@ -344,6 +344,7 @@ class StoreCommandsTest {
       throws Exception {
     IntentRecord r = record("k-json", IntentState.PENDING, Duration.ofMinutes(3))
         .keyWireForm("Idempotency-Key", "\"k-json\"")
+        .traceContext(Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
         .notes(List.of(new IntentRecord.Note(NOW, "dave", "looked at it")))
         .build();
     Path file = store(engine, r);
@@ -359,6 +360,7 @@ class StoreCommandsTest {
     assertThat(json.get("body").has("text")).isFalse();
     assertThat(json.get("headers").get("X-Trace-Note").get(0).asText()).isEqualTo("<redacted>");
     assertThat(json.get("auditTrail").get(0).get("author").asText()).isEqualTo("dave");
+    assertThat(json.get("traceContext").get("traceparent").asText()).startsWith("00-4bf92f35");
     assertThat(run.out()).doesNotContain("k-json\\\"", "4242-secret", "trace-secret-value");
   }
 

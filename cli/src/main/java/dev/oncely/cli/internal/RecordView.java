@@ -90,6 +90,8 @@ final class RecordView {
     o.put("url", record.url());
     o.set("headers", headersJson(record.headers()));
     o.set("body", bodyJson(record.body(), record.mediaType()));
+    ObjectNode trace = o.putObject("traceContext");
+    record.traceContext().forEach(trace::put);
     o.put("pollUrl", record.pollUrl());
     StoredResponse response = record.lastResponse();
     if (response == null) {
@@ -136,6 +138,7 @@ final class RecordView {
     if (record.pollUrl() != null) {
       line(out, "poll url", record.pollUrl());
     }
+    record.traceContext().forEach((name, value) -> line(out, "trace " + name, value));
     StoredResponse response = record.lastResponse();
     if (response == null) {
       line(out, "last response", "none");
