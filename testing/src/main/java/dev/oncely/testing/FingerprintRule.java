@@ -2,7 +2,8 @@ package dev.oncely.testing;
 
 /**
  * What an {@link IdempotentServer} compares to decide that a repeat of a key carries "the same
- * request". Method and path always count; whether the query string counts is a separate setting
+ * request". The method always counts, the path never (a key names one intent wherever it is
+ * resent, e.g. after a {@code 308}); whether the query string counts is a separate setting
  * ({@link IdempotentServer.Builder#fingerprintQuery(boolean)}).
  */
 public enum FingerprintRule {

@@ -21,7 +21,7 @@ final class Fingerprints {
       return "-";
     }
     MessageDigest sha = sha256();
-    sha.update((r.method() + " " + r.url().encodedPath()).getBytes(StandardCharsets.UTF_8));
+    sha.update(r.method().getBytes(StandardCharsets.UTF_8));
     if (withQuery && r.url().encodedQuery() != null) {
       sha.update(("?" + r.url().encodedQuery()).getBytes(StandardCharsets.UTF_8));
     }

@@ -50,7 +50,9 @@ import okhttp3.HttpUrl;
  *       processing it answers by the {@link PollStyle}; it completes after {@linkplain
  *       Builder#completeAfterPolls(int) a number of polls} (or {@link #completeAccepted()}) and
  *       then answers {@code 200} with the result. Unknown: {@code 404}.
- *   <li>Anything else: {@code 404} or {@code 405}.
+ *   <li>{@code GET} on any other path: {@code 200 {"data":[]}}, a collection listing without
+ *       effect (what a {@code POST} turned into a {@code GET} by a followed 301/302 finds).
+ *       Other methods: {@code 405}.
  * </ul>
  *
  * <p>Faults come from the {@link FaultScript}; server inconsistencies ({@link Fault#lostRecord()},
@@ -237,8 +239,11 @@ public final class IdempotentServer extends Dispatcher {
           : Answer.json(405, "{\"error\":\"status URLs answer GET only\"}").with("Allow", "GET");
     } else if (SUBMIT_METHODS.contains(request.method())) {
       answer = submit(request, fault);
+    } else if (request.method().equals("GET") || request.method().equals("HEAD")) {
+      answer = Answer.json(200, "{\"data\":[]}");
     } else {
-      answer = Answer.json(404, "{\"error\":\"no resource here\"}");
+      answer = Answer.json(405, "{\"error\":\"method not allowed\"}")
+          .with("Allow", "GET, POST, PUT, PATCH, DELETE");
     }
     return afterCommit(answer, fault, request).build();
   }

@@ -1,0 +1,143 @@
+package dev.oncely.client.property;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.HeaderProvider;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentSpec;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.property.AnswerCase.Crash;
+import dev.oncely.client.testing.ManualClock;
+import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.IdempotentServer;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import okhttp3.OkHttpClient;
+
+/**
+ * Model-based property test of the intent API (issue 9): generated server behaviours and answer
+ * sequences against {@link IdempotentClient}, with crashes and resumes on the same store. After
+ * every case: at most one effect per intent; {@code Completed} only with an effect;
+ * {@code Rejected}/{@code KeyConflict} only without one; no credential at a foreign origin; every
+ * outcome carries a reason. Cases per run: {@code -Doncely.property.tries} (default 1000).
+ */
+class IntentApiPropertyTest {
+  private static SimulatedWorld world;
+  private static OkHttpClient http;
+
+  @BeforeContainer
+  static void startWorld() {
+    world = new SimulatedWorld();
+    http = new OkHttpClient.Builder().build();
+  }
+
+  @AfterContainer
+  static void stopWorld() throws IOException {
+    world.close();
+    http.dispatcher().executorService().shutdownNow();
+    http.connectionPool().evictAll();
+  }
+
+  @Provide
+  Arbitrary<AnswerCase> cases() {
+    return AnswerCases.cases();
+  }
+
+  @Property
+  void intent_api_never_double_charges_never_lies_and_never_leaks_credentials(
+      @ForAll("cases") AnswerCase c) throws Exception {
+    IdempotentServer server = world.serve(c);
+    Promises promises = new Promises(server, SimulatedWorld.INTENT);
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    RecordingSleeper sleeper = new RecordingSleeper(clock);
+    Dialect dialect = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
+        ? Dialects.stripe() : Dialects.ietf();
+    IntentSpec spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
+        .post(world.paymentsUrl().toString()).jsonBody(SimulatedWorld.BODY)
+        .businessId(SimulatedWorld.INTENT).build();
+
+    IdempotentClient first = client(store, clock, sleeper, dialect, c.firstRunAttempts());
+    IntentOutcome outcome;
+    try {
+      if (c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT) {
+        CompletableFuture<IntentOutcome> f = first.submit(spec);
+        first.close();
+        outcome = await(f, promises, "the future of submit() after close()");
+      } else {
+        outcome = first.execute(spec);
+        promises.truthful("first run", outcome);
+      }
+    } finally {
+      first.close();
+    }
+    if (c.crash() != Crash.NONE) {
+      try (IdempotentClient second = client(store, clock, sleeper, dialect, 6)) {
+        List<CompletableFuture<IntentOutcome>> resumed = second.resumePending();
+        for (CompletableFuture<IntentOutcome> f : resumed) {
+          outcome = await(f, promises, "a future of resumePending()");
+        }
+        if (resumed.isEmpty()) {
+          outcome = second.outcomeOf(spec.id()).orElse(outcome);
+        }
+        promises.truthful("after resume", outcome);
+      }
+    }
+    promises.atMostOneEffect();
+    promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
+
+    assertThat(promises.broken())
+        .as("%s%nfinal outcome: %s%nrequests: %s%neffects: %s", c, outcome,
+            server.requests().all(), server.ledger().all())
+        .isEmpty();
+  }
+
+  private static IntentOutcome await(CompletableFuture<IntentOutcome> f, Promises promises,
+      String what) throws Exception {
+    try {
+      return f.get(2, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      promises.fail(what + " did not complete within 2 s");
+      return null;
+    }
+  }
+
+  private static IdempotentClient client(InMemoryIntentStore store, ManualClock clock,
+      RecordingSleeper sleeper, Dialect dialect, int attempts) {
+    HeaderProvider credentials = (id, url) ->
+        Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token");
+    return IdempotentClient.builder()
+        .okHttpClient(http)
+        .store(store)
+        .clock(clock)
+        .sleeper(sleeper)
+        .dialect(dialect)
+        .headerProvider(credentials)
+        .listener(IntentListener.NONE)
+        .retryPolicy(RetryPolicy.builder()
+            .maxAttempts(attempts)
+            .baseDelay(Duration.ofMillis(100))
+            .maxDelay(Duration.ofSeconds(5))
+            .deadline(Duration.ofMinutes(2))
+            .attemptTimeout(Duration.ofMillis(150))
+            .build())
+        .build();
+  }
+}
