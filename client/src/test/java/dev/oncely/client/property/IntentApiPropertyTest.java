@@ -39,6 +39,7 @@ import okhttp3.OkHttpClient;
  * outcome carries a reason. Cases per run: {@code -Doncely.property.tries} (default 1000).
  */
 class IntentApiPropertyTest {
+  private static final Survey SURVEY = new Survey("intent-api");
   private static SimulatedWorld world;
   private static OkHttpClient http;
 
@@ -50,6 +51,9 @@ class IntentApiPropertyTest {
 
   @AfterContainer
   static void stopWorld() throws IOException {
+    if (Survey.ON) {
+      SURVEY.write();
+    }
     world.close();
     http.dispatcher().executorService().shutdownNow();
     http.connectionPool().evictAll();
@@ -103,10 +107,13 @@ class IntentApiPropertyTest {
     promises.atMostOneEffect();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
 
-    assertThat(promises.broken())
-        .as("%s%nfinal outcome: %s%nrequests: %s%neffects: %s", c, outcome,
-            server.requests().all(), server.ledger().all())
-        .isEmpty();
+    String details = String.format("final outcome: %s%n    requests: %s%n    effects: %s",
+        outcome, server.requests().all(), server.ledger().all());
+    if (Survey.ON) {
+      SURVEY.record(c, promises, details);
+      return;
+    }
+    assertThat(promises.broken()).as("%s%n%s", c, details).isEmpty();
   }
 
   private static IntentOutcome await(CompletableFuture<IntentOutcome> f, Promises promises,
@@ -114,7 +121,7 @@ class IntentApiPropertyTest {
     try {
       return f.get(2, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
-      promises.fail(what + " did not complete within 2 s");
+      promises.fail(Promises.REASON, what + " did not complete within 2 s");
       return null;
     }
   }
@@ -136,7 +143,7 @@ class IntentApiPropertyTest {
             .baseDelay(Duration.ofMillis(100))
             .maxDelay(Duration.ofSeconds(5))
             .deadline(Duration.ofMinutes(2))
-            .attemptTimeout(Duration.ofMillis(150))
+            .attemptTimeout(Duration.ofMillis(100))
             .build())
         .build();
   }

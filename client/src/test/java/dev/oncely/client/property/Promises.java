@@ -12,28 +12,43 @@ import java.util.List;
  * {@link Promises} collects the broken ones; the test asserts there are none.
  */
 final class Promises {
+  static final String ONE_EFFECT = "at most one effect per intent";
+  static final String DONE_MEANS_EFFECT = "Completed only when an effect exists";
+  static final String REFUSED_MEANS_NONE = "Rejected/KeyConflict only when no effect exists";
+  static final String NO_LEAK = "no credential sent to a foreign origin";
+  static final String REASON = "every intent ends with an outcome that carries a reason";
+
   private final IdempotentServer server;
   private final String intent;
-  private final List<String> broken = new ArrayList<>();
+  private final List<Broken> broken = new ArrayList<>();
+
+  /** One broken promise: which one, and what happened. */
+  record Broken(String promise, String text) {
+    @Override
+    public String toString() {
+      return promise + ": " + text;
+    }
+  }
 
   Promises(IdempotentServer server, String intent) {
     this.server = server;
     this.intent = intent;
   }
 
-  List<String> broken() {
+  List<Broken> broken() {
     return List.copyOf(broken);
   }
 
-  void fail(String what) {
-    broken.add(what);
+  void fail(String promise, String what) {
+    broken.add(new Broken(promise, what));
   }
 
   /** At most one effect per intent, unless the server itself forgot the key. */
   void atMostOneEffect() {
     EffectLedger ledger = server.ledger();
     if (!ledger.duplicatesCausedByClient().isEmpty()) {
-      fail("more than one effect for the intent: " + ledger.effectsOf(intent));
+      fail(ONE_EFFECT, ledger.countOf(intent) + " effects for the intent under "
+          + ledger.keysOf(intent).size() + " keys");
     }
   }
 
@@ -41,7 +56,7 @@ final class Promises {
   void noCredentialAt(String foreignOrigin, String header) {
     for (ReceivedRequest r : server.requests().to(foreignOrigin)) {
       if (r.has(header)) {
-        fail(header + " sent to the foreign origin: " + r);
+        fail(NO_LEAK, header + " sent to the foreign origin: " + r);
       }
     }
   }
@@ -50,26 +65,29 @@ final class Promises {
   void truthful(String phase, IntentOutcome outcome) {
     boolean effect = server.ledger().hasEffect(intent);
     if (outcome == null) {
-      fail(phase + ": no outcome");
+      fail(REASON, phase + ": no outcome");
     } else if (outcome instanceof IntentOutcome.Completed c) {
       if (!effect) {
-        fail(phase + ": Completed (" + c.response().status() + ") but the server has no effect");
+        fail(DONE_MEANS_EFFECT, phase + ": Completed (" + c.response().status()
+            + ") but the server has no effect");
       }
     } else if (outcome instanceof IntentOutcome.Rejected r) {
       if (effect) {
-        fail(phase + ": Rejected (" + r.response().status() + ") but the effect exists");
+        fail(REFUSED_MEANS_NONE, phase + ": Rejected (" + r.response().status()
+            + ") but the effect exists");
       }
     } else if (outcome instanceof IntentOutcome.KeyConflict k) {
       if (effect) {
-        fail(phase + ": KeyConflict (" + k.response().status() + ") but the effect exists");
+        fail(REFUSED_MEANS_NONE, phase + ": KeyConflict (" + k.response().status()
+            + ") but the effect exists");
       }
     } else if (outcome instanceof IntentOutcome.Pending p) {
       if (p.detail().isBlank()) {
-        fail(phase + ": Pending " + p.reason() + " without a detail");
+        fail(REASON, phase + ": Pending " + p.reason() + " without a detail");
       }
     } else if (outcome instanceof IntentOutcome.NeedsReconciliation n) {
       if (n.reason().isBlank()) {
-        fail(phase + ": NeedsReconciliation without a reason");
+        fail(REASON, phase + ": NeedsReconciliation without a reason");
       }
     }
   }
@@ -81,12 +99,14 @@ final class Promises {
       return;
     }
     if (status >= 200 && status < 300 && status != 202 && !effect) {
-      fail(phase + ": the app got " + status + " (done) but the server has no effect");
+      fail(DONE_MEANS_EFFECT,
+          phase + ": the app got " + status + " (done) but the server has no effect");
     }
     boolean refusal = status >= 400 && status < 500 && status != 408 && status != 409
         && status != 425 && status != 429;
     if (refusal && effect) {
-      fail(phase + ": the app got " + status + " (refused) but the effect exists");
+      fail(REFUSED_MEANS_NONE,
+          phase + ": the app got " + status + " (refused) but the effect exists");
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
 import dev.oncely.testing.MismatchAnswer;
+import dev.oncely.testing.NoDelayServerSockets;
 import dev.oncely.testing.ReceivedRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +29,8 @@ final class SimulatedWorld implements AutoCloseable {
 
   SimulatedWorld() {
     try {
+      api.setServerSocketFactory(new NoDelayServerSockets());
+      foreign.setServerSocketFactory(new NoDelayServerSockets());
       api.start();
       foreign.start();
     } catch (IOException e) {
