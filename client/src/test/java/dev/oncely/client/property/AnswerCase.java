@@ -24,7 +24,17 @@ record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash 
     /** The first client gets an outcome, is closed; a new one on the same store resumes. */
     RESUME_AFTER_OUTCOME,
     /** The first client is closed right after {@code submit()}; a new one resumes. */
-    CLOSE_RIGHT_AFTER_SUBMIT
+    CLOSE_RIGHT_AFTER_SUBMIT,
+    /**
+     * The first client gets an outcome and is closed; a new one resumes 25 hours later, past the
+     * server's 24 h key retention (the clients are told the 24 h).
+     */
+    RESUME_NEXT_DAY,
+    /**
+     * The first client is closed right after {@code submit()}; a second resumes while offline and
+     * is closed; a third resumes online 25 hours later, past the server's key retention.
+     */
+    OFFLINE_RESUME_THEN_NEXT_DAY
   }
 
   /** Mismatch answers real servers give. */

@@ -52,7 +52,9 @@ final class AnswerCases {
         Arbitraries.integers().between(1, 6),
         Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(Crash.NONE)),
             Tuple.of(2, Arbitraries.just(Crash.RESUME_AFTER_OUTCOME)),
-            Tuple.of(1, Arbitraries.just(Crash.CLOSE_RIGHT_AFTER_SUBMIT))))
+            Tuple.of(1, Arbitraries.just(Crash.CLOSE_RIGHT_AFTER_SUBMIT)),
+            Tuple.of(1, Arbitraries.just(Crash.RESUME_NEXT_DAY)),
+            Tuple.of(1, Arbitraries.just(Crash.OFFLINE_RESUME_THEN_NEXT_DAY))))
         .as(AnswerCase::new);
   }
 

@@ -12,6 +12,7 @@ import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
+import dev.oncely.client.spi.NetworkGate;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
@@ -40,6 +41,18 @@ import okhttp3.OkHttpClient;
  */
 class IntentApiPropertyTest {
   private static final Survey SURVEY = new Survey("intent-api");
+  /** A network that stays down: drives wait for it (and resume gives up) without sending. */
+  private static final NetworkGate OFFLINE = new NetworkGate() {
+    @Override
+    public boolean isOpen() {
+      return false;
+    }
+
+    @Override
+    public void whenOpen(Runnable action) {
+      // never: this network does not come back while the client runs
+    }
+  };
   private static SimulatedWorld world;
   private static OkHttpClient http;
 
@@ -67,10 +80,10 @@ class IntentApiPropertyTest {
   @Property
   void intent_api_never_double_charges_never_lies_and_never_leaks_credentials(
       @ForAll("cases") AnswerCase c) throws Exception {
-    IdempotentServer server = world.serve(c);
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    IdempotentServer server = world.serve(c, clock);
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
     InMemoryIntentStore store = new InMemoryIntentStore();
-    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
     RecordingSleeper sleeper = new RecordingSleeper(clock);
     Dialect dialect = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
         ? Dialects.stripe() : Dialects.ietf();
@@ -78,10 +91,13 @@ class IntentApiPropertyTest {
         .post(world.paymentsUrl().toString()).jsonBody(SimulatedWorld.BODY)
         .businessId(SimulatedWorld.INTENT).build();
 
-    IdempotentClient first = client(store, clock, sleeper, dialect, c.firstRunAttempts());
+    IdempotentClient first = client(store, clock, sleeper, dialect, c.firstRunAttempts(),
+        NetworkGate.ALWAYS_OPEN);
     IntentOutcome outcome;
+    boolean closeAfterSubmit = c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT
+        || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY;
     try {
-      if (c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT) {
+      if (closeAfterSubmit) {
         CompletableFuture<IntentOutcome> f = first.submit(spec);
         first.close();
         outcome = await(f, promises, "the future of submit() after close()");
@@ -92,17 +108,16 @@ class IntentApiPropertyTest {
     } finally {
       first.close();
     }
+    if (c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      outcome = resume(store, clock, sleeper, dialect, OFFLINE, spec, outcome, promises,
+          "offline resume");
+    }
+    if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      clock.advance(Duration.ofHours(25));
+    }
     if (c.crash() != Crash.NONE) {
-      try (IdempotentClient second = client(store, clock, sleeper, dialect, 6)) {
-        List<CompletableFuture<IntentOutcome>> resumed = second.resumePending();
-        for (CompletableFuture<IntentOutcome> f : resumed) {
-          outcome = await(f, promises, "a future of resumePending()");
-        }
-        if (resumed.isEmpty()) {
-          outcome = second.outcomeOf(spec.id()).orElse(outcome);
-        }
-        promises.truthful("after resume", outcome);
-      }
+      outcome = resume(store, clock, sleeper, dialect, NetworkGate.ALWAYS_OPEN, spec, outcome,
+          promises, "after resume");
     }
     promises.atMostOneEffect();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
@@ -116,6 +131,23 @@ class IntentApiPropertyTest {
     assertThat(promises.broken()).as("%s%n%s", c, details).isEmpty();
   }
 
+  private static IntentOutcome resume(InMemoryIntentStore store, ManualClock clock,
+      RecordingSleeper sleeper, Dialect dialect, NetworkGate gate, IntentSpec spec,
+      IntentOutcome before, Promises promises, String phase) throws Exception {
+    IntentOutcome outcome = before;
+    try (IdempotentClient next = client(store, clock, sleeper, dialect, 6, gate)) {
+      List<CompletableFuture<IntentOutcome>> resumed = next.resumePending();
+      for (CompletableFuture<IntentOutcome> f : resumed) {
+        outcome = await(f, promises, "a future of resumePending() (" + phase + ")");
+      }
+      if (resumed.isEmpty()) {
+        outcome = next.outcomeOf(spec.id()).orElse(outcome);
+      }
+    }
+    promises.truthful(phase, outcome);
+    return outcome;
+  }
+
   private static IntentOutcome await(CompletableFuture<IntentOutcome> f, Promises promises,
       String what) throws Exception {
     try {
@@ -127,7 +159,9 @@ class IntentApiPropertyTest {
   }
 
   private static IdempotentClient client(InMemoryIntentStore store, ManualClock clock,
-      RecordingSleeper sleeper, Dialect dialect, int attempts) {
+      RecordingSleeper sleeper, Dialect dialect, int attempts, NetworkGate gate) {
+    // Waiting for a closed gate takes real time up to the deadline: offline clients give up soon.
+    Duration deadline = gate == OFFLINE ? Duration.ofMillis(50) : Duration.ofMinutes(2);
     HeaderProvider credentials = (id, url) ->
         Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token");
     return IdempotentClient.builder()
@@ -137,12 +171,14 @@ class IntentApiPropertyTest {
         .sleeper(sleeper)
         .dialect(dialect)
         .headerProvider(credentials)
+        .networkGate(gate)
+        .keyRetention(SimulatedWorld.KEY_RETENTION)
         .listener(IntentListener.NONE)
         .retryPolicy(RetryPolicy.builder()
             .maxAttempts(attempts)
             .baseDelay(Duration.ofMillis(100))
             .maxDelay(Duration.ofSeconds(5))
-            .deadline(Duration.ofMinutes(2))
+            .deadline(deadline)
             .attemptTimeout(Duration.ofMillis(100))
             .build())
         .build();

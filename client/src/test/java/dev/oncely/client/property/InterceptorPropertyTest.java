@@ -67,10 +67,10 @@ class InterceptorPropertyTest {
   @Property
   void interceptor_never_double_charges_never_lies_and_never_leaks_credentials(
       @ForAll("cases") AnswerCase c) {
-    IdempotentServer server = world.serve(c);
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    IdempotentServer server = world.serve(c, clock);
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
     InMemoryIntentStore store = new InMemoryIntentStore();
-    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
     RecordingSleeper sleeper = new RecordingSleeper(clock);
     Dialect dialect = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
         ? Dialects.stripe() : Dialects.ietf();
@@ -78,6 +78,9 @@ class InterceptorPropertyTest {
 
     String last = call(client(store, clock, sleeper, dialect, c.firstRunAttempts()), appKeyed,
         promises, "first call");
+    if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      clock.advance(Duration.ofHours(25));
+    }
     if (appKeyed && last != null) {
       last = call(client(store, clock, sleeper, dialect, 6), true, promises, "repeated call");
     }
@@ -125,6 +128,7 @@ class InterceptorPropertyTest {
         .sleeper(sleeper)
         .dialect(dialect)
         .listener(IntentListener.NONE)
+        .keyRetention(SimulatedWorld.KEY_RETENTION)
         .retryPolicy(RetryPolicy.builder()
             .maxAttempts(attempts)
             .baseDelay(Duration.ofMillis(100))

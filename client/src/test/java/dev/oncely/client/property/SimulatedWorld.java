@@ -10,6 +10,7 @@ import dev.oncely.testing.NoDelayServerSockets;
 import dev.oncely.testing.ReceivedRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import mockwebserver3.MockWebServer;
@@ -50,8 +51,11 @@ final class SimulatedWorld implements AutoCloseable {
     return ReceivedRequest.originOf(foreign.url("/"));
   }
 
-  /** A fresh server for {@code c}, answering on both origins. */
-  IdempotentServer serve(AnswerCase c) {
+  /** The key retention of the simulated server; the clients are configured with it. */
+  static final Duration KEY_RETENTION = Duration.ofHours(24);
+
+  /** A fresh server for {@code c} on {@code clock}, answering on both origins. */
+  IdempotentServer serve(AnswerCase c, Clock clock) {
     Profile p = c.server();
     IdempotentServer.Builder b = IdempotentServer.builder()
         .mismatch(mismatch(p.mismatch()))
@@ -63,6 +67,8 @@ final class SimulatedWorld implements AutoCloseable {
         .completeAfterPolls(p.completeAfterPolls())
         .intentOf(IdempotentServer.jsonField("order"))
         .lateFor(Duration.ofMillis(300))
+        .clock(clock)
+        .retention(KEY_RETENTION)
         .faults(script(c.steps()));
     if (p.statusOnOtherOrigin()) {
       b.statusOrigin(foreign.url("/"));
