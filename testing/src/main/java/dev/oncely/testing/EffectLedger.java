@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -17,7 +16,6 @@ import java.util.stream.Collectors;
  */
 public final class EffectLedger {
   private final List<Effect> effects = new CopyOnWriteArrayList<>();
-  private volatile Consumer<Effect> listener = e -> { };
 
   /**
    * One committed effect.
@@ -44,12 +42,7 @@ public final class EffectLedger {
       e = new Effect(effects.size() + 1, intent, key, requestNumber, afterServerForgot);
       effects.add(e);
     }
-    listener.accept(e);
     return e;
-  }
-
-  void onEffect(Consumer<Effect> listener) {
-    this.listener = Objects.requireNonNull(listener, "listener");
   }
 
   void clear() {

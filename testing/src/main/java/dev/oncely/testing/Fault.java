@@ -28,6 +28,8 @@ public final class Fault {
     HANDLER_ERROR,
     /** See {@link Fault#lateOriginal()}. */
     LATE_ORIGINAL,
+    /** See {@link Fault#processingSlowly(int)}. */
+    PROCESSING_SLOWLY,
     /** See {@link Fault#dropAfterCommit()}. */
     DROP_AFTER_COMMIT,
     /** See {@link Fault#stallAfterCommit()}. */
@@ -142,6 +144,20 @@ public final class Fault {
   }
 
   /**
+   * The effect is committed but its processing takes a while: this request is answered {@code
+   * 202 {"status":"processing"}} without a status URL, the next {@code busyRepeats} repeats of the
+   * key get the in-progress answer, and later repeats the stored result ({@code 201}).
+   *
+   * @throws IllegalArgumentException if {@code busyRepeats} is not in [0, 100]
+   */
+  public static Fault processingSlowly(int busyRepeats) {
+    if (busyRepeats < 0 || busyRepeats > 100) {
+      throw new IllegalArgumentException("busyRepeats must be in [0, 100], was " + busyRepeats);
+    }
+    return new Fault(Kind.PROCESSING_SLOWLY, busyRepeats, null);
+  }
+
+  /**
    * The effect is committed and the answer stored, then the connection is closed before the answer
    * starts: the client reads an EOF and cannot know the effect happened.
    */
@@ -207,7 +223,10 @@ public final class Fault {
     return kind;
   }
 
-  /** The HTTP status this fault answers or adds, or 0 for kinds without one. */
+  /**
+   * The HTTP status this fault answers or adds, or 0 for kinds without one; for {@link
+   * Kind#PROCESSING_SLOWLY} the number of busy repeats.
+   */
   public int status() {
     return status;
   }

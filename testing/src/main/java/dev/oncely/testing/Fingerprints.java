@@ -11,9 +11,6 @@ import java.util.HexFormat;
 
 /** Computes a request's fingerprint by a {@link FingerprintRule}. */
 final class Fingerprints {
-  private static final ObjectMapper SORTED = new ObjectMapper()
-      .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
-
   private Fingerprints() {}
 
   static String of(ReceivedRequest r, FingerprintRule rule, boolean withQuery) {
@@ -31,16 +28,23 @@ final class Fingerprints {
   }
 
   private static byte[] canonicalJson(byte[] body) {
+    ObjectMapper sorted = Sorted.MAPPER;
     try {
-      JsonNode tree = SORTED.readTree(body);
+      JsonNode tree = sorted.readTree(body);
       if (tree == null) {
         return body;
       }
-      Object plain = SORTED.treeToValue(tree, Object.class);
-      return SORTED.writeValueAsBytes(plain);
+      Object plain = sorted.treeToValue(tree, Object.class);
+      return sorted.writeValueAsBytes(plain);
     } catch (IOException e) {
       return body;
     }
+  }
+
+  /** Loaded on first use: Jackson takes a while to start, and most servers compare bytes. */
+  private static final class Sorted {
+    static final ObjectMapper MAPPER = new ObjectMapper()
+        .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
   }
 
   private static MessageDigest sha256() {

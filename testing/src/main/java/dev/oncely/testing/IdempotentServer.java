@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -102,6 +103,7 @@ public final class IdempotentServer extends Dispatcher {
   private final EffectLedger ledger = new EffectLedger();
   private final RequestLog log = new RequestLog();
   private final List<InjectedFault> injected = new CopyOnWriteArrayList<>();
+  private final List<ServedAnswer> answers = new CopyOnWriteArrayList<>();
   private final AtomicInteger requestNumbers = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -118,9 +120,6 @@ public final class IdempotentServer extends Dispatcher {
   private IdempotentServer(Builder b) {
     this.config = b.copy();
     this.faults = b.faults;
-    if (b.onEffect != null) {
-      ledger.onEffect(b.onEffect);
-    }
   }
 
   /** A builder holding the defaults listed in the class documentation. */
@@ -151,6 +150,33 @@ public final class IdempotentServer extends Dispatcher {
   /** Every request received so far. */
   public RequestLog requests() {
     return log;
+  }
+
+  /** What the server decided to answer each request so far, in request order. */
+  public List<ServedAnswer> answers() {
+    return List.copyOf(answers);
+  }
+
+  /** How many answers of {@code kind} were given for {@code intent}. */
+  public int answersOf(String intent, ServedAnswer.Kind kind) {
+    return (int) answers.stream()
+        .filter(a -> a.kind() == kind && Objects.equals(a.intent(), intent)).count();
+  }
+
+  /**
+   * The body of the answer stored for {@code key} in {@code scope} (the empty string when the
+   * server has no {@linkplain Builder#scopeHeader scope header}), as UTF-8 text; empty while the
+   * key is unknown or in progress.
+   */
+  public Optional<String> storedBody(String scope, String key) {
+    lock.lock();
+    try {
+      KeyRecord rec = records.get(scope + '\u0000' + key);
+      return rec == null || rec.stored == null ? Optional.empty()
+          : Optional.of(new String(rec.stored.body(), java.nio.charset.StandardCharsets.UTF_8));
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** The faults injected so far, in request order. */
@@ -231,21 +257,35 @@ public final class IdempotentServer extends Dispatcher {
     }
     MockResponse.Builder early = beforeHandling(request, fault, ofKey, poll);
     if (early != null) {
+      answers.add(new ServedAnswer(number, null, early.getCode(), ServedAnswer.Kind.FAULT));
       return early.build();
     }
     Answer answer;
+    String intent = null;
     if (poll) {
       answer = request.method().equals("GET") ? poll(request, fault)
           : Answer.json(405, "{\"error\":\"status URLs answer GET only\"}").with("Allow", "GET");
     } else if (SUBMIT_METHODS.contains(request.method())) {
-      answer = submit(request, fault);
+      String key = keyOrNull(request);
+      intent = key == null && !config.acceptKeyless ? null : intentOf(request, key);
+      answer = submit(request, intent, fault);
     } else if (request.method().equals("GET") || request.method().equals("HEAD")) {
       answer = Answer.json(200, "{\"data\":[]}");
     } else {
       answer = Answer.json(405, "{\"error\":\"method not allowed\"}")
           .with("Allow", "GET, POST, PUT, PATCH, DELETE");
     }
+    answers.add(new ServedAnswer(number, intent, answer.status(), answer.kind()));
     return afterCommit(answer, fault, request).build();
+  }
+
+  private String keyOrNull(ReceivedRequest r) {
+    try {
+      return Keys.read(config.keyHeader, r.headerValues(config.keyHeader), config.keyQuoting,
+          config.maxKeyLength);
+    } catch (Keys.MalformedKeyException e) {
+      return null;
+    }
   }
 
   private static boolean isPoll(ReceivedRequest r) {
@@ -297,29 +337,34 @@ public final class IdempotentServer extends Dispatcher {
     }
   }
 
-  private Answer submit(ReceivedRequest r, Fault fault) throws InterruptedException {
+  private Answer submit(ReceivedRequest r, String intent, Fault fault)
+      throws InterruptedException {
     String key;
     try {
       key = Keys.read(config.keyHeader, r.headerValues(config.keyHeader), config.keyQuoting,
           config.maxKeyLength);
     } catch (Keys.MalformedKeyException e) {
-      return Answer.json(400, "{\"error\":" + quote(e.getMessage()) + "}");
+      return Answer.json(400, "{\"error\":" + quote(e.getMessage()) + "}")
+          .as(ServedAnswer.Kind.INVALID_KEY);
     }
-    String intent = intentOf(r, key);
     if (key == null) {
       if (!config.acceptKeyless) {
-        return Answer.json(400, "{\"error\":" + quote(config.keyHeader + " is required") + "}");
+        return Answer.json(400, "{\"error\":" + quote(config.keyHeader + " is required") + "}")
+            .as(ServedAnswer.Kind.INVALID_KEY);
       }
       lock.lock();
+      Executed done;
       try {
-        return execute(r, intent, null, null, null, false, fault);
+        done = execute(r, intent, null, null, null, false, fault);
       } finally {
         lock.unlock();
       }
+      return announce(done, null);
     }
     String id = scope(r) + '\u0000' + key;
     String fingerprint = Fingerprints.of(r, config.fingerprint, config.fingerprintQuery);
     KeyRecord rec;
+    Executed done = null;
     lock.lock();
     try {
       expire(id);
@@ -336,18 +381,46 @@ public final class IdempotentServer extends Dispatcher {
       rec = new KeyRecord(fingerprint, config.clock.instant());
       records.put(id, rec);
       if (fault == null || fault.kind() != Fault.Kind.LATE_ORIGINAL) {
-        return execute(r, intent, key, id, rec, forgotten.contains(id), fault);
+        done = execute(r, intent, key, id, rec, forgotten.contains(id), fault);
       }
     } finally {
       lock.unlock();
     }
-    return late(r, intent, key, id, rec);
+    return done != null ? announce(done, rec) : late(r, intent, key, id, rec);
+  }
+
+  /**
+   * Tells the effect listener (outside the lock, the record still in progress), then stores the
+   * answer of a committed effect.
+   */
+  private Answer announce(Executed done, KeyRecord rec) {
+    if (done.effect() == null) {
+      return done.answer();
+    }
+    if (config.onEffect != null) {
+      config.onEffect.accept(done.effect());
+    }
+    lock.lock();
+    try {
+      store(rec, done.stored());
+      return done.answer();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The decision for a new request: its answer, the effect (or null), what to store. */
+  private record Executed(Answer answer, EffectLedger.Effect effect, Answer stored) {
+    static Executed without(Answer answer) {
+      return new Executed(answer, null, null);
+    }
   }
 
   /** Holds a late original until a retry was told "in progress" (or lateFor passed). */
   private Answer late(ReceivedRequest r, String intent, String key, String id, KeyRecord rec)
       throws InterruptedException {
     long deadline = System.nanoTime() + config.lateFor.toNanos();
+    Executed done;
     lock.lock();
     try {
       while (rec.inProgressAnswers == 0 && !closed) {
@@ -358,12 +431,14 @@ public final class IdempotentServer extends Dispatcher {
         changed.await(left, TimeUnit.NANOSECONDS);
       }
       if (records.get(id) != rec) {
-        return Answer.json(500, "{\"error\":\"the record was lost while processing\"}");
+        return Answer.json(500, "{\"error\":\"the record was lost while processing\"}")
+            .as(ServedAnswer.Kind.HANDLER_ERROR);
       }
-      return execute(r, intent, key, id, rec, forgotten.contains(id), null);
+      done = execute(r, intent, key, id, rec, forgotten.contains(id), null);
     } finally {
       lock.unlock();
     }
+    return announce(done, rec);
   }
 
   private String intentOf(ReceivedRequest r, String key) {
@@ -387,13 +462,17 @@ public final class IdempotentServer extends Dispatcher {
     if (!rec.fingerprint.equals(fingerprint)) {
       MismatchAnswer m = config.mismatch;
       return new Answer(m.statusCode(), okhttp3.Headers.of("Content-Type", m.contentType()),
-          m.body());
+          m.body(), ServedAnswer.Kind.MISMATCH);
     }
-    if (rec.stored == null) {
+    if (rec.stored == null || rec.busyRepeats > 0) {
+      if (rec.stored != null) {
+        rec.busyRepeats--;
+      }
       rec.inProgressAnswers++;
       changed.signalAll();
       Answer a = Answer.json(config.inProgressStatus,
-          "{\"error\":\"a request with this key is in progress\"}");
+          "{\"error\":\"a request with this key is in progress\"}")
+          .as(ServedAnswer.Kind.IN_PROGRESS);
       return config.retryAfterSeconds >= 0
           ? a.with("Retry-After", Integer.toString(config.retryAfterSeconds)) : a;
     }
@@ -404,23 +483,28 @@ public final class IdempotentServer extends Dispatcher {
     } else if (replay.status() == 202 && !config.locationOnReplay) {
       replay = replay.without("Location");
     }
-    return replay.with(REPLAYED_HEADER, "true");
+    return replay.with(REPLAYED_HEADER, "true").as(ServedAnswer.Kind.REPLAY);
   }
 
-  /** Runs a new request under the lock: refuse it, fail it, accept it or commit the effect. */
-  private Answer execute(ReceivedRequest r, String intent, String key, String id, KeyRecord rec,
-      boolean afterForgot, Fault fault) {
+  /**
+   * Runs a new request under the lock: refuse it, fail it, or commit the effect. A refusal or
+   * failure is stored here; a committed effect's answer is stored by {@link #announce}.
+   */
+  private Executed execute(ReceivedRequest r, String intent, String key, String id,
+      KeyRecord rec, boolean afterForgot, Fault fault) {
     String problem = config.businessRule == null ? null : config.businessRule.apply(r);
     if (problem != null) {
-      return store(rec, Answer.json(400, "{\"error\":" + quote(problem) + "}"));
+      return Executed.without(store(rec, Answer.json(400, "{\"error\":" + quote(problem) + "}")
+          .as(ServedAnswer.Kind.REFUSED)));
     }
     if (fault != null && fault.kind() == Fault.Kind.HANDLER_ERROR) {
-      Answer error = Answer.json(fault.status(), "{\"error\":\"the handler failed\"}");
+      Answer error = Answer.json(fault.status(), "{\"error\":\"the handler failed\"}")
+          .as(ServedAnswer.Kind.HANDLER_ERROR);
       if (config.serverErrors == ServerErrors.REPLAYED || rec == null) {
-        return store(rec, error);
+        return Executed.without(store(rec, error));
       }
       records.remove(id);
-      return error;
+      return Executed.without(error);
     }
     EffectLedger.Effect effect = ledger.add(intent, key, r.number(), afterForgot);
     Operation op = new Operation("op_" + String.format("%06d", effect.sequence()), effect);
@@ -428,15 +512,24 @@ public final class IdempotentServer extends Dispatcher {
     if (rec != null) {
       rec.operation = op;
     }
+    changed.signalAll();
+    if (fault != null && fault.kind() == Fault.Kind.PROCESSING_SLOWLY) {
+      complete(op);
+      if (rec != null) {
+        rec.busyRepeats = fault.status();
+      }
+      Answer result = op.result.withStatus(201).as(ServedAnswer.Kind.EFFECT);
+      return new Executed(processing(202, op).as(ServedAnswer.Kind.EFFECT), effect, result);
+    }
     if (!config.asynchronous) {
       complete(op);
-      changed.signalAll();
-      return store(rec, op.result.withStatus(201));
+      Answer result = op.result.withStatus(201).as(ServedAnswer.Kind.EFFECT);
+      return new Executed(result, effect, result);
     }
     op.pollsLeft = config.completeAfterPolls;
-    Answer accepted = processing(202, op).with("Location", statusUrl(r, op));
-    changed.signalAll();
-    return store(rec, accepted);
+    Answer accepted = processing(202, op).with("Location", statusUrl(r, op))
+        .as(ServedAnswer.Kind.EFFECT);
+    return new Executed(accepted, effect, accepted);
   }
 
   private Answer store(KeyRecord rec, Answer answer) {
@@ -475,17 +568,19 @@ public final class IdempotentServer extends Dispatcher {
       }
       Operation op = operations.get(id);
       if (op == null) {
-        return Answer.json(404, "{\"error\":\"no operation " + quote(id) + "\"}");
+        return Answer.json(404, "{\"error\":\"no operation " + quote(id) + "\"}")
+            .as(ServedAnswer.Kind.POLL);
       }
       if (!op.done) {
         if (op.pollsLeft > 0) {
           op.pollsLeft--;
-          return processing(config.pollStyle == PollStyle.ACCEPTED ? 202 : 200, op);
+          return processing(config.pollStyle == PollStyle.ACCEPTED ? 202 : 200, op)
+              .as(ServedAnswer.Kind.POLL);
         }
         complete(op);
         changed.signalAll();
       }
-      return op.result;
+      return op.result.as(ServedAnswer.Kind.POLL);
     } finally {
       lock.unlock();
     }
@@ -576,6 +671,7 @@ public final class IdempotentServer extends Dispatcher {
     Answer stored;
     Operation operation;
     int inProgressAnswers;
+    int busyRepeats;
 
     KeyRecord(String fingerprint, Instant createdAt) {
       this.fingerprint = fingerprint;

@@ -23,7 +23,7 @@ class IdempotentServerTest {
   private final MockWebServer web = new MockWebServer();
   private final MockWebServer other = new MockWebServer();
   private final OkHttpClient http = new OkHttpClient.Builder()
-      .readTimeout(300, TimeUnit.MILLISECONDS).retryOnConnectionFailure(false)
+      .readTimeout(1, TimeUnit.SECONDS).retryOnConnectionFailure(false)
       .followRedirects(false).build();
 
   @AfterEach
@@ -268,6 +268,52 @@ class IdempotentServerTest {
     }
 
     assertThat(first.injectedFaults()).isNotEmpty().isEqualTo(second.injectedFaults());
+  }
+
+  @Test
+  void slow_processing_answers_202_then_in_progress_then_the_stored_result() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder()
+        .faults(FaultScript.builder().onRequest(1, Fault.processingSlowly(2)).build()));
+
+    assertThat(post("k", "{}").code()).isEqualTo(202);
+    assertThat(post("k", "{}").code()).isEqualTo(409);
+    assertThat(post("k", "{}").code()).isEqualTo(409);
+    Response replay = post("k", "{}");
+    assertThat(replay.code()).isEqualTo(201);
+    assertThat(text(replay)).isEqualTo(kit.storedBody("", "k").orElseThrow());
+    assertThat(kit.answersOf("k", ServedAnswer.Kind.IN_PROGRESS)).isEqualTo(2);
+    assertThat(kit.answersOf("k", ServedAnswer.Kind.REPLAY)).isEqualTo(1);
+    assertThat(kit.ledger().size()).isEqualTo(1);
+  }
+
+  @Test
+  void effect_listener_holds_the_moment_after_commit_while_repeats_see_in_progress()
+      throws Exception {
+    java.util.concurrent.CountDownLatch committed = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    IdempotentServer kit = start(IdempotentServer.builder().onEffect(e -> {
+      committed.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    Thread first = new Thread(() -> {
+      try {
+        text(post("k", "{}"));
+      } catch (IOException ignored) {
+        // the answer of the held request does not matter here
+      }
+    });
+    first.start();
+    assertThat(committed.await(10, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(post("k", "{}").code()).isEqualTo(409);
+    release.countDown();
+    first.join(10_000);
+    assertThat(post("k", "{}").code()).isEqualTo(201);
+    assertThat(kit.ledger().size()).isEqualTo(1);
   }
 
   @Test
