@@ -40,21 +40,18 @@ class InterceptorPropertyTest {
   private static final MediaType JSON = MediaType.get("application/json");
   private static final String APP_KEY = "\"app-key-order-1\"";
   private static final Survey SURVEY = new Survey("interceptor");
-  private static SimulatedWorld world;
   private static OkHttpClient http;
 
   @BeforeContainer
-  static void startWorld() {
-    world = new SimulatedWorld();
+  static void startClient() {
     http = new OkHttpClient.Builder().build();
   }
 
   @AfterContainer
-  static void stopWorld() throws IOException {
+  static void stopClient() {
     if (Survey.ON) {
       SURVEY.write();
     }
-    world.close();
     http.dispatcher().executorService().shutdownNow();
     http.connectionPool().evictAll();
   }
@@ -66,7 +63,14 @@ class InterceptorPropertyTest {
 
   @Property
   void interceptor_never_double_charges_never_lies_and_never_leaks_credentials(
-      @ForAll("cases") AnswerCase c) {
+      @ForAll("cases") AnswerCase c) throws IOException {
+    // Fresh servers per case: a late request of an earlier case cannot reach this case's server.
+    try (SimulatedWorld world = new SimulatedWorld()) {
+      check(c, world);
+    }
+  }
+
+  private void check(AnswerCase c, SimulatedWorld world) {
     ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
     IdempotentServer server = world.serve(c, clock);
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
@@ -76,13 +80,13 @@ class InterceptorPropertyTest {
         ? Dialects.stripe() : Dialects.ietf();
     boolean appKeyed = c.crash() != Crash.NONE;
 
-    String last = call(client(store, clock, sleeper, dialect, c.firstRunAttempts()), appKeyed,
+    String last = call(world, client(store, clock, sleeper, dialect, c.firstRunAttempts()), appKeyed,
         promises, "first call");
     if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
       clock.advance(Duration.ofHours(25));
     }
     if (appKeyed && last != null) {
-      last = call(client(store, clock, sleeper, dialect, 6), true, promises, "repeated call");
+      last = call(world, client(store, clock, sleeper, dialect, 6), true, promises, "repeated call");
     }
     for (IntentRecord r : store.listUnfinished()) {
       if (r.reason() == null || r.reason().isBlank()) {
@@ -102,7 +106,7 @@ class InterceptorPropertyTest {
   }
 
   /** Runs the call; returns null if its answer is final for the app, else what was unknown. */
-  private static String call(OkHttpClient client, boolean appKeyed, Promises promises,
+  private static String call(SimulatedWorld world, OkHttpClient client, boolean appKeyed, Promises promises,
       String phase) {
     Request.Builder request = new Request.Builder().url(world.paymentsUrl())
         .post(RequestBody.create(SimulatedWorld.BODY, JSON));

@@ -18,7 +18,7 @@ import okhttp3.HttpUrl;
 
 /**
  * The two origins of the property tests (the API and a foreign host), each a real MockWebServer
- * that one {@link IdempotentServer} per case answers. Started once per test container.
+ * that one {@link IdempotentServer} answers. One world per case, closed after it.
  */
 final class SimulatedWorld implements AutoCloseable {
   static final String INTENT = "order-1";
