@@ -80,13 +80,14 @@ class InterceptorPropertyTest {
         ? Dialects.stripe() : Dialects.ietf();
     boolean appKeyed = c.crash() != Crash.NONE;
 
-    String last = call(world, client(store, clock, sleeper, dialect, c.firstRunAttempts()), appKeyed,
-        promises, "first call");
+    String last = call(world, store, client(store, clock, sleeper, dialect, c.firstRunAttempts()),
+        appKeyed, promises, "first call");
     if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
       clock.advance(Duration.ofHours(25));
     }
     if (appKeyed && last != null) {
-      last = call(world, client(store, clock, sleeper, dialect, 6), true, promises, "repeated call");
+      last = call(world, store, client(store, clock, sleeper, dialect, 6), true, promises,
+          "repeated call");
     }
     for (IntentRecord r : store.listUnfinished()) {
       if (r.reason() == null || r.reason().isBlank()) {
@@ -106,8 +107,8 @@ class InterceptorPropertyTest {
   }
 
   /** Runs the call; returns null if its answer is final for the app, else what was unknown. */
-  private static String call(SimulatedWorld world, OkHttpClient client, boolean appKeyed, Promises promises,
-      String phase) {
+  private static String call(SimulatedWorld world, InMemoryIntentStore store, OkHttpClient client,
+      boolean appKeyed, Promises promises, String phase) {
     Request.Builder request = new Request.Builder().url(world.paymentsUrl())
         .post(RequestBody.create(SimulatedWorld.BODY, JSON));
     if (appKeyed) {
@@ -115,7 +116,9 @@ class InterceptorPropertyTest {
     }
     try (Response response = client.newCall(request.build()).execute()) {
       int status = response.code();
-      promises.truthfulResponse(phase, status, null);
+      String stored = store.listUnfinished().stream().map(r -> r.state().toString())
+          .reduce((a, b) -> a + "," + b).orElse(null);
+      promises.truthfulResponse(phase, status, stored);
       boolean unknown = status == 202 || status == 408 || status == 409 || status == 425
           || status == 429 || status >= 500 || status < 200 || (status >= 300 && status < 400);
       return unknown ? phase + " answered " + status : null;

@@ -104,21 +104,23 @@ final class Promises {
     }
   }
 
-  /** What the app learns from a plain OkHttp call through the interceptor, checked likewise. */
-  void truthfulResponse(String phase, int status, String failure) {
+  /**
+   * What the app learns from a plain OkHttp call through the interceptor (the status it got),
+   * checked likewise; {@code stored} names the state of the record the store keeps unfinished, if
+   * any, so a report tells "refused" apart from "refused on the wire, reconcile in the store".
+   */
+  void truthfulResponse(String phase, int status, String stored) {
     boolean effect = server.ledger().hasEffect(intent);
-    if (failure != null) {
-      return;
-    }
+    String note = stored == null ? "" : " (the store keeps it " + stored + ")";
     if (status >= 200 && status < 300 && status != 202 && !effect) {
       fail(DONE_MEANS_EFFECT,
-          phase + ": the app got " + status + " (done) but the server has no effect");
+          phase + ": the app got " + status + " (done) but the server has no effect" + note);
     }
     boolean refusal = status >= 400 && status < 500 && status != 408 && status != 409
         && status != 425 && status != 429;
     if (refusal && effect) {
       fail(REFUSED_MEANS_NONE,
-          phase + ": the app got " + status + " (refused) but the effect exists");
+          phase + ": the app got " + status + " (refused) but the effect exists" + note);
     }
   }
 }
