@@ -775,7 +775,8 @@ public final class IdempotentServer extends Dispatcher {
     }
 
     /**
-     * Longest accepted key (after unquoting); longer ones get {@code 400}. Default
+     * Longest accepted key (after unquoting); longer ones, like keys with characters outside
+   * printable ASCII, get {@code 400}. Default
      * {@value #DEFAULT_MAX_KEY_LENGTH}.
      *
      * @throws IllegalArgumentException if below 1

@@ -28,6 +28,13 @@ final class Keys {
       throw new MalformedKeyException(
           name + " is " + key.length() + " characters; the limit is " + maxLength);
     }
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        throw new MalformedKeyException(
+            name + " has a character outside printable ASCII at index " + i);
+      }
+    }
     return key;
   }
 

@@ -85,7 +85,7 @@ class IdempotentServerTest {
         .fingerprint(FingerprintRule.JSON_ANY_KEY_ORDER));
     text(post("k", "{\"a\":1,\"b\":2}"));
 
-    assertThat(post("k", "{ \"b\":2, \"a\":1 }").code()).isEqualTo(201);
+    assertThat(code(post("k", "{ \"b\":2, \"a\":1 }"))).isEqualTo(201);
     assertThat(kit.ledger().size()).isEqualTo(1);
   }
 
@@ -93,9 +93,25 @@ class IdempotentServerTest {
   void quoted_only_server_refuses_a_plain_key() throws IOException {
     IdempotentServer kit = start(IdempotentServer.builder().keyQuoting(KeyQuoting.QUOTED));
 
-    assertThat(post("plain", "{}").code()).isEqualTo(400);
-    assertThat(post(null, "{}").code()).isEqualTo(400);
+    assertThat(code(post("plain", "{}"))).isEqualTo(400);
+    assertThat(code(post(null, "{}"))).isEqualTo(400);
     assertThat(kit.ledger().size()).isZero();
+  }
+
+  @Test
+  void too_long_or_unprintable_keys_are_refused_before_any_effect() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder().maxKeyLength(8));
+
+    assertThat(code(post("123456789", "{}"))).isEqualTo(400);
+    assertThat(code(post("a\tb", "{}"))).isEqualTo(400);
+    assertThat(code(post("\"a\\\"b\"", "{}"))).isEqualTo(201);
+    assertThat(kit.ledger().keysOf("a\"b")).containsExactly("a\"b");
+  }
+
+  private static int code(Response r) {
+    try (r) {
+      return r.code();
+    }
   }
 
   @Test
@@ -116,7 +132,7 @@ class IdempotentServerTest {
     IdempotentServer kit = start(IdempotentServer.builder()
         .faults(FaultScript.builder().onRequest(1, Fault.gatewayAfterCommit(524)).build()));
 
-    assertThat(post("k", "{}").code()).isEqualTo(524);
+    assertThat(code(post("k", "{}"))).isEqualTo(524);
     assertThat(kit.ledger().hasEffect("k")).isTrue();
   }
 
@@ -125,14 +141,14 @@ class IdempotentServerTest {
     FaultScript failFirst = FaultScript.builder().onRequest(1, Fault.handlerError(500)).build();
     IdempotentServer replaying = start(IdempotentServer.builder()
         .serverErrors(ServerErrors.REPLAYED).faults(failFirst));
-    assertThat(post("k", "{}").code()).isEqualTo(500);
-    assertThat(post("k", "{}").code()).isEqualTo(500);
+    assertThat(code(post("k", "{}"))).isEqualTo(500);
+    assertThat(code(post("k", "{}"))).isEqualTo(500);
     assertThat(replaying.ledger().size()).isZero();
 
     IdempotentServer reExecuting = IdempotentServer.builder().faults(failFirst.restarted()).build();
     web.setDispatcher(reExecuting);
-    assertThat(post("k2", "{}").code()).isEqualTo(500);
-    assertThat(post("k2", "{}").code()).isEqualTo(201);
+    assertThat(code(post("k2", "{}"))).isEqualTo(500);
+    assertThat(code(post("k2", "{}"))).isEqualTo(201);
     assertThat(reExecuting.ledger().size()).isEqualTo(1);
   }
 
@@ -222,7 +238,7 @@ class IdempotentServerTest {
         .faults(FaultScript.builder().onRequest(2, Fault.lostFingerprint()).build()));
     text(post("k", "{}"));
 
-    assertThat(post("k", "{}").code()).isEqualTo(422);
+    assertThat(code(post("k", "{}"))).isEqualTo(422);
     assertThat(kit.ledger().size()).isEqualTo(1);
   }
 
@@ -231,7 +247,7 @@ class IdempotentServerTest {
     IdempotentServer kit = start(IdempotentServer.builder()
         .faults(FaultScript.builder().rule((r, n) -> Fault.authOnRetry(401)).build()));
 
-    assertThat(post("k", "{}").code()).isEqualTo(201);
+    assertThat(code(post("k", "{}"))).isEqualTo(201);
     Response retry = post("k", "{}");
     assertThat(retry.code()).isEqualTo(401);
     assertThat(retry.header("WWW-Authenticate")).isNotNull();
@@ -275,9 +291,9 @@ class IdempotentServerTest {
     IdempotentServer kit = start(IdempotentServer.builder()
         .faults(FaultScript.builder().onRequest(1, Fault.processingSlowly(2)).build()));
 
-    assertThat(post("k", "{}").code()).isEqualTo(202);
-    assertThat(post("k", "{}").code()).isEqualTo(409);
-    assertThat(post("k", "{}").code()).isEqualTo(409);
+    assertThat(code(post("k", "{}"))).isEqualTo(202);
+    assertThat(code(post("k", "{}"))).isEqualTo(409);
+    assertThat(code(post("k", "{}"))).isEqualTo(409);
     Response replay = post("k", "{}");
     assertThat(replay.code()).isEqualTo(201);
     assertThat(text(replay)).isEqualTo(kit.storedBody("", "k").orElseThrow());
@@ -309,10 +325,10 @@ class IdempotentServerTest {
     first.start();
     assertThat(committed.await(10, TimeUnit.SECONDS)).isTrue();
 
-    assertThat(post("k", "{}").code()).isEqualTo(409);
+    assertThat(code(post("k", "{}"))).isEqualTo(409);
     release.countDown();
     first.join(10_000);
-    assertThat(post("k", "{}").code()).isEqualTo(201);
+    assertThat(code(post("k", "{}"))).isEqualTo(201);
     assertThat(kit.ledger().size()).isEqualTo(1);
   }
 
