@@ -1,5 +1,6 @@
 package dev.oncely.client.property;
 
+import dev.oncely.testing.KeyQuoting;
 import dev.oncely.testing.PollStyle;
 import dev.oncely.testing.ServerErrors;
 import java.util.List;
@@ -14,8 +15,12 @@ import java.util.stream.Collectors;
  * @param steps the fault of request 1, 2, ... (then none)
  * @param firstRunAttempts max attempts of the first client (the one that may crash)
  * @param crash whether and how the first client is closed and a new one resumes on the same store
+ * @param keyQuoting how the server reads the key header's value
+ * @param otherDialectOnResume whether the resuming client has the other dialect (IETF sends the
+ *     key quoted, Stripe plain): the record's pinned wire form must win
  */
-record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash crash) {
+record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash crash,
+    KeyQuoting keyQuoting, boolean otherDialectOnResume) {
 
   /** How the client's process ends before the intent is finished. */
   enum Crash {
@@ -84,6 +89,7 @@ record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash 
   public String toString() {
     return server + " requests[" + steps.stream().map(Step::toString)
         .collect(Collectors.joining(", ")) + "] firstRunAttempts=" + firstRunAttempts
-        + " crash=" + crash;
+        + " crash=" + crash + " serverKeys=" + keyQuoting
+        + (otherDialectOnResume ? " resumeWithOtherDialect" : "");
   }
 }

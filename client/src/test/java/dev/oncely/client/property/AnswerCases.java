@@ -5,6 +5,7 @@ import dev.oncely.client.property.AnswerCase.Mismatch;
 import dev.oncely.client.property.AnswerCase.Profile;
 import dev.oncely.client.property.AnswerCase.Step;
 import dev.oncely.testing.Fault.Kind;
+import dev.oncely.testing.KeyQuoting;
 import dev.oncely.testing.PollStyle;
 import dev.oncely.testing.ServerErrors;
 import java.util.ArrayList;
@@ -54,7 +55,11 @@ final class AnswerCases {
             Tuple.of(2, Arbitraries.just(Crash.RESUME_AFTER_OUTCOME)),
             Tuple.of(1, Arbitraries.just(Crash.CLOSE_RIGHT_AFTER_SUBMIT)),
             Tuple.of(1, Arbitraries.just(Crash.RESUME_NEXT_DAY)),
-            Tuple.of(1, Arbitraries.just(Crash.OFFLINE_RESUME_THEN_NEXT_DAY))))
+            Tuple.of(1, Arbitraries.just(Crash.OFFLINE_RESUME_THEN_NEXT_DAY))),
+        Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(KeyQuoting.EITHER)),
+            Tuple.of(1, Arbitraries.just(KeyQuoting.QUOTED)),
+            Tuple.of(1, Arbitraries.just(KeyQuoting.PLAIN))),
+        Arbitraries.of(false, true))
         .as(AnswerCase::new);
   }
 

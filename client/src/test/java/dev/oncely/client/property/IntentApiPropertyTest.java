@@ -9,7 +9,6 @@ import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
-import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.spi.NetworkGate;
@@ -89,8 +88,8 @@ class IntentApiPropertyTest {
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
     InMemoryIntentStore store = new InMemoryIntentStore();
     RecordingSleeper sleeper = new RecordingSleeper(clock);
-    Dialect dialect = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
-        ? Dialects.stripe() : Dialects.ietf();
+    Dialect dialect = SimulatedWorld.firstDialect(c);
+    Dialect resumeDialect = SimulatedWorld.resumeDialect(c);
     IntentSpec spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
         .post(world.paymentsUrl().toString()).jsonBody(SimulatedWorld.BODY)
         .businessId(SimulatedWorld.INTENT).build();
@@ -113,15 +112,15 @@ class IntentApiPropertyTest {
       first.close();
     }
     if (c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
-      outcome = resume(store, clock, sleeper, dialect, OFFLINE, spec, outcome, promises,
+      outcome = resume(store, clock, sleeper, resumeDialect, OFFLINE, spec, outcome, promises,
           "offline resume");
     }
     if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
       clock.advance(Duration.ofHours(25));
     }
     if (c.crash() != Crash.NONE) {
-      outcome = resume(store, clock, sleeper, dialect, NetworkGate.ALWAYS_OPEN, spec, outcome,
-          promises, "after resume");
+      outcome = resume(store, clock, sleeper, resumeDialect, NetworkGate.ALWAYS_OPEN, spec,
+          outcome, promises, "after resume");
     }
     promises.atMostOneEffect();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);

@@ -6,7 +6,6 @@ import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
-import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.spi.IntentRecord;
@@ -76,8 +75,7 @@ class InterceptorPropertyTest {
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
     InMemoryIntentStore store = new InMemoryIntentStore();
     RecordingSleeper sleeper = new RecordingSleeper(clock);
-    Dialect dialect = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
-        ? Dialects.stripe() : Dialects.ietf();
+    Dialect dialect = SimulatedWorld.firstDialect(c);
     boolean appKeyed = c.crash() != Crash.NONE;
 
     String last = call(world, store, client(store, clock, sleeper, dialect, c.firstRunAttempts()),
@@ -86,8 +84,8 @@ class InterceptorPropertyTest {
       clock.advance(Duration.ofHours(25));
     }
     if (appKeyed && last != null) {
-      last = call(world, store, client(store, clock, sleeper, dialect, 6), true, promises,
-          "repeated call");
+      last = call(world, store, client(store, clock, sleeper, SimulatedWorld.resumeDialect(c), 6),
+          true, promises, "repeated call");
     }
     for (IntentRecord r : store.listUnfinished()) {
       if (r.reason() == null || r.reason().isBlank()) {

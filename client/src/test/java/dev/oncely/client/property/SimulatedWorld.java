@@ -2,6 +2,8 @@ package dev.oncely.client.property;
 
 import dev.oncely.client.property.AnswerCase.Profile;
 import dev.oncely.client.property.AnswerCase.Step;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
@@ -65,6 +67,7 @@ final class SimulatedWorld implements AutoCloseable {
         .locationOnReplay(p.locationOnReplay())
         .replayAcceptedForever(p.replayAcceptedForever())
         .completeAfterPolls(p.completeAfterPolls())
+        .keyQuoting(c.keyQuoting())
         .intentOf(IdempotentServer.jsonField("order"))
         .lateFor(Duration.ofMillis(300))
         .clock(clock)
@@ -112,6 +115,18 @@ final class SimulatedWorld implements AutoCloseable {
       case LOST_FINGERPRINT: return Fault.lostFingerprint();
       default: throw new IllegalArgumentException("no fault for " + s);
     }
+  }
+
+  /** The client dialect of the first run: Stripe's for a Stripe server, else IETF's. */
+  static Dialect firstDialect(AnswerCase c) {
+    return c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
+        ? Dialects.stripe() : Dialects.ietf();
+  }
+
+  /** The client dialect of a resume: the other one when the case says so. */
+  static Dialect resumeDialect(AnswerCase c) {
+    boolean stripeFirst = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400;
+    return stripeFirst != c.otherDialectOnResume() ? Dialects.stripe() : Dialects.ietf();
   }
 
   private static MismatchAnswer mismatch(AnswerCase.Mismatch m) {
