@@ -340,6 +340,51 @@ class IdempotentServerTest {
   }
 
   @Test
+  void wiped_server_re_executes_and_the_ledger_blames_the_server() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder()
+        .intentOf(IdempotentServer.jsonField("order")));
+    text(post("k", "{\"order\":\"o-1\"}"));
+    kit.forgetAllKeys();
+    text(post("k", "{\"order\":\"o-1\"}"));
+    text(post("k2", "{\"order\":\"o-2\"}"));
+
+    assertThat(kit.ledger().countOf("o-1")).isEqualTo(2);
+    assertThat(kit.ledger().effectsOf("o-1").get(1).afterServerForgot()).isTrue();
+    assertThat(kit.ledger().duplicatesCausedByClient()).isEmpty();
+    assertThatThrownBy(() -> kit.ledger().assertAtMostOneEffectPerIntent())
+        .hasMessageContaining("o-1");
+  }
+
+  @Test
+  void second_key_for_one_intent_is_the_clients_duplicate() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder()
+        .intentOf(IdempotentServer.jsonField("order")));
+    text(post("k1", "{\"order\":\"o-1\"}"));
+    text(post("k2", "{\"order\":\"o-1\"}"));
+
+    assertThat(kit.ledger().keysOf("o-1")).containsExactly("k1", "k2");
+    assertThat(kit.ledger().duplicatesCausedByClient()).containsKey("o-1");
+  }
+
+  @Test
+  void accepted_operations_complete_on_demand_and_faults_change_mid_test() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder().asynchronous(true)
+        .completeAfterPolls(100));
+    Response accepted = post("k", "{}");
+    String location = accepted.header("Location");
+    text(accepted);
+    assertThat(kit.completeAccepted()).isEqualTo(1);
+    kit.changeFaults(FaultScript.builder().withProbability(Fault.answer(503), 1.0).build());
+
+    Response poll = http.newCall(new Request.Builder().url(web.url(location)).build()).execute();
+    assertThat(poll.code()).isEqualTo(503);
+    text(poll);
+    kit.changeFaults(FaultScript.none());
+    Response healed = http.newCall(new Request.Builder().url(web.url(location)).build()).execute();
+    assertThat(text(healed)).contains("\"succeeded\"");
+  }
+
+  @Test
   void builders_name_the_setting_they_refuse() {
     assertThatThrownBy(() -> Fault.redirect(304, "/x")).hasMessageContaining("redirect status");
     assertThatThrownBy(() -> FaultScript.builder().onRequest(1, Fault.refuse())
