@@ -15,7 +15,6 @@ import dev.oncely.client.spi.NetworkGate;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
