@@ -54,6 +54,7 @@ final class Prober {
   private final ServerProfile profile = new ServerProfile();
   private Answer accepted;
   private Answer acceptedRepeat;
+  private boolean seen202;
   private int effects;
 
   Prober(ProbeClient client, Dialect dialect, String url, String body,
@@ -218,7 +219,7 @@ final class Prober {
       reversed.set(names.get(i), json.get(names.get(i)));
     }
     pairTo("key order", url, bytes(reversed),
-        "insensitive: the fingerprint is of the parsed JSON",
+        "insensitive: member order does not change the fingerprint",
         "sensitive (the bytes are fingerprinted; Oncely resends the same bytes): answered");
   }
 
@@ -328,8 +329,9 @@ final class Prober {
 
   private void acceptedReplay() {
     if (accepted == null) {
-      findings.add(Finding.notProbed("202 replay keeps Location",
-          "no request was answered 202 (the server answered synchronously)"));
+      findings.add(Finding.notProbed("202 replay keeps Location", seen202
+          ? "the 202 answers carried no Location (no status URL to keep)"
+          : "no request was answered 202 (the server answered synchronously)"));
       return;
     }
     String answers = accepted.label() + " -> " + acceptedRepeat.label();
@@ -371,6 +373,7 @@ final class Prober {
   }
 
   private void noteAccepted(Answer first, Answer repeat) {
+    seen202 |= first.status() == 202;
     if (accepted == null && first.status() == 202 && first.header("Location") != null) {
       accepted = first;
       acceptedRepeat = repeat;
