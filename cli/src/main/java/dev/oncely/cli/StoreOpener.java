@@ -1,0 +1,38 @@
+package dev.oncely.cli;
+
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoreEncryption;
+
+/**
+ * Opens one engine's existing intent store for the operator CLI. MapDB and SQLite files are built
+ * in; another engine (for example a PostgreSQL store) plugs in by putting an implementation on the
+ * CLI's class path and naming it in {@code META-INF/services/dev.oncely.cli.StoreOpener}. The CLI
+ * then accepts its {@link #engine()} name in {@code --engine} and asks it in {@link #recognizes}
+ * when {@code --engine} is left out.
+ *
+ * <p>Implementations must be stateless and thread-safe and must never create a store: an operator
+ * who mistypes a path gets {@link StoreNotFoundException}, not a fresh empty store.
+ */
+public interface StoreOpener {
+  /** The engine name {@code --engine} accepts, lower case, for example {@code "mapdb"}. */
+  String engine();
+
+  /**
+   * Whether {@code location} holds a store of this engine. Reads at most a few bytes; never
+   * creates, locks or changes anything.
+   */
+  boolean recognizes(String location);
+
+  /**
+   * Opens the existing store at {@code location}, taking its owner lock.
+   *
+   * @param encryption the store key, or null for an unencrypted store
+   * @throws StoreNotFoundException if there is no store of this engine there; nothing is created
+   * @throws dev.oncely.client.spi.StoreLockedException if another process (the app) owns the store
+   * @throws dev.oncely.client.spi.StoreEncryptionException if the key is wrong or missing
+   * @throws dev.oncely.client.spi.StoreCorruptedException if the store fails verification; nothing
+   *     is changed
+   * @throws dev.oncely.client.spi.StoreException if the engine fails otherwise
+   */
+  IntentStore open(String location, StoreEncryption encryption);
+}

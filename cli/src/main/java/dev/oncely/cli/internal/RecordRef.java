@@ -1,0 +1,99 @@
+package dev.oncely.cli.internal;
+
+import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * How an operator names one record: its short key hash as {@code list} prints it (or a unique
+ * prefix of it), its business id, or its full key. A hash or a business id without scope and
+ * operation is looked up among the unfinished records; a finished one needs scope and operation.
+ */
+public final class RecordRef {
+  private static final int MIN_HASH_DIGITS = 4;
+
+  @Parameters(index = "0", arity = "0..1", paramLabel = "KEY_HASH",
+      description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it.")
+  String hash;
+
+  @Option(names = "--business-id", paramLabel = "ID", description = "The record's business id.")
+  String businessId;
+
+  @Option(names = "--key", paramLabel = "KEY",
+      description = "The full idempotency key (needs --scope and --operation).")
+  String key;
+
+  @Option(names = "--scope", paramLabel = "SCOPE", description = "The record's scope.")
+  String scope;
+
+  @Option(names = "--operation", paramLabel = "OP", description = "The record's operation.")
+  String operation;
+
+  /**
+   * Finds the one record this reference names.
+   *
+   * @throws CliException when the reference is malformed, matches nothing, or matches several
+   */
+  IntentRecord find(IntentStore store) {
+    int given = (hash != null ? 1 : 0) + (businessId != null ? 1 : 0) + (key != null ? 1 : 0);
+    if (given != 1) {
+      throw CliException.usage("name exactly one record: a KEY_HASH, --business-id or --key");
+    }
+    if ((scope == null) != (operation == null)) {
+      throw CliException.usage("--scope and --operation go together");
+    }
+    if (key != null) {
+      if (scope == null) {
+        throw CliException.usage("--key needs --scope and --operation");
+      }
+      IntentId id = id(scope, operation, key);
+      return store.get(id).orElseThrow(() -> CliException.failure("no record " + id));
+    }
+    if (businessId != null && scope != null) {
+      return store.findByBusinessId(scope, operation, businessId).orElseThrow(() ->
+          CliException.failure("no record with that business id in " + scope + "/" + operation));
+    }
+    List<IntentRecord> matches = store.listUnfinished().stream()
+        .filter(r -> hash != null ? matchesHash(r) : businessId.equals(r.businessId()))
+        .filter(r -> scope == null || (r.id().scope().equals(scope)
+            && r.id().operation().equals(operation)))
+        .collect(Collectors.toList());
+    if (matches.isEmpty()) {
+      throw CliException.failure("no unfinished record matches "
+          + (hash != null ? hash : "that business id")
+          + " (a finished record is found with --business-id or --key plus --scope and --operation)");
+    }
+    if (matches.size() > 1) {
+      throw CliException.usage((hash != null ? hash : "that business id") + " matches "
+          + matches.size() + " records: " + matches.stream().map(r -> r.id().toString())
+              .collect(Collectors.joining(", ")) + "; give more digits or --scope and --operation");
+    }
+    return matches.get(0);
+  }
+
+  private boolean matchesHash(IntentRecord record) {
+    String wanted = hash.trim().toLowerCase(Locale.ROOT);
+    if (wanted.startsWith("k#")) {
+      wanted = wanted.substring(2);
+    }
+    if (wanted.length() < MIN_HASH_DIGITS || !wanted.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+      throw CliException.usage("a key hash is k# and at least " + MIN_HASH_DIGITS
+          + " hex digits, was '" + hash + "'");
+    }
+    return record.id().safeKey().substring(2).startsWith(wanted);
+  }
+
+  private static IntentId id(String scope, String operation, String key) {
+    try {
+      return IntentId.of(scope, operation, key);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage());
+    }
+  }
+}

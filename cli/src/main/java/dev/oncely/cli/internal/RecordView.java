@@ -1,0 +1,221 @@
+package dev.oncely.cli.internal;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.StoredResponse;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One record as an operator sees it. Keys appear only as their short hash, and header values and
+ * bodies are redacted, unless {@code reveal} is set.
+ */
+final class RecordView {
+  private static final String REDACTED = "<redacted>";
+
+  private final IntentRecord record;
+  private final Instant now;
+  private final boolean reveal;
+
+  RecordView(IntentRecord record, Instant now, boolean reveal) {
+    this.record = record;
+    this.now = now;
+    this.reveal = reveal;
+  }
+
+  String age() {
+    return Ages.format(Duration.between(record.createdAt(), now));
+  }
+
+  /** Whether a resend could reach a server that already forgot the key. */
+  boolean pastKeyRetention() {
+    return !now.isBefore(record.expiresAt());
+  }
+
+  String scopeAndOperation() {
+    return record.id().scope() + "/" + record.id().operation();
+  }
+
+  String next() {
+    Instant next = record.nextAttemptAt();
+    if (next == null) {
+      return "-";
+    }
+    return next.isAfter(now) ? "in " + Ages.format(Duration.between(now, next)) : "due";
+  }
+
+  /** The fields {@code list --json} prints. */
+  ObjectNode summaryJson() {
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    o.put("keyHash", record.id().safeKey());
+    o.put("scope", record.id().scope());
+    o.put("operation", record.id().operation());
+    o.put("businessId", record.businessId());
+    o.put("state", record.state().name());
+    o.put("reason", record.reason());
+    o.put("ageSeconds", Math.max(0, Duration.between(record.createdAt(), now).getSeconds()));
+    o.put("attempts", record.attempts());
+    o.put("createdAt", record.createdAt().toString());
+    o.put("updatedAt", record.updatedAt().toString());
+    o.put("nextAttemptAt", record.nextAttemptAt() == null ? null : record.nextAttemptAt().toString());
+    o.put("expiresAt", record.expiresAt().toString());
+    o.put("pastKeyRetention", pastKeyRetention());
+    o.put("maybeDelivered", record.maybeDelivered());
+    o.put("notes", record.notes().size());
+    return o;
+  }
+
+  /** Every field, for {@code show --json}. */
+  ObjectNode detailJson() {
+    ObjectNode o = summaryJson();
+    if (reveal) {
+      o.put("key", record.id().key());
+    }
+    o.put("revision", record.revision());
+    o.put("keyHeader", record.keyHeader());
+    if (reveal) {
+      o.put("keyValue", record.keyValue());
+    }
+    o.put("method", record.method());
+    o.put("url", record.url());
+    o.set("headers", headersJson(record.headers()));
+    o.set("body", bodyJson(record.body(), record.mediaType()));
+    ObjectNode trace = o.putObject("traceContext");
+    record.traceContext().forEach(trace::put);
+    o.put("pollUrl", record.pollUrl());
+    StoredResponse response = record.lastResponse();
+    if (response == null) {
+      o.putNull("lastResponse");
+    } else {
+      ObjectNode r = o.putObject("lastResponse");
+      r.put("status", response.status());
+      r.put("replayed", record.replayed());
+      r.set("headers", headersJson(response.headers()));
+      r.set("body", bodyJson(response.body(), response.header("Content-Type")));
+    }
+    ArrayNode notes = o.putArray("auditTrail");
+    for (IntentRecord.Note note : record.notes()) {
+      notes.addObject().put("at", note.at().toString()).put("author", note.author())
+          .put("text", note.text());
+    }
+    return o;
+  }
+
+  /** The human-readable form of {@link #detailJson()}. */
+  void printDetail(PrintWriter out) {
+    line(out, "key hash", record.id().safeKey());
+    if (reveal) {
+      line(out, "key", record.id().key());
+    }
+    line(out, "scope/operation", scopeAndOperation());
+    line(out, "business id", record.businessId());
+    line(out, "state", record.state().name());
+    line(out, "reason", record.reason());
+    line(out, "age", age() + " (created " + seconds(record.createdAt()) + ")");
+    line(out, "updated", seconds(record.updatedAt()) + " (revision " + record.revision() + ")");
+    line(out, "attempts", record.attempts() + (record.maybeDelivered()
+        ? " (may have reached the server)" : ""));
+    line(out, "next attempt", next());
+    line(out, "key retention", pastKeyRetention()
+        ? "ENDED " + seconds(record.expiresAt()) + ": never resent blindly"
+        : "until " + seconds(record.expiresAt()));
+    line(out, "request", record.method() + " " + record.url());
+    if (record.keyHeader() != null) {
+      out.println("  " + record.keyHeader() + ": " + (reveal ? record.keyValue() : REDACTED));
+    }
+    printHeaders(out, "  ", record.headers());
+    line(out, "request body", bodyText(record.body(), record.mediaType()));
+    if (record.pollUrl() != null) {
+      line(out, "poll url", record.pollUrl());
+    }
+    record.traceContext().forEach((name, value) -> line(out, "trace " + name, value));
+    StoredResponse response = record.lastResponse();
+    if (response == null) {
+      line(out, "last response", "none");
+    } else {
+      line(out, "last response", response.status() + (record.replayed() ? " (replayed)" : ""));
+      printHeaders(out, "  ", response.headers());
+      line(out, "response body", bodyText(response.body(), response.header("Content-Type")));
+    }
+    if (record.notes().isEmpty()) {
+      line(out, "audit trail", "none");
+    } else {
+      line(out, "audit trail", record.notes().size()
+          + (record.notes().size() == 1 ? " note" : " notes"));
+      for (IntentRecord.Note note : record.notes()) {
+        out.println("  " + seconds(note.at()) + "  " + note.author() + ": " + note.text());
+      }
+    }
+  }
+
+  private static Instant seconds(Instant instant) {
+    return instant.truncatedTo(ChronoUnit.SECONDS);
+  }
+
+  private static void line(PrintWriter out, String label, String value) {
+    out.printf("%-16s %s%n", label + ":", value == null ? "-" : value);
+  }
+
+  private void printHeaders(PrintWriter out, String indent, Map<String, List<String>> headers) {
+    headers.forEach((name, values) -> {
+      for (String value : values) {
+        out.println(indent + name + ": " + (reveal ? value : REDACTED));
+      }
+    });
+  }
+
+  private ObjectNode headersJson(Map<String, List<String>> headers) {
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    headers.forEach((name, values) -> {
+      ArrayNode array = o.putArray(name);
+      values.forEach(v -> array.add(reveal ? v : REDACTED));
+    });
+    return o;
+  }
+
+  private ObjectNode bodyJson(byte[] body, String mediaType) {
+    ObjectNode o = Json.MAPPER.createObjectNode();
+    o.put("bytes", body.length);
+    o.put("mediaType", mediaType);
+    if (reveal) {
+      String text = utf8(body);
+      if (text != null) {
+        o.put("text", text);
+      } else {
+        o.put("base64", Base64.getEncoder().encodeToString(body));
+      }
+    }
+    return o;
+  }
+
+  private String bodyText(byte[] body, String mediaType) {
+    String type = mediaType == null ? "" : ", " + mediaType;
+    if (!reveal) {
+      return body.length + " bytes" + type + " " + REDACTED + " (--reveal prints it)";
+    }
+    String text = utf8(body);
+    return body.length + " bytes" + type + ": "
+        + (text != null ? text : "base64 " + Base64.getEncoder().encodeToString(body));
+  }
+
+  private static String utf8(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** The CLI's commands and helpers; not an API. */
+package dev.oncely.cli.internal;

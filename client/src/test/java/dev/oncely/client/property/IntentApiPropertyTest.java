@@ -1,0 +1,188 @@
+package dev.oncely.client.property;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.HeaderProvider;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentSpec;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.property.AnswerCase.Crash;
+import dev.oncely.client.spi.NetworkGate;
+import dev.oncely.client.testing.ManualClock;
+import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.IdempotentServer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import okhttp3.OkHttpClient;
+
+/**
+ * Model-based property test of the intent API (issue 9): generated server behaviours and answer
+ * sequences against {@link IdempotentClient}, with crashes and resumes on the same store. After
+ * every case: at most one effect per intent; {@code Completed} only with an effect;
+ * {@code Rejected}/{@code KeyConflict} only without one; no credential at a foreign origin; every
+ * outcome carries a reason. Cases per run: {@code -Doncely.property.tries} (default 1000).
+ */
+class IntentApiPropertyTest {
+  private static final Survey SURVEY = new Survey("intent-api");
+  /** A network that stays down: drives wait for it (and resume gives up) without sending. */
+  private static final NetworkGate OFFLINE = new NetworkGate() {
+    @Override
+    public boolean isOpen() {
+      return false;
+    }
+
+    @Override
+    public void whenOpen(Runnable action) {
+      // never: this network does not come back while the client runs
+    }
+  };
+  private static OkHttpClient http;
+
+  @BeforeContainer
+  static void startClient() {
+    http = new OkHttpClient.Builder().build();
+  }
+
+  @AfterContainer
+  static void stopClient() {
+    if (Survey.ON) {
+      SURVEY.write();
+    }
+    http.dispatcher().executorService().shutdownNow();
+    http.connectionPool().evictAll();
+  }
+
+  @Provide
+  Arbitrary<AnswerCase> cases() {
+    return AnswerCases.cases();
+  }
+
+  @Property
+  void intent_api_never_double_charges_never_lies_and_never_leaks_credentials(
+      @ForAll("cases") AnswerCase c) throws Exception {
+    // Fresh servers per case: a late request of an earlier case cannot reach this case's server.
+    try (SimulatedWorld world = new SimulatedWorld()) {
+      check(c, world);
+    }
+  }
+
+  private void check(AnswerCase c, SimulatedWorld world) throws Exception {
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    IdempotentServer server = world.serve(c, clock);
+    Promises promises = new Promises(server, SimulatedWorld.INTENT);
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    RecordingSleeper sleeper = new RecordingSleeper(clock);
+    Dialect dialect = SimulatedWorld.firstDialect(c);
+    Dialect resumeDialect = SimulatedWorld.resumeDialect(c);
+    IntentSpec spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
+        .post(world.paymentsUrl().toString()).jsonBody(SimulatedWorld.BODY)
+        .businessId(SimulatedWorld.INTENT).build();
+
+    IdempotentClient first = client(store, clock, sleeper, dialect, c.firstRunAttempts(),
+        NetworkGate.ALWAYS_OPEN);
+    IntentOutcome outcome;
+    boolean closeAfterSubmit = c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT
+        || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY;
+    try {
+      if (closeAfterSubmit) {
+        CompletableFuture<IntentOutcome> f = first.submit(spec);
+        first.close();
+        outcome = await(f, promises, "the future of submit() after close()");
+      } else {
+        outcome = first.execute(spec);
+        promises.truthful("first run", outcome);
+      }
+    } finally {
+      first.close();
+    }
+    if (c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      outcome = resume(store, clock, sleeper, resumeDialect, OFFLINE, spec, outcome, promises,
+          "offline resume");
+    }
+    if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      clock.advance(Duration.ofHours(25));
+    }
+    if (c.crash() != Crash.NONE) {
+      outcome = resume(store, clock, sleeper, resumeDialect, NetworkGate.ALWAYS_OPEN, spec,
+          outcome, promises, "after resume");
+    }
+    promises.atMostOneEffect();
+    promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
+
+    String details = String.format("final outcome: %s%n    requests: %s%n    effects: %s",
+        outcome, server.requests().all(), server.ledger().all());
+    if (Survey.ON) {
+      SURVEY.record(c, promises, details);
+      return;
+    }
+    assertThat(promises.broken()).as("%s%n%s", c, details).isEmpty();
+  }
+
+  private static IntentOutcome resume(InMemoryIntentStore store, ManualClock clock,
+      RecordingSleeper sleeper, Dialect dialect, NetworkGate gate, IntentSpec spec,
+      IntentOutcome before, Promises promises, String phase) throws Exception {
+    IntentOutcome outcome = before;
+    try (IdempotentClient next = client(store, clock, sleeper, dialect, 6, gate)) {
+      List<CompletableFuture<IntentOutcome>> resumed = next.resumePending();
+      for (CompletableFuture<IntentOutcome> f : resumed) {
+        outcome = await(f, promises, "a future of resumePending() (" + phase + ")");
+      }
+      if (resumed.isEmpty()) {
+        outcome = next.outcomeOf(spec.id()).orElse(outcome);
+      }
+    }
+    promises.truthful(phase, outcome);
+    return outcome;
+  }
+
+  private static IntentOutcome await(CompletableFuture<IntentOutcome> f, Promises promises,
+      String what) throws Exception {
+    try {
+      return f.get(2, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      promises.fail(Promises.REASON, what + " did not complete within 2 s");
+      return null;
+    }
+  }
+
+  private static IdempotentClient client(InMemoryIntentStore store, ManualClock clock,
+      RecordingSleeper sleeper, Dialect dialect, int attempts, NetworkGate gate) {
+    // Waiting for a closed gate takes real time up to the deadline: offline clients give up soon.
+    Duration deadline = gate == OFFLINE ? Duration.ofMillis(50) : Duration.ofMinutes(2);
+    HeaderProvider credentials = (id, url) ->
+        Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token");
+    return IdempotentClient.builder()
+        .okHttpClient(http)
+        .store(store)
+        .clock(clock)
+        .sleeper(sleeper)
+        .dialect(dialect)
+        .headerProvider(credentials)
+        .networkGate(gate)
+        .keyRetention(SimulatedWorld.KEY_RETENTION)
+        .listener(IntentListener.NONE)
+        .retryPolicy(RetryPolicy.builder()
+            .maxAttempts(attempts)
+            .baseDelay(Duration.ofMillis(100))
+            .maxDelay(Duration.ofSeconds(5))
+            .deadline(deadline)
+            .attemptTimeout(Duration.ofMillis(100))
+            .build())
+        .build();
+  }
+}

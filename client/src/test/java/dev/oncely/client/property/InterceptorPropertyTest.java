@@ -1,0 +1,151 @@
+package dev.oncely.client.property;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.IdempotencyInterceptor;
+import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.property.AnswerCase.Crash;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.testing.ManualClock;
+import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.IdempotentServer;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * The generator of {@link IntentApiPropertyTest} against {@link IdempotencyInterceptor} with a
+ * store, in a plain OkHttp client configured as an app would (redirects followed, an application
+ * interceptor adding {@code Authorization}). A "crash" is the app repeating the call with its own
+ * key through a new client on the same store. Invariants: at most one effect; a 2xx (except 202)
+ * only with an effect; a refusing 4xx only without one; no credential at a foreign origin; every
+ * record left unfinished carries a reason.
+ */
+class InterceptorPropertyTest {
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final String APP_KEY = "\"app-key-order-1\"";
+  private static final Survey SURVEY = new Survey("interceptor");
+  private static OkHttpClient http;
+
+  @BeforeContainer
+  static void startClient() {
+    http = new OkHttpClient.Builder().build();
+  }
+
+  @AfterContainer
+  static void stopClient() {
+    if (Survey.ON) {
+      SURVEY.write();
+    }
+    http.dispatcher().executorService().shutdownNow();
+    http.connectionPool().evictAll();
+  }
+
+  @Provide
+  Arbitrary<AnswerCase> cases() {
+    return AnswerCases.cases();
+  }
+
+  @Property
+  void interceptor_never_double_charges_never_lies_and_never_leaks_credentials(
+      @ForAll("cases") AnswerCase c) throws IOException {
+    // Fresh servers per case: a late request of an earlier case cannot reach this case's server.
+    try (SimulatedWorld world = new SimulatedWorld()) {
+      check(c, world);
+    }
+  }
+
+  private void check(AnswerCase c, SimulatedWorld world) {
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    IdempotentServer server = world.serve(c, clock);
+    Promises promises = new Promises(server, SimulatedWorld.INTENT);
+    InMemoryIntentStore store = new InMemoryIntentStore();
+    RecordingSleeper sleeper = new RecordingSleeper(clock);
+    Dialect dialect = SimulatedWorld.firstDialect(c);
+    boolean appKeyed = c.crash() != Crash.NONE;
+
+    String last = call(world, store, client(store, clock, sleeper, dialect, c.firstRunAttempts()),
+        appKeyed, promises, "first call");
+    if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      clock.advance(Duration.ofHours(25));
+    }
+    if (appKeyed && last != null) {
+      last = call(world, store, client(store, clock, sleeper, SimulatedWorld.resumeDialect(c), 6),
+          true, promises, "repeated call");
+    }
+    for (IntentRecord r : store.listUnfinished()) {
+      if (r.reason() == null || r.reason().isBlank()) {
+        promises.fail(Promises.REASON, "unfinished record " + r.state() + " without a reason");
+      }
+    }
+    promises.atMostOneEffect();
+    promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
+
+    String details = String.format("last result: %s%n    requests: %s%n    effects: %s",
+        last, server.requests().all(), server.ledger().all());
+    if (Survey.ON) {
+      SURVEY.record(c, promises, details);
+      return;
+    }
+    assertThat(promises.broken()).as("%s%n%s", c, details).isEmpty();
+  }
+
+  /** Runs the call; returns null if its answer is final for the app, else what was unknown. */
+  private static String call(SimulatedWorld world, InMemoryIntentStore store, OkHttpClient client,
+      boolean appKeyed, Promises promises, String phase) {
+    Request.Builder request = new Request.Builder().url(world.paymentsUrl())
+        .post(RequestBody.create(SimulatedWorld.BODY, JSON));
+    if (appKeyed) {
+      request.header(IdempotentServer.DEFAULT_KEY_HEADER, APP_KEY);
+    }
+    try (Response response = client.newCall(request.build()).execute()) {
+      int status = response.code();
+      String stored = store.listUnfinished().stream().map(r -> r.state().toString())
+          .reduce((a, b) -> a + "," + b).orElse(null);
+      promises.truthfulResponse(phase, status, stored);
+      boolean unknown = status == 202 || status == 408 || status == 409 || status == 425
+          || status == 429 || status >= 500 || status < 200 || (status >= 300 && status < 400);
+      return unknown ? phase + " answered " + status : null;
+    } catch (IOException e) {
+      return phase + " failed: " + e;
+    }
+  }
+
+  private static OkHttpClient client(InMemoryIntentStore store, ManualClock clock,
+      RecordingSleeper sleeper, Dialect dialect, int attempts) {
+    IdempotencyInterceptor idempotency = IdempotencyInterceptor.builder()
+        .store(store)
+        .clock(clock)
+        .sleeper(sleeper)
+        .dialect(dialect)
+        .listener(IntentListener.NONE)
+        .keyRetention(SimulatedWorld.KEY_RETENTION)
+        .retryPolicy(RetryPolicy.builder()
+            .maxAttempts(attempts)
+            .baseDelay(Duration.ofMillis(100))
+            .maxDelay(Duration.ofSeconds(5))
+            .deadline(Duration.ofMinutes(2))
+            .attemptTimeout(Duration.ofMillis(100))
+            .build())
+        .build();
+    return http.newBuilder()
+        .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
+            .header(SimulatedWorld.CREDENTIAL, "Bearer app-token").build()))
+        .addInterceptor(idempotency)
+        .build();
+  }
+}

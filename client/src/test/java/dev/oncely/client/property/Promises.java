@@ -1,0 +1,126 @@
+package dev.oncely.client.property;
+
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.testing.EffectLedger;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.ReceivedRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The promises checked after every generated case, each a sentence that names what broke. A
+ * {@link Promises} collects the broken ones; the test asserts there are none.
+ */
+final class Promises {
+  static final String ONE_EFFECT = "at most one effect per intent";
+  static final String DONE_MEANS_EFFECT = "Completed only when an effect exists";
+  static final String REFUSED_MEANS_NONE = "Rejected/KeyConflict only when no effect exists";
+  static final String NO_LEAK = "no credential sent to a foreign origin";
+  static final String REASON = "every intent ends with an outcome that carries a reason";
+
+  private final IdempotentServer server;
+  private final String intent;
+  private final List<Broken> broken = new ArrayList<>();
+
+  /** One broken promise: which one, and what happened. */
+  record Broken(String promise, String text) {
+    @Override
+    public String toString() {
+      return promise + ": " + text;
+    }
+  }
+
+  Promises(IdempotentServer server, String intent) {
+    this.server = server;
+    this.intent = intent;
+  }
+
+  List<Broken> broken() {
+    return List.copyOf(broken);
+  }
+
+  void fail(String promise, String what) {
+    broken.add(new Broken(promise, what));
+  }
+
+  /**
+   * At most one effect per intent, not counting the re-executions of requests the server handled
+   * after a {@link Fault#lostRecord()} (its inconsistency, which no client can prevent). A resend
+   * after the server's key retention counts: the client was told the retention.
+   */
+  void atMostOneEffect() {
+    EffectLedger ledger = server.ledger();
+    Set<Integer> lostRecord = server.injectedFaults().stream()
+        .filter(f -> f.fault().kind() == Fault.Kind.LOST_RECORD)
+        .map(IdempotentServer.InjectedFault::requestNumber).collect(Collectors.toSet());
+    long counted = ledger.effectsOf(intent).stream()
+        .filter(e -> !(e.afterServerForgot() && lostRecord.contains(e.requestNumber()))).count();
+    if (counted > 1) {
+      fail(ONE_EFFECT, ledger.countOf(intent) + " effects for the intent under "
+          + ledger.keysOf(intent).size() + " keys");
+    }
+  }
+
+  /** No request carried the credential header to the foreign origin. */
+  void noCredentialAt(String foreignOrigin, String header) {
+    for (ReceivedRequest r : server.requests().to(foreignOrigin)) {
+      if (r.has(header)) {
+        fail(NO_LEAK, header + " sent to the foreign origin: " + r);
+      }
+    }
+  }
+
+  /** The outcome says something the server's ledger agrees with, and carries a reason. */
+  void truthful(String phase, IntentOutcome outcome) {
+    boolean effect = server.ledger().hasEffect(intent);
+    if (outcome == null) {
+      fail(REASON, phase + ": no outcome");
+    } else if (outcome instanceof IntentOutcome.Completed c) {
+      if (!effect) {
+        fail(DONE_MEANS_EFFECT, phase + ": Completed (" + c.response().status()
+            + ") but the server has no effect");
+      }
+    } else if (outcome instanceof IntentOutcome.Rejected r) {
+      if (effect) {
+        fail(REFUSED_MEANS_NONE, phase + ": Rejected (" + r.response().status()
+            + ") but the effect exists");
+      }
+    } else if (outcome instanceof IntentOutcome.KeyConflict k) {
+      if (effect) {
+        fail(REFUSED_MEANS_NONE, phase + ": KeyConflict (" + k.response().status()
+            + ") but the effect exists");
+      }
+    } else if (outcome instanceof IntentOutcome.Pending p) {
+      if (p.detail().isBlank()) {
+        fail(REASON, phase + ": Pending " + p.reason() + " without a detail");
+      }
+    } else if (outcome instanceof IntentOutcome.NeedsReconciliation n) {
+      if (n.reason().isBlank()) {
+        fail(REASON, phase + ": NeedsReconciliation without a reason");
+      }
+    }
+  }
+
+  /**
+   * What the app learns from a plain OkHttp call through the interceptor (the status it got),
+   * checked likewise; {@code stored} names the state of the record the store keeps unfinished, if
+   * any, so a report tells "refused" apart from "refused on the wire, reconcile in the store".
+   */
+  void truthfulResponse(String phase, int status, String stored) {
+    boolean effect = server.ledger().hasEffect(intent);
+    String note = stored == null ? "" : " (the store keeps it " + stored + ")";
+    if (status >= 200 && status < 300 && status != 202 && !effect) {
+      fail(DONE_MEANS_EFFECT,
+          phase + ": the app got " + status + " (done) but the server has no effect" + note);
+    }
+    boolean refusal = status >= 400 && status < 500 && status != 408 && status != 409
+        && status != 425 && status != 429;
+    if (refusal && effect) {
+      fail(REFUSED_MEANS_NONE,
+          phase + ": the app got " + status + " (refused) but the effect exists" + note);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.oncely.client.property;
+
+import dev.oncely.client.property.AnswerCase.Profile;
+import dev.oncely.client.property.AnswerCase.Step;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.MismatchAnswer;
+import dev.oncely.testing.NoDelayServerSockets;
+import dev.oncely.testing.ReceivedRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import mockwebserver3.MockWebServer;
+import okhttp3.HttpUrl;
+
+/**
+ * The two origins of the property tests (the API and a foreign host), each a real MockWebServer
+ * that one {@link IdempotentServer} answers. One world per case, closed after it.
+ */
+final class SimulatedWorld implements AutoCloseable {
+  static final String INTENT = "order-1";
+  static final String BODY = "{\"order\":\"" + INTENT + "\",\"amount\":1250,\"currency\":\"eur\"}";
+  static final String CREDENTIAL = "Authorization";
+
+  private final MockWebServer api = new MockWebServer();
+  private final MockWebServer foreign = new MockWebServer();
+
+  SimulatedWorld() {
+    try {
+      api.setServerSocketFactory(new NoDelayServerSockets());
+      foreign.setServerSocketFactory(new NoDelayServerSockets());
+      api.start();
+      foreign.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  HttpUrl paymentsUrl() {
+    return api.url("/payments");
+  }
+
+  String apiOrigin() {
+    return ReceivedRequest.originOf(api.url("/"));
+  }
+
+  String foreignOrigin() {
+    return ReceivedRequest.originOf(foreign.url("/"));
+  }
+
+  /** The key retention of the simulated server; the clients are configured with it. */
+  static final Duration KEY_RETENTION = Duration.ofHours(24);
+
+  /** A fresh server for {@code c} on {@code clock}, answering on both origins. */
+  IdempotentServer serve(AnswerCase c, Clock clock) {
+    Profile p = c.server();
+    IdempotentServer.Builder b = IdempotentServer.builder()
+        .mismatch(mismatch(p.mismatch()))
+        .serverErrors(p.serverErrors())
+        .asynchronous(p.async())
+        .pollStyle(p.pollStyle())
+        .locationOnReplay(p.locationOnReplay())
+        .replayAcceptedForever(p.replayAcceptedForever())
+        .completeAfterPolls(p.completeAfterPolls())
+        .keyQuoting(c.keyQuoting())
+        .intentOf(IdempotentServer.jsonField("order"))
+        .lateFor(Duration.ofMillis(300))
+        .clock(clock)
+        .retention(KEY_RETENTION)
+        .faults(script(c.steps()));
+    if (p.statusOnOtherOrigin()) {
+      b.statusOrigin(foreign.url("/"));
+    }
+    IdempotentServer kit = b.build();
+    api.setDispatcher(kit);
+    foreign.setDispatcher(kit);
+    return kit;
+  }
+
+  private FaultScript script(List<Step> steps) {
+    FaultScript.Builder b = FaultScript.builder();
+    for (int i = 0; i < steps.size(); i++) {
+      Fault f = fault(steps.get(i));
+      if (f != null) {
+        b.onRequest(i + 1, f);
+      }
+    }
+    return b.build();
+  }
+
+  private Fault fault(Step s) {
+    if (s.kind() == null) {
+      return null;
+    }
+    switch (s.kind()) {
+      case REFUSE: return Fault.refuse();
+      case ANSWER_BEFORE_HANDLING: return Fault.answer(s.status());
+      case INFORMATIONAL: return Fault.informational(s.status());
+      case REDIRECT: return Fault.redirect(s.status(),
+          s.foreign() ? foreign.url("/payments").toString() : "/payments/v2");
+      case AUTH_ON_RETRY: return Fault.authOnRetry(s.status());
+      case HANDLER_ERROR: return Fault.handlerError(s.status());
+      case LATE_ORIGINAL: return Fault.lateOriginal();
+      case DROP_AFTER_COMMIT: return Fault.dropAfterCommit();
+      case STALL_AFTER_COMMIT: return Fault.stallAfterCommit();
+      case TRUNCATE_BODY: return Fault.truncateBody();
+      case GATEWAY_AFTER_COMMIT: return Fault.gatewayAfterCommit(s.status());
+      case SEE_OTHER_AFTER_COMMIT: return Fault.seeOtherAfterCommit();
+      case LOST_RECORD: return Fault.lostRecord();
+      case LOST_FINGERPRINT: return Fault.lostFingerprint();
+      default: throw new IllegalArgumentException("no fault for " + s);
+    }
+  }
+
+  /** The client dialect of the first run: Stripe's for a Stripe server, else IETF's. */
+  static Dialect firstDialect(AnswerCase c) {
+    return c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
+        ? Dialects.stripe() : Dialects.ietf();
+  }
+
+  /** The client dialect of a resume: the other one when the case says so. */
+  static Dialect resumeDialect(AnswerCase c) {
+    boolean stripeFirst = c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400;
+    return stripeFirst != c.otherDialectOnResume() ? Dialects.stripe() : Dialects.ietf();
+  }
+
+  private static MismatchAnswer mismatch(AnswerCase.Mismatch m) {
+    switch (m) {
+      case CONFLICT_409: return MismatchAnswer.status(409);
+      case EXPECTATION_417: return MismatchAnswer.status(417);
+      case STRIPE_400: return MismatchAnswer.stripe();
+      default: return MismatchAnswer.ietf();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    api.close();
+    foreign.close();
+  }
+}

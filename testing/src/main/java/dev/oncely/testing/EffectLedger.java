@@ -1,0 +1,137 @@
+package dev.oncely.testing;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * The business effects an {@link IdempotentServer} committed, one entry per effect, with the
+ * intent it belongs to (see {@link IdempotentServer.Builder#intentOf}) and the key it came with.
+ * The question every test of an idempotent client asks is {@link #assertAtMostOneEffectPerIntent()}.
+ * Thread-safe; queries return snapshots.
+ */
+public final class EffectLedger {
+  private final List<Effect> effects = new CopyOnWriteArrayList<>();
+
+  /**
+   * One committed effect.
+   *
+   * @param sequence the effect's number on this server, from 1
+   * @param intent the business intent it belongs to
+   * @param key the idempotency key it came with, or null for a keyless request
+   * @param requestNumber the number of the request that caused it
+   * @param afterServerForgot whether the server had lost or expired this key's record before (a
+   *     second effect marked so is the server's inconsistency, not the client's resend under a new
+   *     key)
+   */
+  public record Effect(int sequence, String intent, String key, int requestNumber,
+      boolean afterServerForgot) {
+    /** Validates the intent. */
+    public Effect {
+      Objects.requireNonNull(intent, "intent");
+    }
+  }
+
+  Effect add(String intent, String key, int requestNumber, boolean afterServerForgot) {
+    Effect e;
+    synchronized (effects) {
+      e = new Effect(effects.size() + 1, intent, key, requestNumber, afterServerForgot);
+      effects.add(e);
+    }
+    return e;
+  }
+
+  void clear() {
+    effects.clear();
+  }
+
+  /** All effects, in commit order. */
+  public List<Effect> all() {
+    return List.copyOf(effects);
+  }
+
+  /** How many effects were committed. */
+  public int size() {
+    return effects.size();
+  }
+
+  /** The effects of {@code intent}. */
+  public List<Effect> effectsOf(String intent) {
+    return effects.stream().filter(e -> e.intent().equals(intent)).collect(Collectors.toList());
+  }
+
+  /** How many effects {@code intent} has. */
+  public int countOf(String intent) {
+    return effectsOf(intent).size();
+  }
+
+  /** Whether {@code intent} has at least one effect. */
+  public boolean hasEffect(String intent) {
+    return countOf(intent) > 0;
+  }
+
+  /** The distinct keys {@code intent}'s effects came with (more than one: the client re-keyed). */
+  public List<String> keysOf(String intent) {
+    return effectsOf(intent).stream().map(Effect::key).distinct().collect(Collectors.toList());
+  }
+
+  /** Each intent with more than one effect, with its effects. */
+  public Map<String, List<Effect>> duplicates() {
+    Map<String, List<Effect>> byIntent = new LinkedHashMap<>();
+    for (Effect e : effects) {
+      byIntent.computeIfAbsent(e.intent(), i -> new ArrayList<>()).add(e);
+    }
+    byIntent.values().removeIf(list -> list.size() < 2);
+    return byIntent;
+  }
+
+  /**
+   * Each intent with more than one effect that the server did not cause by forgetting a key:
+   * the client sent the intent under a second key, or without one.
+   */
+  public Map<String, List<Effect>> duplicatesCausedByClient() {
+    Map<String, List<Effect>> dups = duplicates();
+    dups.values().removeIf(list -> list.stream().skip(1).allMatch(Effect::afterServerForgot));
+    return dups;
+  }
+
+  /**
+   * Passes if no intent has more than one effect.
+   *
+   * @throws AssertionError naming each intent with its effects otherwise
+   */
+  public void assertAtMostOneEffectPerIntent() {
+    Map<String, List<Effect>> dups = duplicates();
+    if (!dups.isEmpty()) {
+      throw new AssertionError("expected at most one effect per intent, but: " + dups);
+    }
+  }
+
+  /**
+   * Passes if each of {@code intents} has exactly one effect.
+   *
+   * @throws AssertionError naming each intent with zero or several effects otherwise
+   */
+  public void assertExactlyOneEffectEach(Iterable<String> intents) {
+    StringBuilder problems = new StringBuilder();
+    for (String intent : intents) {
+      int n = countOf(intent);
+      if (n != 1) {
+        problems.append("\n  ").append(intent).append(": ").append(n).append(" effects ")
+            .append(effectsOf(intent));
+      }
+    }
+    if (problems.length() > 0) {
+      throw new AssertionError("expected exactly one effect per intent:" + problems);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "EffectLedger" + effects;
+  }
+}
