@@ -7,8 +7,9 @@ import java.io.IOException;
  * hands an {@code IOException} to the callback of an asynchronous call, but rethrows any other
  * exception on its dispatcher thread, which crashes an Android app. {@link #getCause()} is the
  * typed reason: {@link PayloadMismatchException} (a changed body under a used key, refused before
- * any I/O), {@link BodyTooLargeException} (nothing was sent), or a {@code StoreException} (the
- * store failed; what was durable before stays).
+ * any I/O), {@link BodyTooLargeException} (nothing was sent), {@link NeedsReconciliationException} and
+ * {@link IntentPendingException} (the outcome is not known; the record says so), or a {@code
+ * StoreException} (the store failed; what was durable before stays).
  */
 public class IntentIOException extends IOException {
   private static final long serialVersionUID = 1L;

@@ -27,9 +27,9 @@ public enum PendingReason {
    */
   NO_STATUS_URL,
   /**
-   * After an attempt that may have been delivered, the server answered with an auth, routing or
-   * gateway refusal ({@code 401}, {@code 403}, {@code 404}, ...) that does not prove the first
-   * attempt had no effect; resends with fresh credentials did not settle it.
+   * After an attempt that may have been delivered, the server answered with a refusal it did not
+   * mark as a replay ({@code 400}, {@code 401}, {@code 403}, {@code 404}, ...): that does not prove
+   * the first attempt had no effect; resends with fresh credentials did not settle it.
    */
   AMBIGUOUS_ANSWER
 }

@@ -172,8 +172,25 @@ class CertaintyRulesTest {
 
     Result result = send(entry, "/payments");
 
-    assertThat(result.state()).isEqualTo(IntentState.REJECTED);
-    assertThat(result.record().reason()).contains("301").contains("URL is wrong");
+    assertThat(result.state()).isEqualTo(IntentState.NEEDS_RECONCILIATION);
+    assertThat(result.record().reason()).contains("301").contains("URL may be wrong");
+    if (entry == Entry.INTERCEPTOR) {
+      assertThat(result.failure()).isInstanceOf(IntentIOException.class)
+          .hasCauseInstanceOf(NeedsReconciliationException.class);
+    } else {
+      assertThat(server.getRequestCount()).as("never turned into a GET").isEqualTo(1);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void a_303_on_the_submit_is_not_read_as_done(Entry entry) throws Exception {
+    server.enqueue(new MockResponse.Builder().code(303).addHeader("Location", "/login").build());
+    server.enqueue(new MockResponse.Builder().code(200).body("<html>sign in</html>").build());
+
+    Result result = send(entry, "/payments");
+
+    assertThat(result.state()).isEqualTo(IntentState.NEEDS_RECONCILIATION);
   }
 
   @ParameterizedTest
@@ -204,7 +221,7 @@ class CertaintyRulesTest {
 
     Result result = send(entry, "/payments");
 
-    assertThat(result.state()).isIn(IntentState.REJECTED, IntentState.NEEDS_RECONCILIATION);
+    assertThat(result.state()).isEqualTo(IntentState.NEEDS_RECONCILIATION);
     if (entry == Entry.INTENT_API) {
       assertThat(foreign.getRequestCount()).as("the body never leaves the intent's origin")
           .isZero();
@@ -279,6 +296,24 @@ class CertaintyRulesTest {
     assertThat(result.state()).isEqualTo(IntentState.PENDING);
     assertThat(result.record().reason()).startsWith(PendingReason.AMBIGUOUS_ANSWER.name());
     assertThat(server.getRequestCount()).isEqualTo(1 + 1 + 2);
+    if (entry == Entry.INTERCEPTOR) {
+      assertThat(result.failure()).as("the app never sees the 404 as a refusal")
+          .isInstanceOf(IntentIOException.class).hasCauseInstanceOf(IntentPendingException.class);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void a_validation_error_after_a_timeout_is_not_a_refusal(Entry entry) throws Exception {
+    server.enqueue(stall());
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(status(400));
+    }
+
+    Result result = send(entry, "/payments");
+
+    assertThat(result.state()).isEqualTo(IntentState.PENDING);
+    assertThat(result.record().reason()).startsWith(PendingReason.AMBIGUOUS_ANSWER.name());
   }
 
   @ParameterizedTest

@@ -252,8 +252,9 @@ public final class CustomDialect implements Dialect {
 
     /**
      * Sets the {@code 4xx} statuses trusted as final refusals after an earlier attempt may have
-     * been delivered (default {@link Dialects#TRUSTED_REFUSALS}); pass none to trust no refusal
-     * of a retry.
+     * been delivered, without a replay marker (default none, {@link Dialects#TRUSTED_REFUSALS}).
+     * List a status only if your server answers it from its idempotency record, never from a
+     * layer in front of it: a wrong entry turns a charged payment into "rejected".
      *
      * @throws IllegalArgumentException if a status is not 4xx, or is {@code 401}, {@code 403},
      *     {@code 404}, {@code 405}, {@code 407}, {@code 410} or {@code 421} (auth and routing

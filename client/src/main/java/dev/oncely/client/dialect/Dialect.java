@@ -36,11 +36,10 @@ public interface Dialect {
 
   /**
    * Whether a {@code 4xx} answer to an attempt sent <em>after</em> an earlier attempt of the same
-   * intent may have reached the server is a final business refusal. Auth and routing answers
-   * ({@code 401}, {@code 403}, {@code 404}, {@code 405}, {@code 407}, {@code 410}, {@code 421})
-   * come from gateways and token expiry as often as from the handler, so they are not: the first
-   * attempt may have had its effect. The default trusts {@link Dialects#TRUSTED_REFUSALS}.
-   * Answers to the very first delivery are always trusted.
+   * intent may have reached the server is a final business refusal even though the server did not
+   * mark it as a replay. Default: none ({@link Dialects#TRUSTED_REFUSALS}): the first attempt may
+   * have had its effect. Answers to the very first delivery, and refusals the server marks as a
+   * replay of its stored answer, are always trusted.
    */
   default boolean trustsRefusalAfterDelivery(int status) {
     return Dialects.TRUSTED_REFUSALS.contains(status);

@@ -35,14 +35,15 @@ import java.util.Locale;
  */
 public final class Dialects {
   /**
-   * The {@code 4xx} answers trusted as final business refusals even after an earlier attempt may
-   * have reached the server: they depend on the request's bytes, which never change between
-   * attempts, not on credentials or routing: {@code 400}, {@code 402}, {@code 411}, {@code 413},
-   * {@code 414}, {@code 415}, {@code 422}, {@code 431} (a dialect's in-progress and mismatch
-   * statuses are judged by their own rules first).
+   * The {@code 4xx} answers every built-in dialect trusts as final refusals after an earlier
+   * attempt of the same intent may have reached the server: <em>none</em>. Such an answer may come
+   * from a gateway, a validation layer in front of the idempotency check, expired credentials, or
+   * a server that lost its record, while the first attempt already had its effect. After a
+   * maybe-delivered attempt a refusal is final only when the server marks it as the replay of the
+   * stored answer to the first attempt ({@link Dialect#isReplay}), or a custom dialect lists the
+   * status with {@link CustomDialect.Builder#trustedRefusals}.
    */
-  public static final java.util.Set<Integer> TRUSTED_REFUSALS =
-      java.util.Set.of(400, 402, 411, 413, 414, 415, 422, 431);
+  public static final java.util.Set<Integer> TRUSTED_REFUSALS = java.util.Set.of();
 
   /** Default of {@link Dialect#maxBlindResends()}. */
   public static final int DEFAULT_MAX_BLIND_RESENDS = 3;

@@ -18,7 +18,8 @@ import okhttp3.Response;
  * @param url the URL that answered (the last hop's)
  * @param failure the failure, or null
  * @param firstStatus the earliest redirect hop's status when redirects were followed, else 0
- * @param crossOriginHop whether a followed redirect left the origin of the request
+ * @param crossOriginHop whether a followed redirect left the origin of the request or changed its
+ *     method, so the final answer is not one to the intent's own request
  * @param unsent whether the failure happened before the request was handed to the HTTP client
  * @param resentByClient whether the HTTP client sent follow-up requests of its own, so the answer
  *     is not to the first delivery
@@ -45,6 +46,7 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
     int redirect = 0;
     boolean crossOrigin = false;
     boolean resent = false;
+    Response first = live;
     for (Response hop = live; hop != null; hop = hop.priorResponse()) {
       crossOrigin |= !Origins.same(requested, hop.request().url());
       if (hop != live) {
@@ -52,9 +54,13 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
         redirect = isRedirect ? hop.code() : redirect;
         resent |= !isRedirect;
       }
+      first = hop;
     }
-    return new Answer(stored, live.request().url(), null, redirect, redirect != 0 && crossOrigin,
-        false, resent);
+    // A hop that changed the method (a 301/302/303 turned the submit into a GET) anywhere in the
+    // chain makes the final answer one about another request: judged like a cross-origin hop.
+    boolean changedMethod = !first.request().method().equals(live.request().method());
+    return new Answer(stored, live.request().url(), null, redirect,
+        redirect != 0 && (crossOrigin || changedMethod), false, resent);
   }
 
   /** Whether the HTTP client followed redirects before this answer. */

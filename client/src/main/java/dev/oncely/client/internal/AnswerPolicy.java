@@ -19,20 +19,22 @@ import okhttp3.HttpUrl;
  *
  * <ol>
  *   <li>No answer: send the same exchange again (costs budget).
- *   <li>Redirects the HTTP client followed by itself: judged by the first hop (303 reads the
- *       result, 307/308 within the origin resent the same bytes); a hop to another origin or a
- *       POST turned into a GET never ends {@code Completed}.
+ *   <li>Redirects the HTTP client followed by itself: judged by the first redirect hop (307/308
+ *       within the origin resent the same bytes and key, so the final answer is the submit's); a
+ *       hop to another origin or a POST turned into a GET needs reconciliation.
  *   <li>Poll answers: 2xx done (through the dialect's {@link StatusInterpreter}), 202 keep
  *       polling, 404/410 resend the submit with the same key while the key retention allows,
- *       3xx follow within bounds, anything else transient. Never a refusal or a key conflict.
- *   <li>3xx to a submit, not followed: 303 reads the result; 307/308 within the origin resend the
- *       same key and bytes there; anything else says the URL is wrong: {@code Rejected} on the
- *       first delivery, reconciliation after a maybe-delivered one.
+ *       anything else (3xx included: not followed) transient. Never a refusal or a key conflict.
+ *   <li>3xx to a submit, not followed: 307/308 within the origin resend the same key and bytes
+ *       there; any other redirect proves nothing final (a wrong URL, a POST-redirect-GET of a
+ *       processed request, an auth proxy's login page): reconciliation, never {@code Completed}
+ *       or {@code Rejected}.
  *   <li>The dialect's verdict, with the engine's limits on it: no 5xx is a final refusal; a
  *       mismatch is a key conflict only on the first delivery (afterwards the server contradicts
  *       itself about our byte-identical retry); a 4xx after a maybe-delivered attempt is final only
- *       when the dialect trusts that status ({@link Dialect#trustsRefusalAfterDelivery}), else the
- *       same key is resent with fresh credentials a bounded number of times, then pending.
+ *       when the server marks it as a replay of its stored answer or the dialect trusts that status
+ *       ({@link Dialect#trustsRefusalAfterDelivery}, none by default), else the same key is resent
+ *       with fresh credentials a bounded number of times, then pending.
  *   <li>202 without a status URL: resent a bounded number of times
  *       ({@link Dialect#maxBlindResends()}), then pending.
  * </ol>
@@ -41,7 +43,7 @@ import okhttp3.HttpUrl;
  * and ambiguous answers); not thread-safe.
  */
 public final class AnswerPolicy {
-  /** Redirects one drive follows (307/308 within the origin, 303, poll redirects). */
+  /** 307/308 redirects within the origin one drive follows. */
   public static final int MAX_REDIRECTS = 5;
   /** Resends after an auth or routing answer that followed a maybe-delivered attempt. */
   public static final int MAX_AMBIGUOUS_RESENDS = 2;
@@ -84,7 +86,7 @@ public final class AnswerPolicy {
     }
     int status = answer.response().status();
     if (status >= 300 && status < 400) {
-      return redirect(deliveredBefore, answer);
+      return redirect(answer);
     }
     return submit(exchange, deliveredBefore, answer);
   }
@@ -125,7 +127,7 @@ public final class AnswerPolicy {
             new IntentEvent.NeedsReconciliation(id, reason));
       }
       case REJECTED:
-        if (!deliveredBefore || dialect.trustsRefusalAfterDelivery(status)) {
+        if (!deliveredBefore || replayed || dialect.trustsRefusalAfterDelivery(status)) {
           return new Step.Finish(IntentState.REJECTED, response, replayed,
               "rejected with " + status, new IntentEvent.Rejected(id, status));
         }
@@ -152,8 +154,8 @@ public final class AnswerPolicy {
           status == 401 || status == 407, false, null);
     }
     return new Step.Park(PendingReason.AMBIGUOUS_ANSWER, "answered " + status + " "
-        + (ambiguous) + " times after an earlier attempt may have been delivered: an auth,"
-        + " routing or gateway answer does not prove the first attempt had no effect");
+        + ambiguous + " times after an earlier attempt may have been delivered: a refusal the"
+        + " server does not mark as a replay does not prove the first attempt had no effect");
   }
 
   private Step accepted(Exchange exchange, Answer answer) {
@@ -197,13 +199,9 @@ public final class AnswerPolicy {
     StoredResponse response = answer.response();
     int status = response.status();
     if (status >= 300 && status < 400) {
-      HttpUrl target = resolve(answer.url(), response.header("Location"));
-      if (target != null && ++redirects <= MAX_REDIRECTS) {
-        return again(Exchange.poll(target), "status URL redirected (" + status + ")", false, false,
-            true, null);
-      }
-      return again(exchange, "status URL answered " + status + "; polling again", true, false,
-          true, null);
+      // Not followed: an auth proxy redirects to a login page whose 200 would read as "done".
+      return again(exchange, "status URL redirected (" + status + "); polling it again", true,
+          false, true, null);
     }
     if (status == 202) {
       HttpUrl moved = resolve(answer.url(), response.header("Location"));
@@ -243,25 +241,20 @@ public final class AnswerPolicy {
     }
   }
 
-  private Step redirect(boolean deliveredBefore, Answer answer) {
+  private Step redirect(Answer answer) {
     StoredResponse response = answer.response();
     int status = response.status();
     HttpUrl target = resolve(answer.url(), response.header("Location"));
-    if (target != null && ++redirects <= MAX_REDIRECTS) {
-      if (status == 303) {
-        return again(Exchange.poll(target), "303 See Other: reading the result", false, false,
-            true, null);
-      }
-      if ((status == 307 || status == 308) && Origins.same(answer.url(), target)) {
-        return again(Exchange.submit(target), status + " redirect within the intent's origin;"
-            + " resending the same key and bytes there", false, false, false, null);
-      }
+    if ((status == 307 || status == 308) && target != null && Origins.same(answer.url(), target)
+        && ++redirects <= MAX_REDIRECTS) {
+      return again(Exchange.submit(target), status + " redirect within the intent's origin;"
+          + " resending the same key and bytes there", false, false, false, null);
     }
     String where = target == null ? "without a usable Location"
         : Origins.same(answer.url(), target) ? "to " + target.encodedPath()
         : "to another origin (" + Origins.of(target) + ")";
-    return wrongUrl(deliveredBefore, response, "the server redirected the submit (" + status + ") "
-        + where + "; a redirect of an unsafe request is not followed");
+    return redirected(response, "the server redirected the submit (" + status + ") " + where
+        + "; a redirect of an unsafe request is not followed");
   }
 
   private Step followed(Exchange exchange, boolean deliveredBefore, Answer answer,
@@ -271,29 +264,25 @@ public final class AnswerPolicy {
       return poll(exchange, answer, withinRetention);
     }
     if (answer.crossOriginHop()) {
-      String reason = "the HTTP client followed a " + first + " redirect of the submit to another"
-          + " origin, which may have processed it; build the client with followRedirects(false)";
-      return new Step.Finish(IntentState.NEEDS_RECONCILIATION, answer.response(), false, reason,
-          new IntentEvent.NeedsReconciliation(id, reason));
-    }
-    if (first == 303) {
-      return poll(Exchange.poll(answer.url()), answer, withinRetention);
+      return redirected(answer.response(), "the HTTP client followed a " + first + " redirect of"
+          + " the submit to another origin or another method, where it may have been processed;"
+          + " build the client with followRedirects(false)");
     }
     if (first == 307 || first == 308) {
       return submit(Exchange.submit(answer.url()), deliveredBefore, answer);
     }
-    return wrongUrl(deliveredBefore, answer.response(), "the server redirected the submit ("
-        + first + ") and the HTTP client turned it into a GET; that answer says nothing about the"
-        + " intent");
+    return redirected(answer.response(), "the server redirected the submit (" + first + ") and"
+        + " the HTTP client turned it into a GET; that answer says nothing about the intent");
   }
 
-  private Step wrongUrl(boolean deliveredBefore, StoredResponse response, String what) {
-    if (!deliveredBefore) {
-      String reason = what + ": the intent's URL is wrong and nothing was processed under it";
-      return new Step.Finish(IntentState.REJECTED, response, false, reason,
-          new IntentEvent.Rejected(id, response.status()));
-    }
-    String reason = what + ", after an earlier attempt may have been delivered";
+  /**
+   * A redirect of the submit proves nothing final: the URL may be wrong (nothing processed), the
+   * server may have processed it and point at the result (POST-redirect-GET), or an auth proxy
+   * may send the client to a login page. Only reconciliation can tell.
+   */
+  private Step redirected(StoredResponse response, String what) {
+    String reason = what + ": the intent's URL may be wrong, or the server processed it and points"
+        + " elsewhere; a redirect proves nothing final";
     return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, false, reason,
         new IntentEvent.NeedsReconciliation(id, reason));
   }

@@ -3,6 +3,7 @@ package dev.oncely.client.internal;
 import dev.oncely.client.BodyTooLargeException;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentIOException;
+import dev.oncely.client.IntentPendingException;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.PayloadMismatchException;
@@ -11,6 +12,7 @@ import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.IntentId;
@@ -50,6 +52,9 @@ public final class InterceptedCall {
   /** Response header added when the answer comes from the store instead of the network. */
   public static final String STORED_RESPONSE_HEADER = "Oncely-Stored-Response";
   private static final Duration SLICE = Duration.ofMillis(100);
+  /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
+  private static final List<String> KNOWN_KEY_HEADERS = List.of(
+      Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
 
   /** The interceptor's settings. */
   public record Config(Dialect dialect, RetryPolicy policy, RetryBudget budget,
@@ -86,7 +91,7 @@ public final class InterceptedCall {
     try {
       return runChecked();
     } catch (PayloadMismatchException | BodyTooLargeException | StoreException
-        | NeedsReconciliationException e) {
+        | NeedsReconciliationException | IntentPendingException e) {
       throw failures.attachTo(new IntentIOException(e));
     }
   }
@@ -107,10 +112,13 @@ public final class InterceptedCall {
       keyHeader = record.keyHeader() != null ? record.keyHeader() : keyHeader;
       keyValue = record.keyValue() != null ? record.keyValue() : c.dialect().formatKey(key);
       builder.header(keyHeader, keyValue);
-    } else if (original.header(keyHeader) != null) {
+    } else if (appKeyHeader(original) != null) {
+      // The app set the key itself, maybe under another dialect's header (it changed the
+      // interceptor's dialect, or talks to a server that reads that header): that is the intent's
+      // key, sent exactly as the app wrote it and never beside a second, different key.
+      keyHeader = appKeyHeader(original);
       String header = original.header(keyHeader);
-      String parsed = c.dialect().parseKey(header);
-      key = parsed != null ? parsed : header.trim();
+      key = parseAppKey(header);
       keyValue = header;
     } else if (known != null) {
       // A call re-issued (after a restart) for a business id that already has an intent: the
@@ -141,6 +149,30 @@ public final class InterceptedCall {
       return stored;
     }
     return loop(request);
+  }
+
+  /** The header under which the app set a key itself: the dialect's, or a known dialect's. */
+  private String appKeyHeader(Request request) {
+    if (request.header(c.dialect().keyHeader()) != null) {
+      return c.dialect().keyHeader();
+    }
+    for (String name : KNOWN_KEY_HEADERS) {
+      if (request.header(name) != null) {
+        return name;
+      }
+    }
+    return null;
+  }
+
+  /** The key in a header value the app wrote: a quoted Structured Field string or a plain token. */
+  private String parseAppKey(String header) {
+    String parsed = c.dialect().parseKey(header);
+    String key = parsed != null ? parsed : header.trim();
+    if (key.length() >= 2 && key.startsWith("\"") && key.endsWith("\"")) {
+      String unquoted = Dialects.ietf().parseKey(key);
+      return unquoted != null ? unquoted : key;
+    }
+    return key;
   }
 
   private IntentRecord knownByBusinessId() {
@@ -281,10 +313,19 @@ public final class InterceptedCall {
         c.budget().recordSuccess(answer.url().host());
       }
       if (step instanceof Step.Finish finish) {
-        return finish(response, finish);
+        Response finished = finish(response, finish);
+        if (finish.state() == IntentState.NEEDS_RECONCILIATION && misleading(answer)) {
+          finished.close();
+          throw new NeedsReconciliationException(id, finish.reason());
+        }
+        return finished;
       }
       if (step instanceof Step.Park stop) {
         park(stop.reason(), stop.detail(), answer.response());
+        if (response != null && misleading(answer)) {
+          response.close();
+          throw new IntentPendingException(id, stop.reason(), stop.detail());
+        }
         return respondOrThrow(response, answer);
       }
       Step.Again again = (Step.Again) step;
@@ -314,6 +355,10 @@ public final class InterceptedCall {
           throw failures.attachTo(pace.refusal());
         }
         park(pace.stop(), detail, answer.response());
+        if (response != null && misleading(answer)) {
+          response.close();
+          throw new IntentPendingException(id, pace.stop(), detail);
+        }
         return respondOrThrow(response, answer);
       }
       if (response != null) {
@@ -346,6 +391,16 @@ public final class InterceptedCall {
       poll = new Request.Builder().url(exchange.url()).get();
     }
     return poll.build();
+  }
+
+  /**
+   * Whether handing {@code answer} to the app would read as a final refusal or redirect although
+   * the decision core did not accept it as one (a 3xx or 4xx): then the app gets a typed
+   * exception instead.
+   */
+  private static boolean misleading(Answer answer) {
+    return answer.response() != null && (answer.followedRedirects()
+        || answer.response().status() >= 300 && answer.response().status() < 500);
   }
 
   private Response respondOrThrow(Response response, Answer answer) throws IOException {
