@@ -1,6 +1,8 @@
 package dev.oncely.client.property;
 
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentState;
+import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
@@ -101,6 +103,20 @@ final class Promises {
       if (n.reason().isBlank()) {
         fail(REASON, phase + ": NeedsReconciliation without a reason");
       }
+    }
+  }
+
+  /** A stored record says something the server's ledger agrees with, and carries a reason. */
+  void truthfulRecord(String phase, IntentRecord r) {
+    boolean effect = server.ledger().hasEffect(intent);
+    IntentState state = r.state();
+    if (state == IntentState.COMPLETED && !effect) {
+      fail(DONE_MEANS_EFFECT, phase + ": stored COMPLETED but the server has no effect");
+    } else if ((state == IntentState.REJECTED || state == IntentState.KEY_CONFLICT) && effect) {
+      fail(REFUSED_MEANS_NONE, phase + ": stored " + state + " but the effect exists");
+    } else if ((state == IntentState.PENDING || state == IntentState.NEEDS_RECONCILIATION)
+        && (r.reason() == null || r.reason().isBlank())) {
+      fail(REASON, phase + ": stored " + state + " without a reason");
     }
   }
 
