@@ -23,7 +23,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Disabled;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -73,10 +72,6 @@ class IntentApiPropertyTest {
     return AnswerCases.cases();
   }
 
-  @Disabled("fails on the certainty core of issue 9 (a 303 answered without handling is "
-      + "followed and its 200 reported Completed; 400/413/415 after a maybe-delivered "
-      + "attempt are trusted as Rejected); enable once it passes; "
-      + "-Doncely.property.survey=true lists every broken promise with its smallest case")
   @Property
   void intent_api_never_double_charges_never_lies_and_never_leaks_credentials(
       @ForAll("cases") AnswerCase c) throws Exception {

@@ -23,7 +23,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Disabled;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -73,10 +72,6 @@ class InterceptorPropertyTest {
     return AnswerCases.cases();
   }
 
-  @Disabled("fails on the certainty core of issue 9 (a plain app gets the 200 of a followed "
-      + "redirect, or the last 4xx while the record is PENDING or NEEDS_RECONCILIATION); "
-      + "enable once it passes; -Doncely.property.survey=true lists every broken promise "
-      + "with its smallest case")
   @Property
   void interceptor_never_double_charges_never_lies_and_never_leaks_credentials(
       @ForAll("cases") AnswerCase c) throws IOException {
