@@ -72,9 +72,13 @@ class ConformanceKitServerTest {
                 .faults(hooked().rule((r, n) -> n == 1 && !r.has(HOOK)
                     ? Fault.processingSlowly(1) : null).build()),
             List.of(),
-            "the second got 425 without Retry-After", ".inProgressStatus(425)",
+            IF_OVERLAP + "the second got 425 without Retry-After",
+            IF_OVERLAP + ".inProgressStatus(425)",
             "202 -> 201", "the 202 answers carried no Location"));
   }
+
+  /** Marks an expected line that holds only when the two in-flight requests overlapped. */
+  private static final String IF_OVERLAP = "if-overlap:";
 
   private static Arguments config(String name, UnaryOperator<IdempotentServer.Builder> setup,
       List<String> options, String... expected) {
@@ -96,7 +100,16 @@ class ConformanceKitServerTest {
 
       CliRun run = CliRun.of(Clock.systemUTC(), args.toArray(String[]::new));
 
-      assertThat(run.out()).as(run.toString()).contains(expected);
+      // The duplicate-in-flight probe races two requests; on a loaded machine they may not
+      // overlap, and the report then says so instead of naming the in-progress answer.
+      boolean overlapped = !run.out().contains("no overlap observed");
+      for (String line : expected) {
+        if (!line.startsWith(IF_OVERLAP)) {
+          assertThat(run.out()).as(run.toString()).contains(line);
+        } else if (overlapped) {
+          assertThat(run.out()).as(run.toString()).contains(line.substring(IF_OVERLAP.length()));
+        }
+      }
       assertThat(kit.ledger().size()).isLessThanOrEqualTo(15);
       assertThat(run.out()).contains(kit.ledger().size() + " test effects created");
       assertThat(kit.ledger().duplicates()).isEmpty();

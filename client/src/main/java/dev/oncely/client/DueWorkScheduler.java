@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -20,7 +21,8 @@ import java.util.logging.Logger;
  * Drives unfinished intents again when they are {@linkplain DueTime due}, for every store: on each
  * tick it {@linkplain IntentStore#claimDue claims} due records from the client's store and drives
  * each with {@link IdempotentClient#resume(IntentId)} (single flight, so an intent this process is
- * already driving is not driven twice). Leasing stores (PostgreSQL) hand each due record to one
+ * already driving is not driven twice), or, built for an {@link IdempotencyInterceptor}, through the
+ * app's own client. Leasing stores (PostgreSQL) hand each due record to one
  * instance of a fleet at a time; the claim is {@linkplain IntentStore#release released} when the
  * drive ends.
  *
@@ -41,7 +43,8 @@ import java.util.logging.Logger;
 public final class DueWorkScheduler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(DueWorkScheduler.class.getName());
 
-  private final IdempotentClient client;
+  private final IntentStore store;
+  private final Function<IntentId, CompletableFuture<IntentOutcome>> drive;
   private final Duration interval;
   private final double jitter;
   private final int batchSize;
@@ -54,7 +57,8 @@ public final class DueWorkScheduler implements AutoCloseable {
   private volatile boolean stopped;
 
   private DueWorkScheduler(Builder b) {
-    this.client = b.client;
+    this.store = b.store;
+    this.drive = b.drive;
     this.interval = b.interval;
     this.jitter = b.jitter;
     this.batchSize = b.batchSize;
@@ -69,7 +73,22 @@ public final class DueWorkScheduler implements AutoCloseable {
    * @throws NullPointerException if {@code client} is null
    */
   public static Builder builder(IdempotentClient client) {
-    return new Builder(Objects.requireNonNull(client, "client"));
+    Objects.requireNonNull(client, "client");
+    return new Builder(client.store(), client::resume);
+  }
+
+  /**
+   * Returns a builder for a scheduler that drives the interceptor's unfinished records at their
+   * due time through {@code appClient}, the app's own client with the interceptor in it (see
+   * {@link IdempotencyInterceptor#resume}).
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalStateException if the interceptor has no store
+   */
+  public static Builder builder(IdempotencyInterceptor interceptor, okhttp3.Call.Factory appClient) {
+    Objects.requireNonNull(interceptor, "interceptor");
+    Objects.requireNonNull(appClient, "appClient");
+    return new Builder(interceptor.store(), id -> interceptor.resume(appClient, id));
   }
 
   /**
@@ -104,7 +123,6 @@ public final class DueWorkScheduler implements AutoCloseable {
     if (free <= 0) {
       return 0;
     }
-    IntentStore store = client.store();
     List<IntentRecord> due = store.claimDue(clock.instant(), Math.min(batchSize, free));
     int started = 0;
     for (IntentRecord record : due) {
@@ -114,7 +132,7 @@ public final class DueWorkScheduler implements AutoCloseable {
       }
       CompletableFuture<IntentOutcome> drive;
       try {
-        drive = client.resume(id);
+        drive = this.drive.apply(id);
       } catch (RuntimeException e) {
         driving.remove(id);
         throw e;
@@ -177,7 +195,8 @@ public final class DueWorkScheduler implements AutoCloseable {
 
   /** Builds a {@link DueWorkScheduler}. Not thread-safe. */
   public static final class Builder {
-    private final IdempotentClient client;
+    private final IntentStore store;
+    private final Function<IntentId, CompletableFuture<IntentOutcome>> drive;
     private Duration interval = Duration.ofSeconds(1);
     private double jitter = 0.2;
     private int batchSize = 64;
@@ -185,8 +204,9 @@ public final class DueWorkScheduler implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
 
-    private Builder(IdempotentClient client) {
-      this.client = client;
+    private Builder(IntentStore store, Function<IntentId, CompletableFuture<IntentOutcome>> drive) {
+      this.store = store;
+      this.drive = drive;
     }
 
     /**

@@ -10,8 +10,10 @@ import dev.oncely.client.internal.Outcomes;
 import dev.oncely.client.internal.ResumeRequests;
 import dev.oncely.client.internal.ResumedIntent;
 import dev.oncely.client.internal.SafeListener;
+import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.spi.StoreException;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -138,13 +140,10 @@ public final class IdempotencyInterceptor implements Interceptor {
       Consumer<IntentOutcome> outcomes) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(outcomes, "outcomes");
-    if (config.store() == null) {
-      throw new IllegalStateException("resumePending needs a store: set IdempotencyInterceptor"
-          + ".builder().store(..)");
-    }
+    requireStore();
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
     for (IntentRecord record : config.store().listUnfinished()) {
-      CompletableFuture<IntentOutcome> future = new CompletableFuture<>();
+      CompletableFuture<IntentOutcome> future = resume(client, record);
       future.thenAccept(outcome -> {
         try {
           outcomes.accept(outcome);
@@ -153,24 +152,65 @@ public final class IdempotencyInterceptor implements Interceptor {
         }
       });
       futures.add(future);
-      if (record.state() == IntentState.NEEDS_RECONCILIATION) {
-        future.complete(Outcomes.of(record));
-        continue;
-      }
-      client.newCall(ResumeRequests.of(record)).enqueue(new Callback() {
-        @Override
-        public void onFailure(Call call, IOException e) {
-          future.complete(storedOutcome(record));
-        }
-
-        @Override
-        public void onResponse(Call call, Response response) {
-          response.close();
-          future.complete(storedOutcome(record));
-        }
-      });
     }
     return futures;
+  }
+
+  /**
+   * Drives the stored record of intent {@code id} once more through {@code client} (the app's own
+   * client with this interceptor in it), like {@link #resumePending} does for every unfinished
+   * record; {@link DueWorkScheduler#builder(IdempotencyInterceptor, Call.Factory)} calls it at
+   * each record's due time. A finished record, or one that needs reconciliation, completes the
+   * future with its stored outcome and sends nothing.
+   *
+   * @return a future completed with the stored outcome, or exceptionally with a {@code
+   *     StoreException} if the store has no such record
+   * @throws IllegalStateException if the interceptor has no store
+   */
+  public CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentId id) {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(id, "id");
+    IntentRecord record = requireStore().get(id).orElse(null);
+    if (record == null) {
+      CompletableFuture<IntentOutcome> missing = new CompletableFuture<>();
+      missing.completeExceptionally(new StoreException("record " + id + " is not in the store"));
+      return missing;
+    }
+    return resume(client, record);
+  }
+
+  /** The store this interceptor records intents in. */
+  IntentStore store() {
+    return requireStore();
+  }
+
+  private IntentStore requireStore() {
+    if (config.store() == null) {
+      throw new IllegalStateException("resuming needs a store: set IdempotencyInterceptor"
+          + ".builder().store(..)");
+    }
+    return config.store();
+  }
+
+  private CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentRecord record) {
+    CompletableFuture<IntentOutcome> future = new CompletableFuture<>();
+    if (record.state().isTerminal() || record.state() == IntentState.NEEDS_RECONCILIATION) {
+      future.complete(Outcomes.of(record));
+      return future;
+    }
+    client.newCall(ResumeRequests.of(record)).enqueue(new Callback() {
+      @Override
+      public void onFailure(Call call, IOException e) {
+        future.complete(storedOutcome(record));
+      }
+
+      @Override
+      public void onResponse(Call call, Response response) {
+        response.close();
+        future.complete(storedOutcome(record));
+      }
+    });
+    return future;
   }
 
   private IntentOutcome storedOutcome(IntentRecord record) {

@@ -242,4 +242,33 @@ class InterceptorIntentTest {
     assertThat(requests.get(0).getHeaders().get("Idempotency-Key"))
         .isNotEqualTo(requests.get(1).getHeaders().get("Idempotency-Key"));
   }
+
+  @Test
+  void a_due_work_scheduler_drives_pending_tagged_intents_through_the_apps_client()
+      throws Exception {
+    server.enqueue(stall());
+    server.enqueue(stall());
+    IdempotencyInterceptor interceptor = interceptor();
+    OkHttpClient app = appClient(interceptor);
+    assertThatThrownBy(() -> app.newCall(payment(BODY)).execute()).isInstanceOf(IOException.class);
+    IntentRecord pending = store.listUnfinished().get(0);
+
+    server.enqueue(created());
+    try (DueWorkScheduler scheduler = DueWorkScheduler.builder(interceptor, app)
+        .interval(Duration.ofMillis(50)).clock(java.time.Clock.offset(java.time.Clock.systemUTC(),
+            Duration.between(Instant.now(), T0.plus(Duration.ofHours(1)))))
+        .build()) {
+      scheduler.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (store.get(pending.id()).orElseThrow().state() != IntentState.COMPLETED) {
+        assertThat(System.nanoTime()).as("never driven again").isLessThan(deadline);
+        TimeUnit.MILLISECONDS.sleep(20);
+      }
+    }
+    List<RecordedRequest> requests = taken();
+    assertThat(requests).hasSize(3);
+    assertThat(requests.get(2).getHeaders().get("Authorization")).isEqualTo("Bearer fresh");
+    assertThat(requests.get(2).getHeaders().get("Idempotency-Key"))
+        .isEqualTo(requests.get(0).getHeaders().get("Idempotency-Key"));
+  }
 }
