@@ -269,7 +269,8 @@ public final class AnswerPolicy {
           + " build the client with followRedirects(false)");
     }
     if (first == 307 || first == 308) {
-      return submit(Exchange.submit(answer.url()), deliveredBefore, answer);
+      // The client sent the intent a second time, to the redirect target: a repeat delivery.
+      return submit(Exchange.submit(answer.url()), true, answer);
     }
     return redirected(answer.response(), "the server redirected the submit (" + first + ") and"
         + " the HTTP client turned it into a GET; that answer says nothing about the intent");

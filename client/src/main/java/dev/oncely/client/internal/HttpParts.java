@@ -19,14 +19,48 @@ import okhttp3.ResponseBody;
 public final class HttpParts {
   private HttpParts() {}
 
-  /** A request body of exactly {@code bytes}, or null where the method takes none and none is set. */
+  /**
+   * A request body of exactly {@code bytes}, or null where the method takes none and none is set.
+   * The body is {@linkplain #attemptOnly one-shot} for the HTTP client.
+   */
   public static RequestBody body(String method, byte[] bytes, String mediaType) {
     boolean noBodyMethod = method.equals("GET") || method.equals("HEAD");
     if (noBodyMethod || (bytes.length == 0 && mediaType == null
         && (method.equals("DELETE") || method.equals("OPTIONS")))) {
       return null;
     }
-    return RequestBody.create(bytes, mediaType == null ? null : MediaType.parse(mediaType));
+    return attemptOnly(bytes, mediaType == null ? null : MediaType.parse(mediaType));
+  }
+
+  /**
+   * A body of {@code bytes} that tells OkHttp it is one-shot, so OkHttp never sends it again on its
+   * own: no silent retry after the request was written (retryOnConnectionFailure) and no 307/308
+   * follow-up. Every resend of an intent is then the engine's, counted, paced and judged as a
+   * repeat delivery. The engine itself may write the same bytes again in a later attempt.
+   */
+  public static RequestBody attemptOnly(byte[] bytes, MediaType type) {
+    RequestBody bytesBody = RequestBody.create(bytes, type);
+    return new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return bytesBody.contentType();
+      }
+
+      @Override
+      public long contentLength() throws IOException {
+        return bytesBody.contentLength();
+      }
+
+      @Override
+      public boolean isOneShot() {
+        return true;
+      }
+
+      @Override
+      public void writeTo(okio.BufferedSink sink) throws IOException {
+        bytesBody.writeTo(sink);
+      }
+    };
   }
 
   /** Headers as a map in arrival order, names as the server sent them. */

@@ -137,7 +137,7 @@ public final class InterceptedCall {
     if (original.body() != null) {
       body = buffer(original.body());
       type = original.body().contentType();
-      builder.method(original.method(), RequestBody.create(body, type));
+      builder.method(original.method(), HttpParts.attemptOnly(body, type));
     }
     Request request = builder.build();
     if (id == null) {
