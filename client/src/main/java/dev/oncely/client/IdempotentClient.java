@@ -191,7 +191,13 @@ public final class IdempotentClient implements AutoCloseable {
     checkSpec(spec);
     IntentRecord finished = config.finished().getIfPresent(spec.id());
     if (finished != null) {
-      return CompletableFuture.completedFuture(Outcomes.of(sameIntent(finished, spec)));
+      CompletableFuture<IntentOutcome> answered = new CompletableFuture<>();
+      try {
+        answered.complete(Outcomes.of(sameIntent(finished, spec)));
+      } catch (PayloadMismatchException e) {
+        answered.completeExceptionally(e);
+      }
+      return answered;
     }
     CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
     Runnable creation = () -> {

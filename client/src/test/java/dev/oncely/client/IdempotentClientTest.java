@@ -463,7 +463,9 @@ class IdempotentClientTest {
         .isInstanceOf(PayloadMismatchException.class)
         .hasMessageContaining(spec.id().safeKey())
         .hasMessageNotContaining(spec.key());
-    assertThatThrownBy(() -> client.submit(changed)).isInstanceOf(PayloadMismatchException.class);
+    assertThatThrownBy(() -> client.submit(changed).join())
+        .as("submit() reports the refusal through its future, like every store-dependent answer")
+        .hasCauseInstanceOf(PayloadMismatchException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
