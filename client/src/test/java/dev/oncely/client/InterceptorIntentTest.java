@@ -271,4 +271,28 @@ class InterceptorIntentTest {
     assertThat(requests.get(2).getHeaders().get("Idempotency-Key"))
         .isEqualTo(requests.get(0).getHeaders().get("Idempotency-Key"));
   }
+
+  @Test
+  void the_apps_client_never_resends_a_written_intent_behind_the_interceptor() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(200).body("warm").build());
+    server.enqueue(new MockResponse.Builder().code(201)
+        .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(created());
+    IdempotencyInterceptor oneAttempt = IdempotencyInterceptor.builder().store(store).clock(clock)
+        .sleeper(sleeper).retryPolicy(RetryPolicy.builder().maxAttempts(1)
+            .attemptTimeout(Duration.ofSeconds(5)).build()).build();
+    // The app's client keeps OkHttp's default retryOnConnectionFailure(true).
+    OkHttpClient app = new OkHttpClient.Builder().addInterceptor(oneAttempt).build();
+    // A pooled connection: OkHttp retries a failure on a reused connection by itself.
+    app.newCall(new Request.Builder().url(server.url("/health")).build()).execute().close();
+
+    assertThatThrownBy(() -> app.newCall(payment(BODY)).execute())
+        .isInstanceOf(IOException.class);
+
+    assertThat(server.getRequestCount()).as("the body is one-shot: OkHttp did not resend it")
+        .isEqualTo(2);
+    IntentRecord record = store.listUnfinished().get(0);
+    assertThat(record.state()).isEqualTo(IntentState.PENDING);
+    assertThat(record.maybeDelivered()).isTrue();
+  }
 }

@@ -103,7 +103,9 @@ public final class InterceptedCall {
     String key;
     String keyValue;
     ResumedIntent resumed = original.tag(ResumedIntent.class);
-    IntentRecord known = resumed != null ? null : knownByBusinessId();
+    String appHeader = resumed != null ? null : appKeyHeader(original);
+    // Looked up only when neither a resume nor the app names the key: one store read per call.
+    IntentRecord known = resumed != null || appHeader != null ? null : knownByBusinessId();
     if (resumed != null) {
       IntentRecord record = c.store().get(resumed.id()).orElseThrow(() ->
           new StoreException("record " + resumed.id() + " is not in the store"));
@@ -112,11 +114,11 @@ public final class InterceptedCall {
       keyHeader = record.keyHeader() != null ? record.keyHeader() : keyHeader;
       keyValue = record.keyValue() != null ? record.keyValue() : c.dialect().formatKey(key);
       builder.header(keyHeader, keyValue);
-    } else if (appKeyHeader(original) != null) {
+    } else if (appHeader != null) {
       // The app set the key itself, maybe under another dialect's header (it changed the
       // interceptor's dialect, or talks to a server that reads that header): that is the intent's
       // key, sent exactly as the app wrote it and never beside a second, different key.
-      keyHeader = appKeyHeader(original);
+      keyHeader = appHeader;
       String header = original.header(keyHeader);
       key = parseAppKey(header);
       keyValue = header;
