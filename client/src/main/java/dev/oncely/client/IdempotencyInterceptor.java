@@ -5,6 +5,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Durations;
+import dev.oncely.client.internal.Flights;
 import dev.oncely.client.internal.InterceptedCall;
 import dev.oncely.client.internal.Outcomes;
 import dev.oncely.client.internal.ResumeRequests;
@@ -70,8 +71,14 @@ import okhttp3.Response;
  * re-issued after a restart with the same business id gets the same key, and {@link
  * #resumePending(Call.Factory, Consumer)} drives unfinished records through the app's own client after a
  * restart. <b>Without a tag</b> the key lives only as long as the call (unless the app set the key
- * header itself): a restart loses it, and a new call is a new intent. There is no single flight
- * across concurrent calls with the same key (the server's 409 handling covers that).
+ * header itself): a restart loses it, and a new call is a new intent.
+ *
+ * <p><b>One call at a time per intent.</b> Calls through one interceptor that belong to the same
+ * intent (the same business id in a scope and operation, or the same key the app set itself) run
+ * one after the other: a second call waits while the first runs, then is answered from the
+ * first's record (its stored response, or it drives the intent on if the first left it pending).
+ * A waiting call gives up with {@code IOException("Canceled")} when it is canceled or its call
+ * timeout fires. Across processes the store's compare-and-set keeps one owner per record.
  *
  * <p>Thread-safe; share one instance.
  */
@@ -93,7 +100,7 @@ public final class IdempotencyInterceptor implements Interceptor {
         new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.store,
         Set.copyOf(b.methods), b.scope, b.operation, b.maxBodyBytes,
         b.keyRetention != null ? b.keyRetention : b.dialect.keyRetention(),
-        IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES);
+        IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES, new Flights());
   }
 
   /** Returns a builder holding the defaults. */

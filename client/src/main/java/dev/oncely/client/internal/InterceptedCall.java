@@ -61,7 +61,7 @@ public final class InterceptedCall {
       IntentListener listener, Clock clock, Sleeper sleeper, Random random,
       IntentStore store, Set<String> methods, Function<Request, String> scope,
       Function<Request, String> operation, long maxBodyBytes, Duration keyRetention,
-      long maxResponseBytes) {}
+      long maxResponseBytes, Flights flights) {}
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
@@ -98,17 +98,58 @@ public final class InterceptedCall {
 
   private Response runChecked() throws IOException {
     Request original = chain.request();
+    ResumedIntent resumed = original.tag(ResumedIntent.class);
+    IntentRecord resumedRecord = resumed == null ? null : c.store().get(resumed.id())
+        .orElseThrow(() -> new StoreException("record " + resumed.id() + " is not in the store"));
+    String appHeader = resumed != null ? null : appKeyHeader(original);
+    String flight = flightName(original, resumedRecord, appHeader);
+    try (Flights.Held held = c.flights().enter(flight, () -> chain.call().isCanceled())) {
+      return runAlone(original, resumedRecord, appHeader);
+    }
+  }
+
+  /**
+   * The intent a call belongs to, for {@link Flights}: its business id if it has one (so a resume
+   * and a re-issued call of one order wait for each other), else its key; null for a fresh key.
+   */
+  private String flightName(Request original, IntentRecord resumed, String appHeader) {
+    if (resumed != null) {
+      return resumed.businessId() != null
+          ? flightOfBusiness(resumed.id().scope(), resumed.id().operation(), resumed.businessId())
+          : flightOfKey(resumed.id());
+    }
+    if (identity != null && identity.businessId() != null) {
+      return flightOfBusiness(identity.scope(), identity.operation(), identity.businessId());
+    }
+    if (appHeader != null) {
+      return flightOfKey(intentIdOf(original, parseAppKey(original.header(appHeader))));
+    }
+    return null;
+  }
+
+  private static String flightOfBusiness(String scope, String operation, String businessId) {
+    return "business\u0000" + scope + '\u0000' + operation + '\u0000' + businessId;
+  }
+
+  private static String flightOfKey(IntentId id) {
+    return "key\u0000" + id.scope() + '\u0000' + id.operation() + '\u0000' + id.key();
+  }
+
+  private IntentId intentIdOf(Request original, String key) {
+    return identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
+        : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+  }
+
+  private Response runAlone(Request original, IntentRecord resumedRecord, String appHeader)
+      throws IOException {
     Request.Builder builder = original.newBuilder();
     String keyHeader = c.dialect().keyHeader();
     String key;
     String keyValue;
-    ResumedIntent resumed = original.tag(ResumedIntent.class);
-    String appHeader = resumed != null ? null : appKeyHeader(original);
     // Looked up only when neither a resume nor the app names the key: one store read per call.
-    IntentRecord known = resumed != null || appHeader != null ? null : knownByBusinessId();
-    if (resumed != null) {
-      IntentRecord record = c.store().get(resumed.id()).orElseThrow(() ->
-          new StoreException("record " + resumed.id() + " is not in the store"));
+    IntentRecord known = resumedRecord != null || appHeader != null ? null : knownByBusinessId();
+    if (resumedRecord != null) {
+      IntentRecord record = resumedRecord;
       id = record.id();
       key = id.key();
       keyHeader = record.keyHeader() != null ? record.keyHeader() : keyHeader;
@@ -143,8 +184,7 @@ public final class InterceptedCall {
     }
     Request request = builder.build();
     if (id == null) {
-      id = identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
-          : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+      id = intentIdOf(original, key);
     }
     Response stored = openRecord(request, body, type, keyHeader, keyValue);
     if (stored != null) {
