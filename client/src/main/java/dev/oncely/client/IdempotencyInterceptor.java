@@ -8,6 +8,7 @@ import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.Flights;
 import dev.oncely.client.internal.InterceptedCall;
 import dev.oncely.client.internal.Outcomes;
+import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.ResumeRequests;
 import dev.oncely.client.internal.ResumedIntent;
 import dev.oncely.client.internal.SafeListener;
@@ -15,6 +16,7 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.spi.UnfinishedEntry;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -92,6 +94,9 @@ public final class IdempotencyInterceptor implements Interceptor {
   private static final java.util.logging.Logger LOG =
       java.util.logging.Logger.getLogger(IdempotencyInterceptor.class.getName());
 
+  /** Resumed calls on the app's client at once; the rest start as these end. */
+  private static final int RESUMES_IN_FLIGHT = 8;
+
   private final InterceptedCall.Config config;
 
   private IdempotencyInterceptor(Builder b) {
@@ -134,12 +139,15 @@ public final class IdempotencyInterceptor implements Interceptor {
    * non-secret headers; a record with a stored status URL continues polling it; one that may have
    * been delivered and is past the key retention is not sent (it needs reconciliation). Records
    * written by an {@link IdempotentClient} on the same store are resumed the same way, and the
-   * other way round.
+   * other way round. At most 8 resumed calls are on {@code client} at once; each record is read
+   * when its call starts (one finished meanwhile completes from the store without I/O), so a large
+   * backlog is never held in memory.
    *
    * @param client the app's client; it must contain this interceptor
    * @param outcomes told the outcome of each resumed intent (the original callback is gone), on
    *     an OkHttp dispatcher thread; its exceptions are caught and logged
-   * @return one future per unfinished record, completed with its stored outcome
+   * @return one future per unfinished record, oldest first, completed with its stored outcome (or
+   *     exceptionally with the {@code StoreException} reading it threw)
    * @throws IllegalStateException if the interceptor has no store
    * @throws dev.oncely.client.spi.StoreException if the store cannot list the records
    */
@@ -148,9 +156,13 @@ public final class IdempotencyInterceptor implements Interceptor {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(outcomes, "outcomes");
     requireStore();
-    List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
-    for (IntentRecord record : config.store().listUnfinished()) {
-      CompletableFuture<IntentOutcome> future = resume(client, record);
+    List<IntentId> ids = new ArrayList<>();
+    for (UnfinishedEntry entry : config.store().listUnfinishedIds()) {
+      ids.add(entry.id());
+    }
+    List<CompletableFuture<IntentOutcome>> futures =
+        ResumeQueue.run(ids, RESUMES_IN_FLIGHT, id -> resume(client, id));
+    for (CompletableFuture<IntentOutcome> future : futures) {
       future.thenAccept(outcome -> {
         try {
           outcomes.accept(outcome);
@@ -158,7 +170,6 @@ public final class IdempotencyInterceptor implements Interceptor {
           LOG.log(java.util.logging.Level.WARNING, "the resume outcome listener failed", e);
         }
       });
-      futures.add(future);
     }
     return futures;
   }
