@@ -16,11 +16,12 @@ import mockwebserver3.RecordedRequest;
  * A {@link Dispatcher} in front of another (usually an {@link IdempotentServer}) that measures how
  * many requests carrying the same idempotency key were in progress at once, for the promise "a
  * key is never on the wire twice at the same time". A request is in progress from the moment the
- * server has read it until its answer is decided and its {@linkplain Builder#holdUpTo hold} has
- * passed; keys are compared as the raw header value; requests without the header are not
- * measured. Optionally it holds each keyed request after the answer is decided, as a slow handler
- * would: that widens the window in which a second request of the key is caught, and gives a crash
- * test time to kill a client in the middle of a request.
+ * server has read it until its answer is decided; keys are compared as the raw header value;
+ * requests without the header are not measured. Optionally it {@linkplain Builder#holdUpTo holds}
+ * each keyed request before passing it on, as a slow handler would: that widens the window in
+ * which a second request of the key is caught, and gives a crash test time to kill a client in
+ * the middle of a request (the held request is handled all the same once the hold passed, so its
+ * effect happens while nobody reads the answer).
  *
  * <pre>{@code
  * KeyConcurrency wire = KeyConcurrency.over(kit).holdUpTo(Duration.ofMillis(20), 7).build();
@@ -66,11 +67,10 @@ public final class KeyConcurrency extends Dispatcher {
     }
     int ofKey = enter(key);
     try {
-      MockResponse answer = delegate.dispatch(request);
       if (holdMaxMillis > 0) {
         TimeUnit.MILLISECONDS.sleep(dice.roll(key, ofKey) % (holdMaxMillis + 1));
       }
-      return answer;
+      return delegate.dispatch(request);
     } finally {
       leave(key);
     }
@@ -158,16 +158,12 @@ public final class KeyConcurrency extends Dispatcher {
      * @throws NullPointerException if null
      */
     public Builder keyHeader(String name) {
-      Objects.requireNonNull(name, "keyHeader");
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("keyHeader must not be blank");
-      }
-      this.keyHeader = name;
+      this.keyHeader = Keys.headerName(name);
       return this;
     }
 
     /**
-     * Holds each keyed request, after its answer is decided and before it is sent, for a time in
+     * Holds each keyed request, in progress, before it is passed on, for a time in
      * [0, {@code max}] (whole milliseconds) rolled by {@link Dice#seeded(long) Dice.seeded(seed)}
      * for (key, number of the request among its key's). Default: no hold.
      *

@@ -111,7 +111,7 @@ class KeyConcurrencyTest {
   }
 
   @Test
-  void a_request_held_after_its_answer_was_decided_is_still_in_progress() throws Exception {
+  void a_held_request_is_in_progress_before_the_server_handles_it() throws Exception {
     IdempotentServer kit = IdempotentServer.builder().build();
     // Seed 35 holds the first request of "k1" 1902 ms and the second 26 ms.
     KeyConcurrency wire = start(KeyConcurrency.over(kit)
@@ -119,8 +119,8 @@ class KeyConcurrencyTest {
     assertThat(Dice.seeded(35).roll("\"k1\"", 1) % 2001).isEqualTo(1902);
 
     Future<Integer> first = pool.submit(() -> post("\"k1\""));
-    while (kit.ledger().size() == 0) {
-      assertThat(first.isDone()).as("the first request ended before its effect").isFalse();
+    while (wire.inProgress() == 0) {
+      assertThat(first.isDone()).as("the first request ended before it was seen").isFalse();
       Thread.sleep(1);
     }
     Future<Integer> second = pool.submit(() -> post("\"k1\""));
@@ -129,6 +129,7 @@ class KeyConcurrencyTest {
     assertThat(second.get(20, TimeUnit.SECONDS)).isEqualTo(201);
     assertThat(wire.overlaps()).isEqualTo(1);
     assertThat(kit.ledger().size()).isEqualTo(1);
+    assertThat(wire.inProgress()).isZero();
   }
 
   @Test
