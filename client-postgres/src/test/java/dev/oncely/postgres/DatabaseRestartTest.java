@@ -35,8 +35,7 @@ class DatabaseRestartTest {
   @Test
   void a_database_restart_mid_run_gives_typed_errors_loses_nothing_and_drives_continue()
       throws Exception {
-    EffectServer effects = new EffectServer(3, 0, 0);
-    effects.slowEffects(300);
+    EffectServer effects = new EffectServer(3, 0, 0, Duration.ofMillis(300));
     try (PostgresServer pg = PostgresServer.start();
         PgTestDatabase db = PgTestDatabase.create(pg);
         MockWebServer server = new MockWebServer()) {

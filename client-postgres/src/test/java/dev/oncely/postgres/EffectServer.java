@@ -1,136 +1,89 @@
 package dev.oncely.postgres;
 
-import java.nio.charset.StandardCharsets;
+import dev.oncely.testing.Dice;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.KeyConcurrency;
+import dev.oncely.testing.KeyQuoting;
+import dev.oncely.testing.ReceivedRequest;
+import dev.oncely.testing.ServedAnswer;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Function;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 
 /**
- * The server side of the idempotency contract, behind a MockWebServer: a {@code POST} with an
- * {@code Idempotency-Key} (IETF dialect, quoted) reserves the key atomically, commits one business
- * effect for the order in the body and stores its response; a repeat replays it, or answers
- * {@code 409} while the first request is still being processed, or {@code 422} for another body.
- * Faults are seeded per (order, request number), not by thread timing: {@code failPercent} of first
- * requests are answered {@code 503} before any effect, {@code dropPercent} of answers are dropped
- * after the effect (the client reads nothing). It counts effects per order and the most requests
- * for one key it ever had in progress at once.
+ * The fleet tests' server: the kit's {@link IdempotentServer} in the IETF dialect (quoted keys,
+ * {@code 422} for a key with another body, {@code 409} while the key is in progress), one intent
+ * per order in the body, behind a {@link KeyConcurrency} measure that also makes effects slow.
+ * Faults are rolled per (order, request number of its key), not by thread timing:
+ * {@code failPercent} of first requests fail with {@code 503} before any effect (the key is
+ * forgotten, the retry runs anew), {@code dropPercent} of answers, replays included, are dropped
+ * after the effect was committed (the client reads nothing).
  */
 final class EffectServer extends Dispatcher {
-  private static final Pattern ORDER = Pattern.compile("\"order\":\"([^\"]+)\"");
+  private static final Function<ReceivedRequest, String> ORDER =
+      IdempotentServer.jsonField("order");
 
-  private final long seed;
+  private final Dice dice;
   private final int failPercent;
   private final int dropPercent;
-  private volatile int slowMillis;
-  private final Map<String, Entry> byKey = new ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> effectsByOrder = new ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> activeByKey = new ConcurrentHashMap<>();
   private final Set<String> failFirst = ConcurrentHashMap.newKeySet();
-  private final AtomicInteger effects = new AtomicInteger();
-  private final AtomicInteger requests = new AtomicInteger();
-  private final AtomicInteger replays = new AtomicInteger();
-  private final AtomicInteger maxActivePerKey = new AtomicInteger();
+  private final IdempotentServer kit;
+  private final KeyConcurrency wire;
 
-  EffectServer(long seed, int failPercent, int dropPercent) {
-    this.seed = seed;
+  /**
+   * A server that holds each request up to {@code slowEffects} (rolled per key and request)
+   * before handling it, as a slow payment provider: a killed client dies in the middle of a
+   * request whose effect then happens all the same.
+   */
+  EffectServer(long seed, int failPercent, int dropPercent, Duration slowEffects) {
+    this.dice = Dice.seeded(seed);
     this.failPercent = failPercent;
     this.dropPercent = dropPercent;
+    this.kit = IdempotentServer.builder()
+        .keyQuoting(KeyQuoting.QUOTED)
+        .intentOf(ORDER)
+        .retryAfterSeconds(-1)
+        .faults(FaultScript.builder().rule(this::faultFor).build())
+        .build();
+    this.wire = KeyConcurrency.over(kit).holdUpTo(slowEffects, seed).build();
   }
 
-  /** Each effect takes up to {@code millis} (seeded) before it is answered. */
-  void slowEffects(int millis) {
-    slowMillis = millis;
+  EffectServer(long seed, int failPercent, int dropPercent) {
+    this(seed, failPercent, dropPercent, Duration.ZERO);
   }
 
-  /** The first request for {@code order} is answered 503, whatever the seed says. */
+  /** The first request for {@code order} fails with 503, whatever the seed says. */
   void failFirstRequestOf(String order) {
     failFirst.add(order);
   }
 
+  private Fault faultFor(ReceivedRequest request, int requestOfKey) {
+    String order = ORDER.apply(request);
+    if (requestOfKey == 0 || order == null) {
+      return null;
+    }
+    if (requestOfKey == 1 && (failFirst.remove(order) || dice.percent(order, 0, failPercent))) {
+      return Fault.handlerError(503);
+    }
+    return dice.percent(order, requestOfKey, dropPercent) ? Fault.dropAfterCommit() : null;
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-    requests.incrementAndGet();
-    String header = request.getHeaders().get("Idempotency-Key");
-    if (header == null || header.length() < 3 || !header.startsWith("\"")
-        || !header.endsWith("\"")) {
-      return status(400, "{\"error\":\"Idempotency-Key must be a quoted string\"}");
-    }
-    String key = header.substring(1, header.length() - 1);
-    byte[] body = request.getBody() == null ? new byte[0] : request.getBody().toByteArray();
-    Matcher m = ORDER.matcher(new String(body, StandardCharsets.UTF_8));
-    if (!m.find()) {
-      return status(400, "{\"error\":\"no order\"}");
-    }
-    String order = m.group(1);
-    AtomicInteger active = activeByKey.computeIfAbsent(key, k -> new AtomicInteger());
-    maxActivePerKey.accumulateAndGet(active.incrementAndGet(), Math::max);
-    try {
-      return answer(key, order, body);
-    } finally {
-      active.decrementAndGet();
-    }
+    return wire.dispatch(request);
   }
 
-  private MockResponse answer(String key, String order, byte[] body) throws InterruptedException {
-    Entry entry = byKey.computeIfAbsent(key, k -> new Entry(body));
-    synchronized (entry) {
-      if (!Arrays.equals(entry.body, body)) {
-        return status(422, "{\"error\":\"key reused with another payload\"}");
-      }
-      int number = entry.requests++;
-      if (entry.response != null) {
-        replays.incrementAndGet();
-        return maybeDropped(builder(201, entry.response).addHeader("Idempotent-Replayed", "true"),
-            roll(order, number));
-      }
-      if (number == 0 && (failFirst.remove(order) || roll(order, -1) % 100 < failPercent)) {
-        return status(503, "{\"error\":\"try again\"}");
-      }
-      int slow = slowMillis;
-      if (slow > 0) {
-        TimeUnit.MILLISECONDS.sleep(roll(order, -2) % slow);
-      }
-      int n = effectsByOrder.computeIfAbsent(order, o -> new AtomicInteger()).incrementAndGet();
-      int payment = effects.incrementAndGet();
-      entry.response = "{\"payment\":\"pay-" + payment + "\",\"order\":\"" + order
-          + "\",\"effect\":" + n + "}";
-      return maybeDropped(builder(201, entry.response), roll(order, number));
-    }
-  }
-
-  private MockResponse maybeDropped(MockResponse.Builder answer, int roll) {
-    if ((roll >>> 16) % 100 < dropPercent) {
-      answer.onResponseStart(new SocketEffect.CloseSocket(true, true, true));
-    }
-    return answer.build();
-  }
-
-  private static MockResponse status(int code, String body) {
-    return builder(code, body).build();
-  }
-
-  private static MockResponse.Builder builder(int code, String body) {
-    return new MockResponse.Builder().code(code).addHeader("Content-Type", "application/json")
-        .body(body);
-  }
-
-  private int roll(String order, int request) {
-    long h = seed ^ (order.hashCode() * 0x9E3779B97F4A7C15L) ^ (request * 0xC2B2AE3D27D4EB4FL);
-    h ^= h >>> 33;
-    h *= 0xFF51AFD7ED558CCDL;
-    h ^= h >>> 33;
-    return (int) (h & 0x7fffffff);
+  @Override
+  public void close() {
+    wire.close();
   }
 
   /** Waits until {@code condition} holds; fails after {@code timeout}. */
@@ -144,44 +97,30 @@ final class EffectServer extends Dispatcher {
     }
   }
 
+  /** Business effects committed, over all orders. */
   int effects() {
-    return effects.get();
+    return kit.ledger().size();
   }
 
+  /** Effects committed for {@code order}. */
   int effectsOf(String order) {
-    AtomicInteger n = effectsByOrder.get(order);
-    return n == null ? 0 : n.get();
+    return kit.ledger().countOf(order);
   }
 
+  /** Requests received, whatever their answer. */
   int requests() {
-    return requests.get();
-  }
-
-  int replays() {
-    return replays.get();
+    return kit.requestCount();
   }
 
   /** The most requests for one key that were in progress at the same time, over all keys. */
   int maxActivePerKey() {
-    return maxActivePerKey.get();
-  }
-
-  Map<String, AtomicInteger> effectsByOrder() {
-    return effectsByOrder;
+    return wire.maxInProgressOfOneKey();
   }
 
   @Override
   public String toString() {
-    return "server: " + requests + " requests, " + effects + " effects, " + replays + " replays";
-  }
-
-  private static final class Entry {
-    final byte[] body;
-    int requests;
-    String response;
-
-    Entry(byte[] body) {
-      this.body = body;
-    }
+    return "server: " + kit.requestCount() + " requests, " + kit.ledger().size() + " effects, "
+        + kit.answers().stream().filter(a -> a.kind() == ServedAnswer.Kind.REPLAY).count()
+        + " replays, " + wire.maxInProgressOfOneKey() + " most in progress of one key";
   }
 }

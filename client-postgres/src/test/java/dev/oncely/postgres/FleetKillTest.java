@@ -38,8 +38,7 @@ class FleetKillTest {
     int orders = Integer.getInteger("oncely.fleet.orders", 300);
     int kills = Integer.getInteger("oncely.fleet.kills", 4);
     Random random = new Random(42);
-    EffectServer effects = new EffectServer(42, 10, 10);
-    effects.slowEffects(400);
+    EffectServer effects = new EffectServer(42, 10, 10, Duration.ofMillis(400));
     try (PgTestDatabase db = PgTestDatabase.create(); MockWebServer server = new MockWebServer()) {
       server.setDispatcher(effects);
       server.start();

@@ -6,6 +6,8 @@ import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.NoDelayServerSockets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import mockwebserver3.MockWebServer;
 import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -32,9 +35,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The numbers quoted in {@code docs/persistence-postgres.md} and the README: intents/s at
- * concurrency 64 with the PostgreSQL store against plain OkHttp in the same run (a loopback payments
- * server built like the examples' reference server, the benchmarks module's OkHttp setup), commits per intent, and the cost of the claim query with 1,000,000 finished rows
- * in the table. Printed, never asserted. Runs only with {@code -Doncely.measure=true}:
+ * concurrency 64 with the PostgreSQL store against plain OkHttp in the same run (the testing kit's
+ * {@link IdempotentServer} on a loopback MockWebServer, the benchmarks module's OkHttp setup),
+ * commits per intent, and the cost of the claim query with 1,000,000 finished rows in the table. Printed, never asserted. Runs only with {@code -Doncely.measure=true}:
  * {@code mvn -B -pl client-postgres -am verify -Dtest=PostgresStoreMeasurement
  * -Dsurefire.failIfNoSpecifiedTests=false -Doncely.measure=true}.
  */
@@ -47,9 +50,12 @@ class PostgresStoreMeasurement {
   @Test
   void intents_per_second_at_c64_against_plain_okhttp_and_the_claim_query_cost() throws Exception {
     try (PgTestDatabase db = PgTestDatabase.create();
-        LoopbackPaymentsServer server = new LoopbackPaymentsServer();
+        MockWebServer server = new MockWebServer();
         HikariDataSource pool = PgTestDatabase.pool(db.url, 32)) {
-      String url = server.url();
+      server.setServerSocketFactory(new NoDelayServerSockets());
+      server.setDispatcher(IdempotentServer.builder().build());
+      server.start();
+      String url = server.url("/payments").toString();
       OkHttpClient http = new OkHttpClient.Builder()
           .connectionPool(new ConnectionPool(256, 5, TimeUnit.MINUTES))
           .retryOnConnectionFailure(false)

@@ -7,6 +7,7 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Fault;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -119,8 +119,7 @@ class CertaintyRulesTest {
   }
 
   private static MockResponse stall() {
-    return new MockResponse.Builder().code(201).onResponseStart(SocketEffect.Stall.INSTANCE)
-        .build();
+    return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
   }
 
   private static List<RecordedRequest> taken(MockWebServer from) throws InterruptedException {

@@ -4,40 +4,53 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Dice;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.KeyConcurrency;
+import dev.oncely.testing.ReceivedRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import mockwebserver3.Dispatcher;
-import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
-import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import org.junit.jupiter.api.Test;
 
 /**
- * Many intents, each submitted twice at once, against a server that keeps its own idempotency
- * records and misbehaves: it answers {@code 503}, {@code 409} and {@code 202}, and cuts the
- * connection <em>after</em> producing the effect. Every intent must complete, each effect must
- * happen exactly once, and one key is never on the wire twice at the same time.
+ * Many intents, each submitted twice at once, against the testing kit's idempotent server that
+ * misbehaves: before handling it answers {@code 503}, {@code 409} and {@code 202}, and it cuts the
+ * connection <em>after</em> committing the effect. Every intent must complete, each effect must
+ * happen exactly once, one key is never on the wire twice at the same time, and every attempt
+ * carries the same body bytes.
  */
 class ExactlyOnceUnderFaultsTest {
   private static final int INTENTS = 30;
+  private static final Dice DICE = Dice.seeded(30);
+  /** Each key's requests walk this cycle from a start rolled for its body; null: no fault. */
+  private static final List<Fault> CYCLE = Arrays.asList(Fault.answer(503), Fault.answer(409),
+      Fault.answer(202), Fault.dropAfterCommit(), null);
 
   @StartStop
   private final MockWebServer server = new MockWebServer();
 
+  private static Fault cycle(ReceivedRequest request, int requestOfKey) {
+    return requestOfKey == 0 ? null : CYCLE.get(
+        Math.floorMod(DICE.roll(request.bodyText(), 0) + requestOfKey, CYCLE.size()));
+  }
+
   @Test
   void every_intent_completes_with_exactly_one_effect_despite_faults() throws Exception {
-    ServerWithIdempotency dispatcher = new ServerWithIdempotency();
-    server.setDispatcher(dispatcher);
+    IdempotentServer kit = IdempotentServer.builder()
+        .faults(FaultScript.builder().rule(ExactlyOnceUnderFaultsTest::cycle).build())
+        .build();
+    // Held requests keep a key in progress a while: a second request of it would be caught.
+    KeyConcurrency wire = KeyConcurrency.over(kit).holdUpTo(Duration.ofMillis(10), 30).build();
+    server.setDispatcher(wire);
     ManualClock clock = new ManualClock(Instant.parse("2026-11-30T09:00:00Z"));
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
     List<IntentSpec> specs = new ArrayList<>();
@@ -62,51 +75,23 @@ class ExactlyOnceUnderFaultsTest {
       }
     }
 
-    assertThat(dispatcher.overlap.get()).as("same key on the wire twice at once").isZero();
-    assertThat(dispatcher.effects).hasSize(INTENTS);
-    assertThat(dispatcher.effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(kit.injectedFaults()).extracting(f -> f.fault().toString())
+        .as("the whole fault mix was injected")
+        .contains("answer_before_handling(503)", "answer_before_handling(409)",
+            "answer_before_handling(202)", "drop_after_commit");
+    wire.assertNeverConcurrent();
+    assertThat(wire.maxInProgressOfOneKey()).isEqualTo(1);
+    kit.ledger().assertExactlyOneEffectEach(specs.stream().map(IntentSpec::key).toList());
+    assertThat(kit.ledger().size()).isEqualTo(INTENTS);
+    int attempts = 0;
     for (IntentSpec spec : specs) {
-      assertThat(dispatcher.bodies.get("\"" + spec.key() + "\"")).containsExactly(
-          new String(spec.body(), java.nio.charset.StandardCharsets.UTF_8));
+      List<ReceivedRequest> sent = kit.requests()
+          .withHeaderValue(IdempotentServer.DEFAULT_KEY_HEADER, "\"" + spec.key() + "\"");
+      assertThat(sent).as("attempts of %s", spec.key()).isNotEmpty()
+          .allSatisfy(r -> assertThat(r.body()).isEqualTo(spec.body()));
+      attempts += sent.size();
     }
-  }
-
-  /** A server that dedupes by key, like the ones the SDK talks to, with scripted misbehaviour. */
-  private static final class ServerWithIdempotency extends Dispatcher {
-    final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
-    final Map<String, Set<String>> bodies = new ConcurrentHashMap<>();
-    final AtomicInteger overlap = new AtomicInteger();
-    private final Set<String> onWire = ConcurrentHashMap.newKeySet();
-    private final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-
-    @Override
-    public MockResponse dispatch(RecordedRequest request) {
-      String key = request.getHeaders().get("Idempotency-Key");
-      if (!onWire.add(key)) {
-        overlap.incrementAndGet();
-      }
-      try {
-        bodies.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet())
-            .add(request.getBody().utf8());
-        int n = seen.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-        switch (Math.floorMod(key.hashCode() + n, 5)) {
-          case 0:
-            return new MockResponse.Builder().code(503).build();
-          case 1:
-            return new MockResponse.Builder().code(409).build();
-          case 2:
-            return new MockResponse.Builder().code(202).build();
-          case 3:
-            effects.computeIfAbsent(key, k -> new AtomicInteger()).compareAndSet(0, 1);
-            return new MockResponse.Builder().code(201)
-                .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build();
-          default:
-            effects.computeIfAbsent(key, k -> new AtomicInteger()).compareAndSet(0, 1);
-            return new MockResponse.Builder().code(201).body("{\"order\":\"created\"}").build();
-        }
-      } finally {
-        onWire.remove(key);
-      }
-    }
+    assertThat(attempts).as("every request carried one of the intents' keys")
+        .isEqualTo(kit.requestCount());
   }
 }

@@ -7,6 +7,7 @@ import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Fault;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.Call;
 import okhttp3.MediaType;
@@ -67,6 +67,11 @@ class IdempotencyInterceptorTest {
       all.add(server.takeRequest(5, TimeUnit.SECONDS));
     }
     return all;
+  }
+
+  /** A {@code 201} that never arrives: the client's read times out. */
+  private static MockResponse stall() {
+    return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
   }
 
   private static MockResponse status(int code) {
@@ -189,8 +194,7 @@ class IdempotencyInterceptorTest {
 
   @Test
   void no_answer_after_the_request_was_written_is_retried_with_the_same_key() throws Exception {
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(stall());
     server.enqueue(status(201));
     OkHttpClient client = plainClient(interceptor().retryPolicy(RetryPolicy.builder()
         .attemptTimeout(Duration.ofMillis(200)).build()).build());
@@ -207,8 +211,8 @@ class IdempotencyInterceptorTest {
 
   @Test
   void answer_cut_during_its_body_is_retried_with_the_same_key() throws Exception {
-    server.enqueue(new MockResponse.Builder().code(201).body("x".repeat(64 * 1024))
-        .onResponseBody(new SocketEffect.CloseSocket(true, false, false)).build());
+    server.enqueue(Fault.truncateBody()
+        .applyTo(new MockResponse.Builder().code(201).body("x".repeat(64 * 1024))).build());
     server.enqueue(new MockResponse.Builder().code(201).body("whole").build());
     OkHttpClient client = plainClient(interceptor().build());
 
@@ -252,8 +256,7 @@ class IdempotencyInterceptorTest {
 
   @Test
   void call_timeout_bounds_the_whole_call() {
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(stall());
     OkHttpClient client = new OkHttpClient.Builder()
         .addInterceptor(interceptor().retryPolicy(RetryPolicy.builder()
             .attemptTimeout(Duration.ofSeconds(30)).build()).build())
@@ -324,10 +327,8 @@ class IdempotencyInterceptorTest {
   @Test
   void attempts_without_an_answer_end_in_the_last_exception_and_a_pending_record()
       throws Exception {
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(stall());
+    server.enqueue(stall());
     InMemoryIntentStore store = new InMemoryIntentStore();
     OkHttpClient client = plainClient(interceptor().store(store).retryPolicy(RetryPolicy.builder()
         .maxAttempts(2).attemptTimeout(Duration.ofMillis(150)).build()).build());

@@ -13,6 +13,7 @@ import dev.oncely.client.spi.StoredResponse;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.MaxJitter;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Fault;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,7 +37,6 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -92,6 +92,11 @@ class IdempotentClientTest {
         .post(server.url("/payments").toString())
         .jsonBody(json)
         .build();
+  }
+
+  /** A {@code 201} that never arrives: the client's read times out. */
+  private static MockResponse stall() {
+    return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
   }
 
   private static MockResponse status(int code) {
@@ -177,8 +182,7 @@ class IdempotentClientTest {
   @Test
   void request_received_then_no_answer_is_retried_with_the_same_key_and_completes_once()
       throws Exception {
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(stall());
     server.enqueue(created());
     IntentSpec spec = spec(BODY);
 
@@ -196,8 +200,7 @@ class IdempotentClientTest {
 
   @Test
   void reset_after_the_request_was_written_is_retried_with_the_same_key() throws Exception {
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(Fault.dropAfterCommit().applyTo(new MockResponse.Builder().code(201)).build());
     server.enqueue(created());
     IntentSpec spec = spec(BODY);
 
@@ -211,9 +214,8 @@ class IdempotentClientTest {
 
   @Test
   void response_cut_during_its_body_is_retried_with_the_same_key() throws Exception {
-    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"pay_1\",\"pad\":\""
-        + "x".repeat(64 * 1024) + "\"}")
-        .onResponseBody(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(Fault.truncateBody().applyTo(new MockResponse.Builder().code(201)
+        .body("{\"id\":\"pay_1\",\"pad\":\"" + "x".repeat(64 * 1024) + "\"}")).build());
     server.enqueue(created());
     IntentSpec spec = spec(BODY);
 
@@ -421,8 +423,7 @@ class IdempotentClientTest {
   @Test
   void deadline_with_only_timeouts_stays_pending_never_failed() throws Exception {
     for (int i = 0; i < 3; i++) {
-      server.enqueue(new MockResponse.Builder().code(201)
-          .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+      server.enqueue(stall());
     }
     IntentSpec spec = spec(BODY);
     IdempotentClient client = client(clientBuilder().jitter(new MaxJitter())

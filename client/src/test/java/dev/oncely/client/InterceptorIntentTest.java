@@ -7,6 +7,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Fault;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -68,8 +68,7 @@ class InterceptorIntentTest {
   }
 
   private static MockResponse stall() {
-    return new MockResponse.Builder().code(201).onResponseStart(SocketEffect.Stall.INSTANCE)
-        .build();
+    return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
   }
 
   private static MockResponse created() {
@@ -275,8 +274,7 @@ class InterceptorIntentTest {
   @Test
   void the_apps_client_never_resends_a_written_intent_behind_the_interceptor() throws Exception {
     server.enqueue(new MockResponse.Builder().code(200).body("warm").build());
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(Fault.dropAfterCommit().applyTo(new MockResponse.Builder().code(201)).build());
     server.enqueue(created());
     IdempotencyInterceptor oneAttempt = IdempotencyInterceptor.builder().store(store).clock(clock)
         .sleeper(sleeper).retryPolicy(RetryPolicy.builder().maxAttempts(1)

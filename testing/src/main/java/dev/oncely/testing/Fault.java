@@ -1,6 +1,8 @@
 package dev.oncely.testing;
 
 import java.util.Objects;
+import mockwebserver3.MockResponse;
+import mockwebserver3.SocketEffect;
 
 /**
  * One named fault the {@link IdempotentServer} injects into one request, each named after what the
@@ -10,6 +12,13 @@ import java.util.Objects;
  * faults "after commit" act once the effect and the stored answer exist, so the client cannot tell
  * from the wire that the effect happened. Server inconsistencies change the server's record before
  * the request is handled.
+ *
+ * <p>The faults that act on the connection alone ({@link #actsOnTheWire()}) also script answers a
+ * test queues itself, without an {@link IdempotentServer}:
+ *
+ * <pre>{@code
+ * server.enqueue(Fault.dropAfterCommit().applyTo(new MockResponse.Builder().code(201)).build());
+ * }</pre>
  */
 public final class Fault {
   /** The fault kinds; see the factory methods of {@link Fault} for each one's meaning. */
@@ -216,6 +225,69 @@ public final class Fault {
    */
   public static Fault lostFingerprint() {
     return new Fault(Kind.LOST_FINGERPRINT, 0, null);
+  }
+
+  /**
+   * Whether this fault acts on the connection alone, so that {@link #applyTo} can script it on any
+   * answer: {@link #refuse()}, {@link #dropAfterCommit()}, {@link #stallAfterCommit()}, {@link
+   * #truncateBody()} and {@link #informational(int)}. The other kinds decide what the server
+   * records or answers (whether an effect happens, what is stored and replayed), which only an
+   * {@link IdempotentServer} can do.
+   */
+  public boolean actsOnTheWire() {
+    switch (kind) {
+      case REFUSE:
+      case DROP_AFTER_COMMIT:
+      case STALL_AFTER_COMMIT:
+      case TRUNCATE_BODY:
+      case INFORMATIONAL:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /**
+   * Scripts this fault on {@code response}, an answer a test queues itself (e.g. with {@code
+   * MockWebServer.enqueue}); the {@link IdempotentServer} scripts its own answers the same way.
+   * What the client observes:
+   *
+   * <ul>
+   *   <li>{@link #refuse()} and {@link #dropAfterCommit()}: the connection closes after the
+   *       request was read and before any byte of the answer, an EOF; the two differ only in
+   *       whether the server committed the effect, which is the test's to decide here;
+   *   <li>{@link #stallAfterCommit()}: no byte of the answer ever comes, a read timeout;
+   *   <li>{@link #truncateBody()}: the status line and headers arrive, then the connection closes
+   *       in the body ({@code response} needs a body longer than what one write sends, e.g. some
+   *       kilobytes, for the cut to fall inside it);
+   *   <li>{@link #informational(int)}: the informational answer precedes {@code response}.
+   * </ul>
+   *
+   * The socket effect replaces one {@code response} already had at the same point.
+   *
+   * @param response the answer to script; changed in place
+   * @return {@code response}, for chaining
+   * @throws UnsupportedOperationException if this fault does not {@linkplain #actsOnTheWire() act
+   *     on the wire} alone
+   * @throws NullPointerException if {@code response} is null
+   */
+  public MockResponse.Builder applyTo(MockResponse.Builder response) {
+    Objects.requireNonNull(response, "response");
+    switch (kind) {
+      case REFUSE:
+      case DROP_AFTER_COMMIT:
+        return response.onResponseStart(new SocketEffect.CloseSocket(true, true, true));
+      case STALL_AFTER_COMMIT:
+        return response.onResponseStart(SocketEffect.Stall.INSTANCE);
+      case TRUNCATE_BODY:
+        return response.onResponseBody(new SocketEffect.CloseSocket(true, true, true));
+      case INFORMATIONAL:
+        return response.addInformationalResponse(new MockResponse.Builder().code(status).build());
+      default:
+        throw new UnsupportedOperationException(this + " decides what the server records or"
+            + " answers, so only an IdempotentServer can inject it; faults that act on the wire"
+            + " alone: refuse, dropAfterCommit, stallAfterCommit, truncateBody, informational");
+    }
   }
 
   /** This fault's kind. */

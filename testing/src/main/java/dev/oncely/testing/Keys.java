@@ -6,6 +6,19 @@ import java.util.List;
 final class Keys {
   private Keys() {}
 
+  /**
+   * {@code name} if it can name the key header.
+   *
+   * @throws IllegalArgumentException if blank
+   * @throws NullPointerException if null
+   */
+  static String headerName(String name) {
+    if (java.util.Objects.requireNonNull(name, "keyHeader").isBlank()) {
+      throw new IllegalArgumentException("keyHeader must not be blank");
+    }
+    return name;
+  }
+
   /** The key, or null when absent; throws with a message safe to send back (never the key). */
   static String read(String name, List<String> values, KeyQuoting quoting, int maxLength)
       throws MalformedKeyException {

@@ -1,5 +1,6 @@
 package dev.oncely.persistence.crash;
 
+import dev.oncely.testing.Dice;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
@@ -33,7 +34,7 @@ import mockwebserver3.RecordedRequest;
  * order's effect, and waiting for conditions on the counts without sleeping.
  */
 final class EffectServer extends Dispatcher {
-  private final long seed;
+  private final Dice dice;
   private final int dropPercent;
   private final int slowPercent;
   private final IdempotentServer kit;
@@ -42,7 +43,7 @@ final class EffectServer extends Dispatcher {
   private volatile Pause pause;
 
   EffectServer(long seed, int dropPercent, int slowPercent) {
-    this.seed = seed;
+    this.dice = Dice.seeded(seed);
     this.dropPercent = dropPercent;
     this.slowPercent = slowPercent;
     this.kit = IdempotentServer.builder()
@@ -96,7 +97,7 @@ final class EffectServer extends Dispatcher {
     if (requestOfKey == 0 || order == null) {
       return null;
     }
-    int roll = roll(order, requestOfKey - 1);
+    int roll = dice.roll(order, requestOfKey - 1);
     if (requestOfKey == 1 && roll % 100 < slowPercent) {
       return Fault.processingSlowly(1 + (roll >>> 8) % 2);
     }
@@ -115,14 +116,6 @@ final class EffectServer extends Dispatcher {
   @Override
   public void close() {
     kit.close();
-  }
-
-  private int roll(String order, int request) {
-    long h = seed ^ (order.hashCode() * 0x9E3779B97F4A7C15L) ^ (request * 0xC2B2AE3D27D4EB4FL);
-    h ^= h >>> 33;
-    h *= 0xFF51AFD7ED558CCDL;
-    h ^= h >>> 33;
-    return (int) (h & 0x7fffffff);
   }
 
   private void signal() {
