@@ -13,6 +13,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Fault;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -96,8 +96,7 @@ class OncelyMetricsTest {
   @Test
   void attempts_retries_by_cause_and_the_outcome_are_counted_for_a_real_drive() {
     server.enqueue(status(503));
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(Fault.dropAfterCommit().applyTo(new MockResponse.Builder().code(201)).build());
     server.enqueue(status(201));
     String host = server.getHostName();
 

@@ -13,6 +13,7 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.testing.Fault;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -36,7 +37,6 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -129,8 +129,7 @@ class OncelyTracingTest {
   @Test
   void one_span_per_intent_with_each_attempt_as_a_client_child_span() {
     server.enqueue(status(503));
-    server.enqueue(new MockResponse.Builder().code(201)
-        .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(Fault.dropAfterCommit().applyTo(new MockResponse.Builder().code(201)).build());
     server.enqueue(status(201));
 
     IntentOutcome outcome = client(OncelyTracing.create(otel)).execute(spec());
