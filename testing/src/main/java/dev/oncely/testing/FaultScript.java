@@ -1,10 +1,12 @@
 package dev.oncely.testing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 
 /**
@@ -54,6 +56,7 @@ public final class FaultScript {
   private final List<Integer> burstLengths;
   private final int[] burstLeft;
   private final long seed;
+  private final Duration stallFor;
   private final Random random;
 
   private FaultScript(Builder b) {
@@ -65,6 +68,7 @@ public final class FaultScript {
     this.burstLengths = List.copyOf(b.burstLengths);
     this.burstLeft = new int[drawn.size()];
     this.seed = b.seed;
+    this.stallFor = b.stallFor;
     this.random = new Random(b.seed);
   }
 
@@ -84,11 +88,20 @@ public final class FaultScript {
   }
 
   /**
+   * How long a {@link Fault#stallAfterCommit()} of this script holds the connection before it is
+   * closed without an answer; empty: until the server closes.
+   */
+  public Optional<Duration> stallFor() {
+    return Optional.ofNullable(stallFor);
+  }
+
+  /**
    * A fresh copy of this script whose probabilistic draws start again from the seed (a script
    * remembers its draws; a server given the copy sees the same faults as the first run).
    */
   public FaultScript restarted() {
     Builder b = builder().seed(seed);
+    b.stallFor = stallFor;
     b.byNumber.putAll(byNumber);
     b.byKeyNumber.putAll(byKeyNumber);
     b.rules.addAll(rules);
@@ -143,6 +156,7 @@ public final class FaultScript {
     private final List<Double> probabilities = new ArrayList<>();
     private final List<Integer> burstLengths = new ArrayList<>();
     private long seed;
+    private Duration stallFor;
 
     private Builder() {}
 
@@ -218,6 +232,24 @@ public final class FaultScript {
     /** Seed of the probabilistic draws; default 0. */
     public Builder seed(long seed) {
       this.seed = seed;
+      return this;
+    }
+
+    /**
+     * How long a {@link Fault#stallAfterCommit()} holds the connection before the server closes
+     * it without an answer (the request's thread waits; {@link IdempotentServer#close()} ends
+     * the wait). Default: MockWebServer's own stall, until the server closes (at most 60
+     * minutes).
+     *
+     * @throws IllegalArgumentException if negative
+     * @throws NullPointerException if {@code d} is null
+     */
+    public Builder stallFor(Duration d) {
+      Objects.requireNonNull(d, "stallFor");
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("stallFor must not be negative, was " + d);
+      }
+      this.stallFor = d;
       return this;
     }
 

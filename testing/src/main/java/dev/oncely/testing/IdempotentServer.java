@@ -41,8 +41,8 @@ import okhttp3.HttpUrl;
  *       or {@code 202} + {@code Location} + {@code Retry-After} when {@linkplain
  *       Builder#asynchronous(boolean) asynchronous}, or when {@linkplain Builder#asynchronousWhen
  *       the app's choice} says so for this request; the body is the {@linkplain
- *       Builder#resultBody app's representation} of the effect); a repeat with the same fingerprint gets the
- *       stored answer byte for byte plus {@code Idempotent-Replayed: true}; a repeat while the first
+ *       Builder#resultBody app's representation} of the effect); a repeat with the same
+ *       fingerprint gets the stored answer byte for byte plus {@code Idempotent-Replayed: true}; a repeat while the first
  *       is still in progress gets the {@linkplain Builder#inProgressStatus in-progress status}; the
  *       key with another fingerprint gets the {@linkplain Builder#mismatch mismatch answer}. A
  *       malformed key gets {@code 400}; a missing key {@code 400} unless {@linkplain
@@ -90,7 +90,7 @@ import okhttp3.HttpUrl;
  * forever, {@link FingerprintRule#EXACT_BYTES} without the query string, no faults, intents
  * identified by their key, late originals held up to 2 s, the system UTC clock, status URLs under
  * {@value #STATUS_PATH} with ids {@code op_000001}..., no {@code Location} on {@code 201}, no body
- * limit, stalls until the server closes.
+ * limit.
  */
 public final class IdempotentServer extends Dispatcher {
   /** Default key header name. */
@@ -267,7 +267,8 @@ public final class IdempotentServer extends Dispatcher {
         lock.unlock();
       }
     }
-    Fault fault = faults.faultFor(request, ofKey);
+    FaultScript script = faults;
+    Fault fault = script.faultFor(request, ofKey);
     if (fault != null) {
       synchronized (injected) {
         injected.add(new InjectedFault(number, fault));
@@ -298,8 +299,9 @@ public final class IdempotentServer extends Dispatcher {
           .with("Allow", "GET, POST, PUT, PATCH, DELETE");
     }
     served(new ServedAnswer(number, intent, answer.status(), answer.kind()));
-    if (fault != null && fault.kind() == Fault.Kind.STALL_AFTER_COMMIT && config.stallFor != null) {
-      holdStalled();
+    if (fault != null && fault.kind() == Fault.Kind.STALL_AFTER_COMMIT
+        && script.stallFor().isPresent()) {
+      holdStalled(script.stallFor().get());
       return new MockResponse.Builder()
           .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build();
     }
@@ -313,8 +315,8 @@ public final class IdempotentServer extends Dispatcher {
   }
 
   /** Holds a stalled request's thread (and so its connection) for stallFor, or until close. */
-  private void holdStalled() throws InterruptedException {
-    long deadline = System.nanoTime() + config.stallFor.toNanos();
+  private void holdStalled(Duration stallFor) throws InterruptedException {
+    long deadline = System.nanoTime() + stallFor.toNanos();
     lock.lock();
     try {
       while (!closed) {
@@ -828,7 +830,6 @@ public final class IdempotentServer extends Dispatcher {
     private int maxBodyBytes = Integer.MAX_VALUE;
     private String inProgressContentType = "application/json";
     private String inProgressBody = DEFAULT_IN_PROGRESS_BODY;
-    private Duration stallFor;
     private PollStyle pollStyle = PollStyle.ACCEPTED;
     private HttpUrl statusOrigin;
     private boolean locationOnReplay = true;
@@ -867,7 +868,6 @@ public final class IdempotentServer extends Dispatcher {
       b.maxBodyBytes = maxBodyBytes;
       b.inProgressContentType = inProgressContentType;
       b.inProgressBody = inProgressBody;
-      b.stallFor = stallFor;
       b.pollStyle = pollStyle;
       b.statusOrigin = statusOrigin;
       b.locationOnReplay = locationOnReplay;
@@ -1122,22 +1122,6 @@ public final class IdempotentServer extends Dispatcher {
       return this;
     }
 
-    /**
-     * How long a {@link Fault#stallAfterCommit()} holds the connection before closing it without
-     * an answer (the request's thread waits; {@link IdempotentServer#close()} ends the wait).
-     * Default: MockWebServer's own stall, until the server closes (at most 60 minutes).
-     *
-     * @throws IllegalArgumentException if negative
-     * @throws NullPointerException if {@code d} is null
-     */
-    public Builder stallFor(Duration d) {
-      Objects.requireNonNull(d, "stallFor");
-      if (d.isNegative()) {
-        throw new IllegalArgumentException("stallFor must not be negative, was " + d);
-      }
-      this.stallFor = d;
-      return this;
-    }
 
     /** How a processing operation's status URL answers; default {@link PollStyle#ACCEPTED}. */
     public Builder pollStyle(PollStyle style) {

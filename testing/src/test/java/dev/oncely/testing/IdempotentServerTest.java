@@ -522,8 +522,8 @@ class IdempotentServerTest {
 
   @Test
   void stall_for_closes_the_connection_without_an_answer_after_commit() throws IOException {
-    IdempotentServer kit = start(IdempotentServer.builder().stallFor(Duration.ZERO)
-        .faults(FaultScript.builder().onRequest(1, Fault.stallAfterCommit()).build()));
+    IdempotentServer kit = start(IdempotentServer.builder().faults(FaultScript.builder()
+        .onRequest(1, Fault.stallAfterCommit()).stallFor(Duration.ZERO).build()));
 
     assertThatThrownBy(() -> post("k", "{\"amount\":5}")).isInstanceOf(IOException.class);
     assertThat(kit.ledger().size()).isEqualTo(1);
@@ -575,6 +575,8 @@ class IdempotentServerTest {
         .hasMessageContaining("contentType");
     assertThatThrownBy(() -> FaultScript.builder().withProbability(Fault.refuse(), 0.1, 0))
         .hasMessageContaining("burst length");
+    assertThatThrownBy(() -> FaultScript.builder().stallFor(Duration.ofSeconds(-1)))
+        .hasMessageContaining("stallFor");
     assertThat(IdempotentServer.builder().asynchronousWhen(r -> true)
         .replayAcceptedForever(true).build()).isNotNull();
   }
