@@ -3,6 +3,7 @@ package dev.oncely.testing;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,7 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -42,9 +42,10 @@ import okhttp3.HttpUrl;
  *       Builder#asynchronous(boolean) asynchronous}, or when {@linkplain Builder#asynchronousWhen
  *       the app's choice} says so for this request; the body is the {@linkplain
  *       Builder#resultBody app's representation} of the effect); a repeat with the same
- *       fingerprint gets the stored answer byte for byte plus {@code Idempotent-Replayed: true}; a repeat while the first
- *       is still in progress gets the {@linkplain Builder#inProgressStatus in-progress status}; the
- *       key with another fingerprint gets the {@linkplain Builder#mismatch mismatch answer}. A
+ *       fingerprint gets the stored answer byte for byte plus {@code Idempotent-Replayed: true};
+ *       a repeat while the first is still in progress gets the {@linkplain
+ *       Builder#inProgressStatus in-progress status}; the key with another fingerprint gets the
+ *       {@linkplain Builder#mismatch mismatch answer}. A
  *       malformed key gets {@code 400}; a missing key {@code 400} unless {@linkplain
  *       Builder#acceptKeyless(boolean) keyless requests are accepted} (then every one is a new
  *       effect). A {@linkplain Builder#businessRule business rule} can refuse a request: {@code
