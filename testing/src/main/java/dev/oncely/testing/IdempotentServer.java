@@ -620,6 +620,7 @@ public final class IdempotentServer extends Dispatcher {
         : Objects.requireNonNull(config.resultBody.apply(
             new Committed(op.id, op.effect, op.request)), "resultBody returned null");
     op.result = Answer.json(200, body);
+    op.request = null;
   }
 
   /** Completes {@code op} if it was accepted at least {@code completeAfter} ago. */
@@ -776,8 +777,8 @@ public final class IdempotentServer extends Dispatcher {
   private static final class Operation {
     final String id;
     final EffectLedger.Effect effect;
-    final ReceivedRequest request;
     final Instant acceptedAt;
+    ReceivedRequest request;
     int pollsLeft;
     boolean done;
     Answer result;
