@@ -120,6 +120,7 @@ public final class IdempotentServer extends Dispatcher {
   private final AtomicInteger requestNumbers = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
+  private final Condition closing = lock.newCondition();
   private final Map<String, Integer> requestsOfKey = new HashMap<>();
   private final Map<String, KeyRecord> records = new HashMap<>();
   private final Set<String> forgotten = new HashSet<>();
@@ -325,7 +326,7 @@ public final class IdempotentServer extends Dispatcher {
         if (left <= 0) {
           return;
         }
-        changed.await(left, TimeUnit.NANOSECONDS);
+        closing.await(left, TimeUnit.NANOSECONDS);
       }
     } finally {
       lock.unlock();
@@ -726,13 +727,14 @@ public final class IdempotentServer extends Dispatcher {
     }
   }
 
-  /** Releases every held late original. */
+  /** Releases every held late original and stalled request. */
   @Override
   public void close() {
     lock.lock();
     try {
       closed = true;
       changed.signalAll();
+      closing.signalAll();
     } finally {
       lock.unlock();
     }
