@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
@@ -15,7 +14,8 @@ import java.util.stream.Collectors;
  * Thread-safe; queries return snapshots.
  */
 public final class EffectLedger {
-  private final List<Effect> effects = new CopyOnWriteArrayList<>();
+  // Not copy-on-write: a load test commits hundreds of thousands of effects.
+  private final List<Effect> effects = new ArrayList<>();
 
   /**
    * One committed effect.
@@ -46,22 +46,28 @@ public final class EffectLedger {
   }
 
   void clear() {
-    effects.clear();
+    synchronized (effects) {
+      effects.clear();
+    }
   }
 
   /** All effects, in commit order. */
   public List<Effect> all() {
-    return List.copyOf(effects);
+    synchronized (effects) {
+      return List.copyOf(effects);
+    }
   }
 
   /** How many effects were committed. */
   public int size() {
-    return effects.size();
+    synchronized (effects) {
+      return effects.size();
+    }
   }
 
   /** The effects of {@code intent}. */
   public List<Effect> effectsOf(String intent) {
-    return effects.stream().filter(e -> e.intent().equals(intent)).collect(Collectors.toList());
+    return all().stream().filter(e -> e.intent().equals(intent)).collect(Collectors.toList());
   }
 
   /** How many effects {@code intent} has. */
@@ -82,7 +88,7 @@ public final class EffectLedger {
   /** Each intent with more than one effect, with its effects. */
   public Map<String, List<Effect>> duplicates() {
     Map<String, List<Effect>> byIntent = new LinkedHashMap<>();
-    for (Effect e : effects) {
+    for (Effect e : all()) {
       byIntent.computeIfAbsent(e.intent(), i -> new ArrayList<>()).add(e);
     }
     byIntent.values().removeIf(list -> list.size() < 2);
@@ -132,6 +138,6 @@ public final class EffectLedger {
 
   @Override
   public String toString() {
-    return "EffectLedger" + effects;
+    return "EffectLedger" + all();
   }
 }

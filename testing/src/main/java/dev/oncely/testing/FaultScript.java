@@ -1,10 +1,12 @@
 package dev.oncely.testing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 
 /**
@@ -17,7 +19,9 @@ import java.util.Random;
  * its number within its key, then the first rule that returns a fault, then the probabilistic
  * faults in the order they were added. Every request draws one value per probabilistic fault, in
  * that order, whether or not an earlier step chose a fault, so a sequential client sees the same
- * faults for the same seed.
+ * faults for the same seed. A probabilistic fault added {@linkplain Builder#withProbability(Fault,
+ * double, int) as a burst} counts as drawn for the rest of its burst (an outage lasts several
+ * requests).
  *
  * <pre>{@code
  * FaultScript script = FaultScript.builder()
@@ -49,7 +53,10 @@ public final class FaultScript {
   private final List<Rule> rules;
   private final List<Fault> drawn;
   private final List<Double> probabilities;
+  private final List<Integer> burstLengths;
+  private final int[] burstLeft;
   private final long seed;
+  private final Duration stallFor;
   private final Random random;
 
   private FaultScript(Builder b) {
@@ -58,7 +65,10 @@ public final class FaultScript {
     this.rules = List.copyOf(b.rules);
     this.drawn = List.copyOf(b.drawn);
     this.probabilities = List.copyOf(b.probabilities);
+    this.burstLengths = List.copyOf(b.burstLengths);
+    this.burstLeft = new int[drawn.size()];
     this.seed = b.seed;
+    this.stallFor = b.stallFor;
     this.random = new Random(b.seed);
   }
 
@@ -78,16 +88,26 @@ public final class FaultScript {
   }
 
   /**
+   * How long a {@link Fault#stallAfterCommit()} of this script holds the connection before it is
+   * closed without an answer; empty: until the server closes.
+   */
+  public Optional<Duration> stallFor() {
+    return Optional.ofNullable(stallFor);
+  }
+
+  /**
    * A fresh copy of this script whose probabilistic draws start again from the seed (a script
    * remembers its draws; a server given the copy sees the same faults as the first run).
    */
   public FaultScript restarted() {
     Builder b = builder().seed(seed);
+    b.stallFor = stallFor;
     b.byNumber.putAll(byNumber);
     b.byKeyNumber.putAll(byKeyNumber);
     b.rules.addAll(rules);
     b.drawn.addAll(drawn);
     b.probabilities.addAll(probabilities);
+    b.burstLengths.addAll(burstLengths);
     return b.build();
   }
 
@@ -96,6 +116,12 @@ public final class FaultScript {
     synchronized (random) {
       for (int i = 0; i < drawn.size(); i++) {
         boolean hit = random.nextDouble() < probabilities.get(i);
+        if (burstLeft[i] > 0) {
+          burstLeft[i]--;
+          hit = true;
+        } else if (hit) {
+          burstLeft[i] = burstLengths.get(i) - 1;
+        }
         if (hit && chance == null) {
           chance = drawn.get(i);
         }
@@ -114,7 +140,8 @@ public final class FaultScript {
   @Override
   public String toString() {
     return "FaultScript[byRequest=" + byNumber + ", byRequestOfKey=" + byKeyNumber + ", rules="
-        + rules.size() + ", drawn=" + drawn + " p=" + probabilities + ", seed=" + seed + "]";
+        + rules.size() + ", drawn=" + drawn + " p=" + probabilities + " bursts=" + burstLengths
+        + ", seed=" + seed + "]";
   }
 
   /**
@@ -127,7 +154,9 @@ public final class FaultScript {
     private final List<Rule> rules = new ArrayList<>();
     private final List<Fault> drawn = new ArrayList<>();
     private final List<Double> probabilities = new ArrayList<>();
+    private final List<Integer> burstLengths = new ArrayList<>();
     private long seed;
+    private Duration stallFor;
 
     private Builder() {}
 
@@ -170,19 +199,57 @@ public final class FaultScript {
      * @throws NullPointerException if {@code fault} is null
      */
     public Builder withProbability(Fault fault, double p) {
+      return withProbability(fault, p, 1);
+    }
+
+    /**
+     * Starts a burst of {@code fault} with probability {@code p}: a hit injects it into this
+     * request and the next {@code length - 1} requests the server receives (a {@code 503}
+     * outage, a flapping link). A burst in progress counts as this fault's draw, so a
+     * probabilistic fault added earlier still wins over it; a new burst starts only after the
+     * current one ended.
+     *
+     * @throws IllegalArgumentException if {@code p} is not in [0, 1] or {@code length} not in
+     *     [1, 1000]
+     * @throws NullPointerException if {@code fault} is null
+     */
+    public Builder withProbability(Fault fault, double p, int length) {
       Objects.requireNonNull(fault, "fault");
       if (!(p >= 0.0 && p <= 1.0)) {
         throw new IllegalArgumentException(
             "probability of " + fault + " must be in [0, 1], was " + p);
       }
+      if (length < 1 || length > 1000) {
+        throw new IllegalArgumentException(
+            "burst length of " + fault + " must be in [1, 1000], was " + length);
+      }
       drawn.add(fault);
       probabilities.add(p);
+      burstLengths.add(length);
       return this;
     }
 
     /** Seed of the probabilistic draws; default 0. */
     public Builder seed(long seed) {
       this.seed = seed;
+      return this;
+    }
+
+    /**
+     * How long a {@link Fault#stallAfterCommit()} holds the connection before the server closes
+     * it without an answer (the request's thread waits; {@link IdempotentServer#close()} ends
+     * the wait). Default: MockWebServer's own stall, until the server closes (at most 60
+     * minutes).
+     *
+     * @throws IllegalArgumentException if negative
+     * @throws NullPointerException if {@code d} is null
+     */
+    public Builder stallFor(Duration d) {
+      Objects.requireNonNull(d, "stallFor");
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("stallFor must not be negative, was " + d);
+      }
+      this.stallFor = d;
       return this;
     }
 

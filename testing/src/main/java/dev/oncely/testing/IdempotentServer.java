@@ -3,6 +3,7 @@ package dev.oncely.testing;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,13 +11,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import mockwebserver3.Dispatcher;
@@ -38,18 +39,24 @@ import okhttp3.HttpUrl;
  *       key) is reserved atomically before the effect; the first request commits one effect in the
  *       ledger and stores its answer ({@code 201 {"id":"eff_000001","intent":..,"status":"succeeded"}},
  *       or {@code 202} + {@code Location} + {@code Retry-After} when {@linkplain
- *       Builder#asynchronous(boolean) asynchronous}); a repeat with the same fingerprint gets the
- *       stored answer byte for byte plus {@code Idempotent-Replayed: true}; a repeat while the first
- *       is still in progress gets the {@linkplain Builder#inProgressStatus in-progress status}; the
- *       key with another fingerprint gets the {@linkplain Builder#mismatch mismatch answer}. A
+ *       Builder#asynchronous(boolean) asynchronous}, or when {@linkplain Builder#asynchronousWhen
+ *       the app's choice} says so for this request; the body is the {@linkplain
+ *       Builder#resultBody app's representation} of the effect); a repeat with the same
+ *       fingerprint gets the stored answer byte for byte plus {@code Idempotent-Replayed: true};
+ *       a repeat while the first is still in progress gets the {@linkplain
+ *       Builder#inProgressStatus in-progress status}; the key with another fingerprint gets the
+ *       {@linkplain Builder#mismatch mismatch answer}. A
  *       malformed key gets {@code 400}; a missing key {@code 400} unless {@linkplain
  *       Builder#acceptKeyless(boolean) keyless requests are accepted} (then every one is a new
  *       effect). A {@linkplain Builder#businessRule business rule} can refuse a request: {@code
- *       400}, stored and replayed, no effect.
- *   <li>{@code GET /status/{id}}: the operation's status URL. While an accepted operation is
- *       processing it answers by the {@link PollStyle}; it completes after {@linkplain
- *       Builder#completeAfterPolls(int) a number of polls} (or {@link #completeAccepted()}) and
- *       then answers {@code 200} with the result. Unknown: {@code 404}.
+ *       400}, stored and replayed, no effect. A body over {@linkplain Builder#maxBodyBytes the
+ *       limit} gets {@code 413} before anything else.
+ *   <li>{@code GET /status/{id}} (the prefix is {@linkplain Builder#statusPath configurable}):
+ *       the operation's status URL. While an accepted operation is processing it answers by the
+ *       {@link PollStyle}; it completes after {@linkplain Builder#completeAfterPolls(int) a
+ *       number of polls} or {@linkplain Builder#completeAfter(Duration) a time} (or {@link
+ *       #completeAccepted()}) and then answers {@code 200} with the result. Unknown: {@code
+ *       404}.
  *   <li>{@code GET} on any other path: {@code 200 {"data":[]}}, a collection listing without
  *       effect (what a {@code POST} turned into a {@code GET} by a followed 301/302 finds).
  *       Other methods: {@code 405}.
@@ -82,7 +89,9 @@ import okhttp3.HttpUrl;
  * progress {@code 409}, {@code Retry-After: 1}, {@link ServerErrors#RE_EXECUTED}, synchronous,
  * {@link PollStyle#ACCEPTED}, one processing poll, {@code Location} kept on replays, records kept
  * forever, {@link FingerprintRule#EXACT_BYTES} without the query string, no faults, intents
- * identified by their key, late originals held up to 2 s, the system UTC clock.
+ * identified by their key, late originals held up to 2 s, the system UTC clock, status URLs under
+ * {@value #STATUS_PATH} with ids {@code op_000001}..., no {@code Location} on {@code 201}, no body
+ * limit.
  */
 public final class IdempotentServer extends Dispatcher {
   /** Default key header name. */
@@ -91,8 +100,13 @@ public final class IdempotentServer extends Dispatcher {
   public static final int DEFAULT_MAX_KEY_LENGTH = 255;
   /** Header that marks a replayed answer. */
   public static final String REPLAYED_HEADER = "Idempotent-Replayed";
-  /** Path prefix of the status URLs of operations. */
+  /** Default path prefix of the status URLs of operations. */
   public static final String STATUS_PATH = "/status/";
+  /** Default prefix of operation ids. */
+  public static final String DEFAULT_ID_PREFIX = "op_";
+  /** Default in-progress answer body ({@code application/json}). */
+  public static final String DEFAULT_IN_PROGRESS_BODY =
+      "{\"error\":\"a request with this key is in progress\"}";
   /** Default longest time a {@link Fault#lateOriginal()} request is held. */
   public static final Duration DEFAULT_LATE_FOR = Duration.ofSeconds(2);
 
@@ -101,11 +115,12 @@ public final class IdempotentServer extends Dispatcher {
   private final Builder config;
   private final EffectLedger ledger = new EffectLedger();
   private final RequestLog log = new RequestLog();
-  private final List<InjectedFault> injected = new CopyOnWriteArrayList<>();
-  private final List<ServedAnswer> answers = new CopyOnWriteArrayList<>();
+  private final List<InjectedFault> injected = new ArrayList<>();
+  private final List<ServedAnswer> answers = new ArrayList<>();
   private final AtomicInteger requestNumbers = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
+  private final Condition closing = lock.newCondition();
   private final Map<String, Integer> requestsOfKey = new HashMap<>();
   private final Map<String, KeyRecord> records = new HashMap<>();
   private final Set<String> forgotten = new HashSet<>();
@@ -153,12 +168,14 @@ public final class IdempotentServer extends Dispatcher {
 
   /** What the server decided to answer each request so far, in request order. */
   public List<ServedAnswer> answers() {
-    return List.copyOf(answers);
+    synchronized (answers) {
+      return List.copyOf(answers);
+    }
   }
 
   /** How many answers of {@code kind} were given for {@code intent}. */
   public int answersOf(String intent, ServedAnswer.Kind kind) {
-    return (int) answers.stream()
+    return (int) answers().stream()
         .filter(a -> a.kind() == kind && Objects.equals(a.intent(), intent)).count();
   }
 
@@ -180,7 +197,9 @@ public final class IdempotentServer extends Dispatcher {
 
   /** The faults injected so far, in request order. */
   public List<InjectedFault> injectedFaults() {
-    return List.copyOf(injected);
+    synchronized (injected) {
+      return List.copyOf(injected);
+    }
   }
 
   /**
@@ -250,13 +269,16 @@ public final class IdempotentServer extends Dispatcher {
         lock.unlock();
       }
     }
-    Fault fault = faults.faultFor(request, ofKey);
+    FaultScript script = faults;
+    Fault fault = script.faultFor(request, ofKey);
     if (fault != null) {
-      injected.add(new InjectedFault(number, fault));
+      synchronized (injected) {
+        injected.add(new InjectedFault(number, fault));
+      }
     }
     MockResponse.Builder early = beforeHandling(request, fault, ofKey, poll);
     if (early != null) {
-      answers.add(new ServedAnswer(number, null, early.getCode(), ServedAnswer.Kind.FAULT));
+      served(new ServedAnswer(number, null, early.getCode(), ServedAnswer.Kind.FAULT));
       return early.build();
     }
     Answer answer;
@@ -264,6 +286,10 @@ public final class IdempotentServer extends Dispatcher {
     if (poll) {
       answer = request.method().equals("GET") ? poll(request, fault)
           : Answer.json(405, "{\"error\":\"status URLs answer GET only\"}").with("Allow", "GET");
+    } else if (SUBMIT_METHODS.contains(request.method())
+        && request.body().length > config.maxBodyBytes) {
+      answer = Answer.json(413, "{\"error\":\"the body is " + request.body().length
+          + " bytes; the limit is " + config.maxBodyBytes + "\"}");
     } else if (SUBMIT_METHODS.contains(request.method())) {
       String key = keyOrNull(request);
       intent = key == null && !config.acceptKeyless ? null : intentOf(request, key);
@@ -274,8 +300,37 @@ public final class IdempotentServer extends Dispatcher {
       answer = Answer.json(405, "{\"error\":\"method not allowed\"}")
           .with("Allow", "GET, POST, PUT, PATCH, DELETE");
     }
-    answers.add(new ServedAnswer(number, intent, answer.status(), answer.kind()));
+    served(new ServedAnswer(number, intent, answer.status(), answer.kind()));
+    if (fault != null && fault.kind() == Fault.Kind.STALL_AFTER_COMMIT
+        && script.stallFor().isPresent()) {
+      holdStalled(script.stallFor().get());
+      return new MockResponse.Builder()
+          .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build();
+    }
     return afterCommit(answer, fault, request).build();
+  }
+
+  private void served(ServedAnswer a) {
+    synchronized (answers) {
+      answers.add(a);
+    }
+  }
+
+  /** Holds a stalled request's thread (and so its connection) for stallFor, or until close. */
+  private void holdStalled(Duration stallFor) throws InterruptedException {
+    long deadline = System.nanoTime() + stallFor.toNanos();
+    lock.lock();
+    try {
+      while (!closed) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        closing.await(left, TimeUnit.NANOSECONDS);
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   private String keyOrNull(ReceivedRequest r) {
@@ -287,8 +342,8 @@ public final class IdempotentServer extends Dispatcher {
     }
   }
 
-  private static boolean isPoll(ReceivedRequest r) {
-    return r.url().encodedPath().startsWith(STATUS_PATH);
+  private boolean isPoll(ReceivedRequest r) {
+    return r.url().encodedPath().startsWith(config.statusPath);
   }
 
   private String scope(ReceivedRequest r) {
@@ -469,13 +524,15 @@ public final class IdempotentServer extends Dispatcher {
       }
       rec.inProgressAnswers++;
       changed.signalAll();
-      Answer a = Answer.json(config.inProgressStatus,
-          "{\"error\":\"a request with this key is in progress\"}")
-          .as(ServedAnswer.Kind.IN_PROGRESS);
+      Answer a = Answer.of(config.inProgressStatus, config.inProgressContentType,
+          config.inProgressBody).as(ServedAnswer.Kind.IN_PROGRESS);
       return config.retryAfterSeconds >= 0
           ? a.with("Retry-After", Integer.toString(config.retryAfterSeconds)) : a;
     }
     Answer replay = rec.stored;
+    if (rec.operation != null) {
+      completeIfDue(rec.operation);
+    }
     if (replay.status() == 202 && rec.operation != null && rec.operation.done
         && !config.replayAcceptedForever) {
       replay = rec.operation.result;
@@ -506,7 +563,8 @@ public final class IdempotentServer extends Dispatcher {
       return Executed.without(error);
     }
     EffectLedger.Effect effect = ledger.add(intent, key, r.number(), afterForgot);
-    Operation op = new Operation("op_" + String.format("%06d", effect.sequence()), effect);
+    Operation op = new Operation(config.idPrefix + String.format("%06d", effect.sequence()),
+        effect, r, config.clock.instant());
     operations.put(op.id, op);
     if (rec != null) {
       rec.operation = op;
@@ -520,12 +578,15 @@ public final class IdempotentServer extends Dispatcher {
       Answer result = op.result.withStatus(201).as(ServedAnswer.Kind.EFFECT);
       return new Executed(processing(202, op).as(ServedAnswer.Kind.EFFECT), effect, result);
     }
-    if (!config.asynchronous) {
+    if (!config.asynchronous.test(r)) {
       complete(op);
       Answer result = op.result.withStatus(201).as(ServedAnswer.Kind.EFFECT);
+      if (config.locationOnCreated) {
+        result = result.with("Location", statusUrl(r, op));
+      }
       return new Executed(result, effect, result);
     }
-    op.pollsLeft = config.completeAfterPolls;
+    op.pollsLeft = config.completeAfter == null ? config.completeAfterPolls : Integer.MAX_VALUE;
     Answer accepted = processing(202, op).with("Location", statusUrl(r, op))
         .as(ServedAnswer.Kind.EFFECT);
     return new Executed(accepted, effect, accepted);
@@ -547,19 +608,53 @@ public final class IdempotentServer extends Dispatcher {
 
   private String statusUrl(ReceivedRequest r, Operation op) {
     if (config.statusOrigin == null) {
-      return STATUS_PATH + op.id;
+      return config.statusPath + op.id;
     }
-    return config.statusOrigin.resolve(STATUS_PATH + op.id).toString();
+    return config.statusOrigin.resolve(config.statusPath + op.id).toString();
   }
 
   private void complete(Operation op) {
     op.done = true;
-    op.result = Answer.json(200, "{\"id\":\"" + op.id + "\",\"intent\":" + quote(op.effect.intent())
-        + ",\"status\":\"succeeded\"}");
+    String body = config.resultBody == null
+        ? "{\"id\":\"" + op.id + "\",\"intent\":" + quote(op.effect.intent())
+            + ",\"status\":\"succeeded\"}"
+        : Objects.requireNonNull(config.resultBody.apply(
+            new Committed(op.id, op.effect, op.request)), "resultBody returned null");
+    op.result = Answer.json(200, body);
+    op.request = null;
+  }
+
+  /** Completes {@code op} if it was accepted at least {@code completeAfter} ago. */
+  private void completeIfDue(Operation op) {
+    if (!op.done && config.completeAfter != null
+        && !config.clock.instant().isBefore(op.acceptedAt.plus(config.completeAfter))) {
+      complete(op);
+      changed.signalAll();
+    }
+  }
+
+  /**
+   * How many accepted operations are still processing now (after completing those whose
+   * {@linkplain Builder#completeAfter(Duration) time} has come).
+   */
+  public int acceptedPending() {
+    lock.lock();
+    try {
+      int n = 0;
+      for (Operation op : operations.values()) {
+        completeIfDue(op);
+        if (!op.done) {
+          n++;
+        }
+      }
+      return n;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private Answer poll(ReceivedRequest r, Fault fault) {
-    String id = r.url().encodedPath().substring(STATUS_PATH.length());
+    String id = r.url().encodedPath().substring(config.statusPath.length());
     lock.lock();
     try {
       if (fault != null && fault.kind() == Fault.Kind.LOST_RECORD) {
@@ -570,6 +665,7 @@ public final class IdempotentServer extends Dispatcher {
         return Answer.json(404, "{\"error\":\"no operation " + quote(id) + "\"}")
             .as(ServedAnswer.Kind.POLL);
       }
+      completeIfDue(op);
       if (!op.done) {
         if (op.pollsLeft > 0) {
           op.pollsLeft--;
@@ -631,13 +727,14 @@ public final class IdempotentServer extends Dispatcher {
     }
   }
 
-  /** Releases every held late original. */
+  /** Releases every held late original and stalled request. */
   @Override
   public void close() {
     lock.lock();
     try {
       closed = true;
       changed.signalAll();
+      closing.signalAll();
     } finally {
       lock.unlock();
     }
@@ -682,13 +779,34 @@ public final class IdempotentServer extends Dispatcher {
   private static final class Operation {
     final String id;
     final EffectLedger.Effect effect;
+    final Instant acceptedAt;
+    ReceivedRequest request;
     int pollsLeft;
     boolean done;
     Answer result;
 
-    Operation(String id, EffectLedger.Effect effect) {
+    Operation(String id, EffectLedger.Effect effect, ReceivedRequest request, Instant acceptedAt) {
       this.id = id;
       this.effect = effect;
+      this.request = request;
+      this.acceptedAt = acceptedAt;
+    }
+  }
+
+  /**
+   * A committed effect as the {@linkplain Builder#resultBody result body} hook sees it.
+   *
+   * @param id the operation's id ({@linkplain Builder#idPrefix prefix} + six digits), the last
+   *     segment of its status URL
+   * @param effect the effect in the ledger
+   * @param request the request that committed it
+   */
+  public record Committed(String id, EffectLedger.Effect effect, ReceivedRequest request) {
+    /** Validates the components. */
+    public Committed {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(effect, "effect");
+      Objects.requireNonNull(request, "request");
     }
   }
 
@@ -705,8 +823,17 @@ public final class IdempotentServer extends Dispatcher {
     private int inProgressStatus = 409;
     private int retryAfterSeconds = 1;
     private ServerErrors serverErrors = ServerErrors.RE_EXECUTED;
-    private boolean asynchronous;
+    private Predicate<ReceivedRequest> asynchronous = r -> false;
+    private boolean mayAccept;
     private int completeAfterPolls = 1;
+    private Duration completeAfter;
+    private String statusPath = STATUS_PATH;
+    private String idPrefix = DEFAULT_ID_PREFIX;
+    private Function<Committed, String> resultBody;
+    private boolean locationOnCreated;
+    private int maxBodyBytes = Integer.MAX_VALUE;
+    private String inProgressContentType = "application/json";
+    private String inProgressBody = DEFAULT_IN_PROGRESS_BODY;
     private PollStyle pollStyle = PollStyle.ACCEPTED;
     private HttpUrl statusOrigin;
     private boolean locationOnReplay = true;
@@ -735,7 +862,16 @@ public final class IdempotentServer extends Dispatcher {
       b.retryAfterSeconds = retryAfterSeconds;
       b.serverErrors = serverErrors;
       b.asynchronous = asynchronous;
+      b.mayAccept = mayAccept;
       b.completeAfterPolls = completeAfterPolls;
+      b.completeAfter = completeAfter;
+      b.statusPath = statusPath;
+      b.idPrefix = idPrefix;
+      b.resultBody = resultBody;
+      b.locationOnCreated = locationOnCreated;
+      b.maxBodyBytes = maxBodyBytes;
+      b.inProgressContentType = inProgressContentType;
+      b.inProgressBody = inProgressBody;
       b.pollStyle = pollStyle;
       b.statusOrigin = statusOrigin;
       b.locationOnReplay = locationOnReplay;
@@ -840,12 +976,30 @@ public final class IdempotentServer extends Dispatcher {
      * 201} at once (false, the default). The effect is committed at acceptance.
      */
     public Builder asynchronous(boolean async) {
-      this.asynchronous = async;
+      this.asynchronous = r -> async;
+      this.mayAccept = async;
+      return this;
+    }
+
+    /**
+     * Decides per new effect whether it is accepted with {@code 202} + status URL ({@code
+     * decide} returns true) or answered {@code 201} at once: e.g. a seeded share of slow
+     * payments, or large amounts only. Called once per new effect, under the server's lock (keep
+     * it fast); repeats get the key's stored answer and are not asked. Replaces {@link
+     * #asynchronous(boolean)}; default: never.
+     *
+     * @throws NullPointerException if {@code decide} is null
+     */
+    public Builder asynchronousWhen(Predicate<ReceivedRequest> decide) {
+      this.asynchronous = Objects.requireNonNull(decide, "asynchronousWhen");
+      this.mayAccept = true;
       return this;
     }
 
     /**
      * How many polls of an accepted operation answer "processing" before the result; default 1.
+     * Completion by polls and {@linkplain #completeAfter(Duration) by time} are alternatives:
+     * the one set last applies.
      *
      * @throws IllegalArgumentException if negative
      */
@@ -854,8 +1008,124 @@ public final class IdempotentServer extends Dispatcher {
         throw new IllegalArgumentException("completeAfterPolls must be >= 0, was " + polls);
       }
       this.completeAfterPolls = polls;
+      this.completeAfter = null;
       return this;
     }
+
+    /**
+     * Completes an accepted operation once {@code delay} has passed since its acceptance, by the
+     * {@linkplain #clock clock}, however often it is polled: polls and repeats before then get
+     * "processing" (a fixed clock keeps operations processing until {@link
+     * IdempotentServer#completeAccepted()}). Completion is evaluated when the operation is
+     * polled, its key repeated or {@link IdempotentServer#acceptedPending()} asked, so no timer
+     * thread runs. Replaces {@link #completeAfterPolls(int)} (the one set last applies); default:
+     * by polls.
+     *
+     * @throws IllegalArgumentException if negative
+     * @throws NullPointerException if {@code delay} is null
+     */
+    public Builder completeAfter(Duration delay) {
+      Objects.requireNonNull(delay, "completeAfter");
+      if (delay.isNegative()) {
+        throw new IllegalArgumentException("completeAfter must not be negative, was " + delay);
+      }
+      this.completeAfter = delay;
+      return this;
+    }
+
+    /**
+     * Path prefix of status URLs, e.g. {@code /payments/} so that {@code GET /payments/{id}} is
+     * the created resource and the accepted operation's status; default {@value #STATUS_PATH}.
+     * Requests on paths under it are polls: {@code GET} answers, other methods get {@code 405}.
+     *
+     * @throws IllegalArgumentException if it does not start and end with {@code /} or is just
+     *     {@code /}
+     * @throws NullPointerException if {@code prefix} is null
+     */
+    public Builder statusPath(String prefix) {
+      Objects.requireNonNull(prefix, "statusPath");
+      if (prefix.length() < 2 || !prefix.startsWith("/") || !prefix.endsWith("/")) {
+        throw new IllegalArgumentException(
+            "statusPath must start and end with '/' and name a path, was '" + prefix + "'");
+      }
+      this.statusPath = prefix;
+      return this;
+    }
+
+    /**
+     * Prefix of operation ids (followed by six digits, the effect's sequence number), e.g. {@code
+     * pay_}; default {@value #DEFAULT_ID_PREFIX}.
+     *
+     * @throws IllegalArgumentException if empty or not made of letters, digits, {@code _} and
+     *     {@code -}
+     * @throws NullPointerException if {@code prefix} is null
+     */
+    public Builder idPrefix(String prefix) {
+      Objects.requireNonNull(prefix, "idPrefix");
+      if (!prefix.matches("[A-Za-z0-9_-]+")) {
+        throw new IllegalArgumentException(
+            "idPrefix must be letters, digits, '_' or '-', was '" + prefix + "'");
+      }
+      this.idPrefix = prefix;
+      return this;
+    }
+
+    /**
+     * The application's representation of a committed effect (e.g. the payment as JSON), as the
+     * body of the {@code 201}, of the completed status URL's {@code 200} and of their replays.
+     * Called once per effect, under the server's lock when the effect completes (keep it fast;
+     * it must not return null). Default: {@code {"id":..,"intent":..,"status":"succeeded"}}.
+     *
+     * @throws NullPointerException if {@code render} is null
+     */
+    public Builder resultBody(Function<Committed, String> render) {
+      this.resultBody = Objects.requireNonNull(render, "resultBody");
+      return this;
+    }
+
+    /**
+     * Whether a {@code 201} carries {@code Location} with the created resource's status URL
+     * (which answers {@code 200} with the result); default false.
+     */
+    public Builder locationOnCreated(boolean location) {
+      this.locationOnCreated = location;
+      return this;
+    }
+
+    /**
+     * Largest accepted request body; a {@code POST}, {@code PUT}, {@code PATCH} or {@code DELETE}
+     * with a longer one gets {@code 413} before its key is read (no record, no effect). Default:
+     * no limit.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder maxBodyBytes(int max) {
+      if (max < 0) {
+        throw new IllegalArgumentException("maxBodyBytes must be >= 0, was " + max);
+      }
+      this.maxBodyBytes = max;
+      return this;
+    }
+
+    /**
+     * Body of the in-progress answer, e.g. an {@code application/problem+json} document or
+     * Stripe's {@code idempotency_key_in_use} error; default {@value #DEFAULT_IN_PROGRESS_BODY}
+     * as {@code application/json}.
+     *
+     * @throws IllegalArgumentException if {@code contentType} is blank
+     * @throws NullPointerException if an argument is null
+     */
+    public Builder inProgressBody(String contentType, String body) {
+      Objects.requireNonNull(contentType, "contentType");
+      Objects.requireNonNull(body, "body");
+      if (contentType.isBlank()) {
+        throw new IllegalArgumentException("inProgressBody contentType must not be blank");
+      }
+      this.inProgressContentType = contentType;
+      this.inProgressBody = body;
+      return this;
+    }
+
 
     /** How a processing operation's status URL answers; default {@link PollStyle#ACCEPTED}. */
     public Builder pollStyle(PollStyle style) {
@@ -985,9 +1255,10 @@ public final class IdempotentServer extends Dispatcher {
      *     server (it has no {@code 202} to replay)
      */
     public IdempotentServer build() {
-      if (replayAcceptedForever && !asynchronous) {
+      if (replayAcceptedForever && !mayAccept) {
         throw new IllegalStateException(
-            "replayAcceptedForever needs asynchronous(true): a synchronous server has no 202");
+            "replayAcceptedForever needs asynchronous(true) or asynchronousWhen(..):"
+                + " a synchronous server has no 202");
       }
       return new IdempotentServer(this);
     }

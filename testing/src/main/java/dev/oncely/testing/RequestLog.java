@@ -1,8 +1,8 @@
 package dev.oncely.testing;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
@@ -11,24 +11,33 @@ import java.util.stream.Collectors;
  * {@code Authorization} header reached a foreign origin. Thread-safe; queries return snapshots.
  */
 public final class RequestLog {
-  private final List<ReceivedRequest> requests = new CopyOnWriteArrayList<>();
+  // Not copy-on-write: a load test appends hundreds of thousands of requests.
+  private final List<ReceivedRequest> log = new ArrayList<>();
 
   void add(ReceivedRequest request) {
-    requests.add(request);
+    synchronized (log) {
+      log.add(request);
+    }
   }
 
   void clear() {
-    requests.clear();
+    synchronized (log) {
+      log.clear();
+    }
   }
 
   /** All requests, oldest first. */
   public List<ReceivedRequest> all() {
-    return List.copyOf(requests);
+    synchronized (log) {
+      return List.copyOf(log);
+    }
   }
 
   /** How many requests arrived. */
   public int size() {
-    return requests.size();
+    synchronized (log) {
+      return log.size();
+    }
   }
 
   /**
@@ -38,7 +47,7 @@ public final class RequestLog {
    */
   public List<ReceivedRequest> to(String origin) {
     Objects.requireNonNull(origin, "origin");
-    return requests.stream().filter(r -> r.origin().equals(origin)).collect(Collectors.toList());
+    return all().stream().filter(r -> r.origin().equals(origin)).collect(Collectors.toList());
   }
 
   /**
@@ -48,7 +57,7 @@ public final class RequestLog {
    */
   public List<ReceivedRequest> carrying(String name) {
     Objects.requireNonNull(name, "name");
-    return requests.stream().filter(r -> r.has(name)).collect(Collectors.toList());
+    return all().stream().filter(r -> r.has(name)).collect(Collectors.toList());
   }
 
   /**
@@ -65,13 +74,13 @@ public final class RequestLog {
 
   /** The requests with idempotency key header {@code header} equal to {@code value}, raw. */
   public List<ReceivedRequest> withHeaderValue(String header, String value) {
-    return requests.stream().filter(r -> value.equals(r.header(header)))
+    return all().stream().filter(r -> value.equals(r.header(header)))
         .collect(Collectors.toList());
   }
 
   @Override
   public String toString() {
-    return requests.stream().map(ReceivedRequest::toString)
+    return all().stream().map(ReceivedRequest::toString)
         .collect(Collectors.joining("\n", "RequestLog[\n", "\n]"));
   }
 }

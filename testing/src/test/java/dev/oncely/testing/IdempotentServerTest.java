@@ -395,6 +395,192 @@ class IdempotentServerTest {
         .hasMessageContaining("inProgressStatus");
   }
 
+  private Response get(String path) throws IOException {
+    return http.newCall(new Request.Builder().url(web.url(path)).build()).execute();
+  }
+
+  @Test
+  void status_path_and_id_prefix_make_the_created_resource_its_own_status_url()
+      throws IOException {
+    start(IdempotentServer.builder().statusPath("/payments/").idPrefix("pay_")
+        .locationOnCreated(true));
+    Response created = post("k", "{\"amount\":5}");
+    String body = text(created);
+
+    assertThat(created.code()).isEqualTo(201);
+    assertThat(created.header("Location")).isEqualTo("/payments/pay_000001");
+    assertThat(body).contains("\"id\":\"pay_000001\"");
+    Response resource = get("/payments/pay_000001");
+    assertThat(resource.code()).isEqualTo(200);
+    assertThat(text(resource)).isEqualTo(body);
+    assertThat(get("/status/op_000001").code()).isEqualTo(200);
+    assertThat(text(get("/status/op_000001"))).isEqualTo("{\"data\":[]}");
+    Response replay = post("k", "{\"amount\":5}");
+    assertThat(replay.header("Location")).isEqualTo("/payments/pay_000001");
+    assertThat(text(replay)).isEqualTo(body);
+  }
+
+  @Test
+  void result_body_hook_is_the_body_of_the_201_the_status_url_and_every_replay()
+      throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder().locationOnCreated(true)
+        .resultBody(c -> "{\"id\":\"" + c.id() + "\",\"seq\":" + c.effect().sequence()
+            + ",\"echo\":" + c.request().bodyText() + "}"));
+    Response created = post("k", "{\"amount\":7}");
+    String body = text(created);
+
+    assertThat(body).isEqualTo("{\"id\":\"op_000001\",\"seq\":1,\"echo\":{\"amount\":7}}");
+    assertThat(text(get(created.header("Location")))).isEqualTo(body);
+    assertThat(text(post("k", "{\"amount\":7}"))).isEqualTo(body);
+    assertThat(kit.storedBody("", "k")).contains(body);
+  }
+
+  @Test
+  void asynchronous_when_accepts_only_the_requests_it_chooses() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder()
+        .asynchronousWhen(r -> r.bodyText().contains("\"slow\":true")));
+    Response quick = post("k1", "{\"slow\":false}");
+    Response slow = post("k2", "{\"slow\":true}");
+
+    assertThat(quick.code()).isEqualTo(201);
+    assertThat(slow.code()).isEqualTo(202);
+    assertThat(slow.header("Location")).startsWith(IdempotentServer.STATUS_PATH);
+    text(quick);
+    text(slow);
+    assertThat(kit.ledger().size()).isEqualTo(2);
+    assertThat(kit.acceptedPending()).isEqualTo(1);
+  }
+
+  @Test
+  void complete_after_a_duration_completes_by_the_clock_not_by_polls() throws IOException {
+    MutableClock clock = new MutableClock();
+    IdempotentServer kit = start(IdempotentServer.builder().asynchronous(true).clock(clock)
+        .completeAfter(Duration.ofSeconds(5)));
+    Response accepted = post("k", "{\"amount\":5}");
+    String status = accepted.header("Location");
+    text(accepted);
+    for (int i = 0; i < 3; i++) {
+      Response processing = get(status);
+      assertThat(processing.code()).isEqualTo(202);
+      text(processing);
+    }
+    Response repeat = post("k", "{\"amount\":5}");
+    assertThat(repeat.code()).isEqualTo(202);
+    text(repeat);
+    assertThat(kit.acceptedPending()).isEqualTo(1);
+
+    clock.now = clock.now.plusSeconds(5);
+    assertThat(kit.acceptedPending()).isZero();
+    Response done = get(status);
+    assertThat(done.code()).isEqualTo(200);
+    assertThat(text(done)).contains("succeeded");
+    Response after = post("k", "{\"amount\":5}");
+    assertThat(after.code()).isEqualTo(200);
+    assertThat(after.header(IdempotentServer.REPLAYED_HEADER)).isEqualTo("true");
+    text(after);
+    assertThat(kit.ledger().size()).isEqualTo(1);
+  }
+
+  @Test
+  void complete_accepted_finishes_timed_operations_before_their_time() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder().asynchronous(true)
+        .completeAfter(Duration.ofMinutes(10)));
+    Response accepted = post("k", "{\"amount\":5}");
+    text(accepted);
+
+    assertThat(kit.completeAccepted()).isEqualTo(1);
+    assertThat(get(accepted.header("Location")).code()).isEqualTo(200);
+    assertThat(kit.acceptedPending()).isZero();
+  }
+
+  @Test
+  void body_over_the_limit_gets_413_and_reserves_no_key() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder().maxBodyBytes(16));
+    Response tooLarge = post("k", "{\"amount\":5,\"note\":\"long enough\"}");
+    Response fits = post("k", "{\"amount\":5}");
+
+    assertThat(tooLarge.code()).isEqualTo(413);
+    assertThat(text(tooLarge)).contains("the limit is 16");
+    assertThat(fits.code()).isEqualTo(201);
+    assertThat(fits.header(IdempotentServer.REPLAYED_HEADER)).isNull();
+    text(fits);
+    assertThat(kit.ledger().size()).isEqualTo(1);
+  }
+
+  @Test
+  void in_progress_answer_carries_the_configured_body() throws IOException {
+    String problem = "{\"type\":\"about:blank\",\"title\":\"in progress\",\"status\":409}";
+    start(IdempotentServer.builder().inProgressBody("application/problem+json", problem)
+        .faults(FaultScript.builder().onRequest(1, Fault.processingSlowly(1)).build()));
+    text(post("k", "{\"amount\":5}"));
+    Response busy = post("k", "{\"amount\":5}");
+
+    assertThat(busy.code()).isEqualTo(409);
+    assertThat(busy.header("Content-Type")).isEqualTo("application/problem+json");
+    assertThat(text(busy)).isEqualTo(problem);
+  }
+
+  @Test
+  void stall_for_closes_the_connection_without_an_answer_after_commit() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder().faults(FaultScript.builder()
+        .onRequest(1, Fault.stallAfterCommit()).stallFor(Duration.ZERO).build()));
+
+    assertThatThrownBy(() -> post("k", "{\"amount\":5}")).isInstanceOf(IOException.class);
+    assertThat(kit.ledger().size()).isEqualTo(1);
+    Response retry = post("k", "{\"amount\":5}");
+    assertThat(retry.header(IdempotentServer.REPLAYED_HEADER)).isEqualTo("true");
+    text(retry);
+  }
+
+  @Test
+  void a_burst_fault_hits_the_following_requests_although_their_draws_miss() throws IOException {
+    long seed = seedDrawing(0.5, true, false, false, false);
+    start(IdempotentServer.builder().faults(FaultScript.builder()
+        .withProbability(Fault.answer(503), 0.5, 3).seed(seed).build()));
+    int[] codes = new int[4];
+    for (int i = 0; i < 4; i++) {
+      Response r = post("k" + i, "{\"amount\":5}");
+      codes[i] = r.code();
+      text(r);
+    }
+
+    assertThat(codes).containsExactly(503, 503, 503, 201);
+  }
+
+  /** A seed whose first draws fall below {@code p} exactly where {@code hits} says. */
+  private static long seedDrawing(double p, boolean... hits) {
+    for (long seed = 0; ; seed++) {
+      java.util.Random r = new java.util.Random(seed);
+      boolean fits = true;
+      for (boolean hit : hits) {
+        fits &= (r.nextDouble() < p) == hit;
+      }
+      if (fits) {
+        return seed;
+      }
+    }
+  }
+
+  @Test
+  void new_hooks_refuse_bad_values_naming_the_setting() {
+    assertThatThrownBy(() -> IdempotentServer.builder().statusPath("payments"))
+        .hasMessageContaining("statusPath");
+    assertThatThrownBy(() -> IdempotentServer.builder().idPrefix("pay/"))
+        .hasMessageContaining("idPrefix");
+    assertThatThrownBy(() -> IdempotentServer.builder().maxBodyBytes(-1))
+        .hasMessageContaining("maxBodyBytes");
+    assertThatThrownBy(() -> IdempotentServer.builder().completeAfter(Duration.ofSeconds(-1)))
+        .hasMessageContaining("completeAfter");
+    assertThatThrownBy(() -> IdempotentServer.builder().inProgressBody(" ", "{}"))
+        .hasMessageContaining("contentType");
+    assertThatThrownBy(() -> FaultScript.builder().withProbability(Fault.refuse(), 0.1, 0))
+        .hasMessageContaining("burst length");
+    assertThatThrownBy(() -> FaultScript.builder().stallFor(Duration.ofSeconds(-1)))
+        .hasMessageContaining("stallFor");
+    assertThat(IdempotentServer.builder().asynchronousWhen(r -> true)
+        .replayAcceptedForever(true).build()).isNotNull();
+  }
+
   private static final class MutableClock extends Clock {
     volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
 

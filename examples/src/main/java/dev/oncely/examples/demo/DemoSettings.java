@@ -100,7 +100,7 @@ public final class DemoSettings {
     return faults;
   }
 
-  /** Share of payments answered {@code 202} and created later. */
+  /** Share of payments answered {@code 202} and completed later. */
   public double slowShare() {
     return slowShare;
   }

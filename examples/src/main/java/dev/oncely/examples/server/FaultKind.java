@@ -1,7 +1,8 @@
 package dev.oncely.examples.server;
 
 /**
- * The faults a {@link ReferenceServer} can inject, each named after what the client observes.
+ * The faults a {@link ReferenceServer} can inject, each named after what the client observes; all
+ * but {@link #LATENCY} are testing-kit {@link dev.oncely.testing.Fault}s.
  * {@link #specName()} is the name used in the {@link FaultPlan#parse(String) faults spec} and in
  * the {@code faults} object of {@code GET /stats}.
  */
@@ -17,13 +18,13 @@ public enum FaultKind {
    * plan's stall duration (longer than any sane client timeout), then closes it.
    */
   STALL("stall"),
-  /** The server closes the connection before reading the request body: no effect happens. */
+  /** The server closes the connection before handling the request: no effect happens. */
   REFUSE("refuse"),
   /** The server waits the plan's latency before handling the request. */
   LATENCY("latency"),
   /**
-   * The server answers {@code 503} with {@code Retry-After} before reading the body, for a burst
-   * of consecutive requests; no effect happens.
+   * The server answers {@code 503} with {@code Retry-After: 1} before handling the request, for a
+   * burst of consecutive requests; no effect happens.
    */
   BURST_503("burst503");
 

@@ -1,5 +1,7 @@
 package dev.oncely.examples.server;
 
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Locale;
@@ -8,13 +10,16 @@ import java.util.Set;
 
 /**
  * Which faults a {@link ReferenceServer} injects, how often, and the seed that makes the choices
- * repeatable. Immutable and thread-safe.
+ * repeatable: the demo's spec grammar for a testing-kit {@link FaultScript} ({@link #toScript()}).
+ * Immutable and thread-safe.
  *
- * <p>Every {@code /payments} request draws, in this order: refuse, start of a 503 burst, drop,
- * stall. A refused request gets no other fault; a 503 gets no drop or stall; drop wins over stall.
- * Drop and stall apply only to {@code POST /payments}, after the outcome was committed. With one
- * client thread the same seed gives the same faults on the same requests; with concurrent clients
- * the draws interleave in arrival order.
+ * <p>Every payments request draws, in this order: refuse ({@link Fault#refuse()}), start of a 503
+ * burst ({@link Fault#answer(int) Fault.answer(503)} for {@code burstlen} requests), drop ({@link
+ * Fault#dropAfterCommit()}), stall ({@link Fault#stallAfterCommit()}). A refused request gets no
+ * other fault; a 503 gets no drop or stall; drop wins over stall. Drop and stall act after the
+ * outcome was committed (on a poll they lose its answer). With one client thread the same seed
+ * gives the same faults on the same requests; with concurrent clients the draws interleave in
+ * arrival order. Latency is not a kit fault: the server's routing waits before the kit.
  *
  * <h2>Spec grammar</h2>
  *
@@ -23,7 +28,7 @@ import java.util.Set;
  * item        = name "=" value               (blanks around items and "=" are ignored)
  * drop        = probability   close the connection after commit, no answer     (default 0)
  * stall       = probability   hold the answer for stallfor after commit, close (default 0)
- * refuse      = probability   close the connection before reading the body     (default 0)
+ * refuse      = probability   close the connection before handling the request (default 0)
  * burst503    = probability   chance that a request starts a 503 burst         (default 0)
  * burstlen    = integer 1..1000  requests answered 503 per burst               (default 3)
  * latency     = duration      added before every /payments request             (default 0ms)
@@ -176,12 +181,12 @@ public final class FaultPlan {
         "'" + value + "' is not a duration; use digits followed by ms or s, e.g. 5ms or 2s");
   }
 
-  /** Probability of {@link FaultKind#DROP} on a {@code POST /payments}. */
+  /** Probability of {@link FaultKind#DROP} on a payments request. */
   public double drop() {
     return drop;
   }
 
-  /** Probability of {@link FaultKind#STALL} on a {@code POST /payments}. */
+  /** Probability of {@link FaultKind#STALL} on a payments request. */
   public double stall() {
     return stall;
   }
@@ -214,6 +219,32 @@ public final class FaultPlan {
   /** Seed for the fault and slow-operation choices. */
   public long seed() {
     return seed;
+  }
+
+  /**
+   * The testing-kit script of this plan, its draws starting from the seed: refuse, a 503 burst,
+   * drop and stall as probabilistic faults in that order, stalls held for {@link #stallFor()}.
+   */
+  public FaultScript toScript() {
+    return FaultScript.builder()
+        .withProbability(Fault.refuse(), refuse)
+        .withProbability(Fault.answer(503), burst503, burstLength)
+        .withProbability(Fault.dropAfterCommit(), drop)
+        .withProbability(Fault.stallAfterCommit(), stall)
+        .stallFor(stallFor)
+        .seed(seed)
+        .build();
+  }
+
+  /** The plan's name for a fault its script injects, or null for a fault it never injects. */
+  static FaultKind kindOf(Fault fault) {
+    return switch (fault.kind()) {
+      case REFUSE -> FaultKind.REFUSE;
+      case ANSWER_BEFORE_HANDLING -> FaultKind.BURST_503;
+      case DROP_AFTER_COMMIT -> FaultKind.DROP;
+      case STALL_AFTER_COMMIT -> FaultKind.STALL;
+      default -> null;
+    };
   }
 
   /** This plan in the spec grammar; {@code parse(toSpec())} gives an equal plan. */

@@ -1,51 +1,52 @@
 package dev.oncely.examples.server;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.oncely.testing.FingerprintRule;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.MismatchAnswer;
+import dev.oncely.testing.NoDelayServerSockets;
+import dev.oncely.testing.ReceivedRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Random;
+import java.util.function.Predicate;
+import mockwebserver3.MockWebServer;
 
 /**
- * A real HTTP/1.1 payments server on the JDK's {@code com.sun.net.httpserver}, bound to loopback
- * only, that implements the server side of the idempotency contract and injects seeded faults.
+ * A real HTTP/1.1 payments server on loopback: the testing kit's {@link IdempotentServer}
+ * configured for a payments API, on a MockWebServer, with the demo's seeded {@link FaultPlan}.
  * Tests, benchmarks and the demo point clients at it and read {@link #stats()} to count business
- * effects and duplicates.
+ * effects and duplicates; {@link #kit()} gives the kit's ledger and request log.
  *
  * <h2>Endpoints</h2>
  *
  * <ul>
- *   <li>{@code POST /payments}, JSON body with a positive integer {@code amount} (and optional
- *       {@code currency}, {@code customer}, {@code order} strings). With an
- *       {@code Idempotency-Key} (quoted {@code "k"} or plain {@code k}) and optional
- *       {@code X-Tenant} scope (default {@code default}), the (scope, operation, key) record is
- *       reserved atomically before the payment is created; answers {@code 201} + payment +
- *       {@code Location}; a repeat with the same normalized payload gets the stored status and
- *       body byte for byte plus {@code Idempotent-Replayed: true}; a repeat while the first is
- *       processing gets {@code 409} + {@code Retry-After}; the key with another payload gets
- *       {@code 422} ({@code 400} {@code idempotency_error} in {@link ServerDialect#STRIPE}). A bad
- *       amount is a business refusal ({@code 400}), stored and replayed. Without a key: {@code
- *       400}, or a new payment per request if {@link Builder#acceptKeyless(boolean)} is on.
- *   <li>A share ({@link Builder#slowShare(double)}) of new payments answers {@code 202} +
- *       {@code Location: /payments/{id}} + {@code Retry-After} and is created after {@link
- *       Builder#slowFor(Duration)}; {@code GET /payments/{id}} answers {@code 202} while
- *       processing, {@code 200} + payment when done, {@code 404} if unknown.
+ *   <li>{@code POST /payments}, a JSON object body (at most {@value #MAX_BODY_BYTES} bytes, else
+ *       {@code 413}; not an object: {@code 400}, nothing reserved) with a positive integer {@code
+ *       amount} (and optional {@code currency}, {@code customer}, {@code order} strings). The kit
+ *       does the rest: with an {@code Idempotency-Key} (quoted {@code "k"} or plain {@code k}) and
+ *       optional {@code X-Tenant} scope, the (scope, key) record is reserved atomically before the
+ *       payment is created; answers {@code 201} + the payment + {@code Location:
+ *       /payments/{id}}; a repeat with the same JSON (member order and blanks do not matter) gets
+ *       the stored status and body byte for byte plus {@code Idempotent-Replayed: true}; a repeat
+ *       while the first is processing gets {@code 409} + {@code Retry-After}; the key with another
+ *       payload gets {@code 422} problem+json ({@code 400} {@code idempotency_error} in {@link
+ *       ServerDialect#STRIPE}). A bad amount is a business refusal ({@code 400}), stored and
+ *       replayed. Without a key: {@code 400}, or a new payment per request if {@link
+ *       Builder#acceptKeyless(boolean)} is on.
+ *   <li>A seeded share ({@link Builder#slowShare(double)}) of new payments is accepted: {@code
+ *       202} + {@code Location: /payments/{id}} + {@code Retry-After}, the payment committed at
+ *       acceptance and completed {@link Builder#slowFor(Duration)} later; repeats of its key get
+ *       the {@code 202} again (with {@code Location}) until then, then the payment ({@code 200}).
+ *       {@code GET /payments/{id}} answers {@code 202} while processing, {@code 200} + payment
+ *       when done, {@code 404} if unknown.
  *   <li>{@code GET /stats}: {@link ServerStats#toJson()}. Never faulted.
  * </ul>
  *
- * Faults ({@link FaultPlan}) apply to {@code /payments} requests only. Records and payments live
- * in memory for the server's lifetime. Loading this class sets the JDK server's {@code
- * sun.net.httpserver.nodelay} system property to {@code true} unless it is already set, because
- * Nagle's algorithm otherwise adds about 40 ms to every keep-alive response.
+ * Faults ({@link FaultPlan}) apply to the payments paths only. Records and payments live in
+ * memory for the server's lifetime, like every request the kit logs.
  *
  * <p>Thread-safe. {@link #start()} once; {@link #close()} stops accepting, closes held
  * connections and is idempotent. Example:
@@ -62,40 +63,76 @@ import java.util.concurrent.atomic.AtomicInteger;
  * }</pre>
  */
 public final class ReferenceServer implements AutoCloseable {
-  /** Default delay before a slow ({@code 202}) payment is created. */
+  /** Default time after which a slow ({@code 202}) payment completes. */
   public static final Duration DEFAULT_SLOW_FOR = Duration.ofMillis(200);
-  /** Default {@code Retry-After} seconds on {@code 202}, {@code 409} and {@code 503}. */
+  /** Default {@code Retry-After} seconds on {@code 202} and {@code 409}. */
   public static final int DEFAULT_RETRY_AFTER_SECONDS = 1;
-
-  static {
-    // The JDK server writes headers and body in two writes; with Nagle's algorithm on, the body
-    // waits for the client's delayed ACK (~40 ms per response). Read once, when the first
-    // HttpServer is created; an explicit setting by the user wins.
-    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-      System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-  }
+  /** Largest accepted {@code POST /payments} body. */
+  public static final int MAX_BODY_BYTES = 64 * 1024;
+  /** Header whose value scopes keys. */
+  public static final String SCOPE_HEADER = "X-Tenant";
 
   private final int requestedPort;
   private final ServerDialect dialect;
-  private final StatsRecorder stats = new StatsRecorder();
-  private final ScheduledExecutorService scheduler;
-  private final ExecutorService handlers;
-  private final SlowOperations slowOps;
-  private final StallRoom stalls;
-  private final PaymentsHandler payments;
-  private HttpServer http;
+  private final IdempotentServer kit;
+  private final MockWebServer web = new MockWebServer();
+  private final Routes routes;
+  private volatile FaultPlan plan;
+  private boolean started;
   private boolean closed;
 
   private ReferenceServer(Builder b) {
     this.requestedPort = b.port;
     this.dialect = b.dialect;
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(threads("oncely-ref-timer"));
-    this.handlers = Executors.newCachedThreadPool(threads("oncely-ref-handler"));
-    this.slowOps = new SlowOperations(scheduler, b.slowFor);
-    this.stalls = new StallRoom(scheduler);
-    this.payments = new PaymentsHandler(b.faults, b.acceptKeyless, b.slowShare, stats,
-        new ErrorReplies(dialect, b.retryAfterSeconds), slowOps, stalls);
+    this.plan = b.faults;
+    this.kit = kit(b);
+    this.routes = new Routes(web, kit, dialect, () -> plan, this::stats);
+    web.setServerSocketFactory(new NoDelayServerSockets());
+    web.setDispatcher(routes);
+  }
+
+  private static IdempotentServer kit(Builder b) {
+    boolean stripe = b.dialect == ServerDialect.STRIPE;
+    return IdempotentServer.builder()
+        .scopeHeader(SCOPE_HEADER)
+        .mismatch(stripe ? MismatchAnswer.stripe() : MismatchAnswer.ietf())
+        .inProgressBody(stripe ? "application/json" : "application/problem+json",
+            stripe ? STRIPE_IN_PROGRESS : IETF_IN_PROGRESS)
+        .retryAfterSeconds(b.retryAfterSeconds)
+        .fingerprint(FingerprintRule.JSON_ANY_KEY_ORDER)
+        .acceptKeyless(b.acceptKeyless)
+        .intentOf(IdempotentServer.jsonField("order"))
+        .businessRule(Payments::refusal)
+        .statusPath(Routes.COLLECTION + "/")
+        .idPrefix("pay_")
+        .resultBody(Payments::json)
+        .locationOnCreated(true)
+        .maxBodyBytes(MAX_BODY_BYTES)
+        .asynchronousWhen(slowChoice(b.slowShare, b.faults.seed()))
+        .completeAfter(b.slowFor)
+        .faults(b.faults.toScript())
+        .build();
+  }
+
+  private static final String IETF_IN_PROGRESS = "{\"type\":\"about:blank\","
+      + "\"title\":\"A request is outstanding for this Idempotency-Key\",\"status\":409,"
+      + "\"detail\":\"the first request with this key is still processing; retry later with the"
+      + " same key\"}";
+  private static final String STRIPE_IN_PROGRESS = "{\"error\":{\"type\":\"idempotency_error\","
+      + "\"code\":\"idempotency_key_in_use\",\"message\":\"A request is outstanding for this"
+      + " Idempotency-Key: retry later with the same key\"}}";
+
+  /** A seeded draw per new payment: accepted as slow with probability {@code share}. */
+  private static Predicate<ReceivedRequest> slowChoice(double share, long seed) {
+    if (share <= 0) {
+      return r -> false;
+    }
+    Random random = new Random(~seed);
+    return r -> {
+      synchronized (random) {
+        return random.nextDouble() < share;
+      }
+    };
   }
 
   /** A builder with the defaults: ephemeral port, IETF dialect, no faults, no slow share. */
@@ -111,31 +148,16 @@ public final class ReferenceServer implements AutoCloseable {
    * @throws UncheckedIOException if the port cannot be bound
    */
   public synchronized ReferenceServer start() {
-    if (http != null || closed) {
+    if (started || closed) {
       throw new IllegalStateException(closed ? "server is closed" : "server already started");
     }
     try {
-      http = HttpServer.create(
-          new InetSocketAddress(InetAddress.getLoopbackAddress(), requestedPort), 128);
+      web.start(InetAddress.getLoopbackAddress(), requestedPort);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot bind loopback port " + requestedPort, e);
     }
-    http.setExecutor(handlers);
-    http.createContext("/payments", payments);
-    http.createContext("/stats", this::serveStats);
-    http.start();
+    started = true;
     return this;
-  }
-
-  private void serveStats(HttpExchange ex) throws IOException {
-    if (!ex.getRequestMethod().equals("GET")) {
-      ex.getResponseHeaders().set("Allow", "GET");
-      ex.sendResponseHeaders(405, -1);
-      ex.close();
-      return;
-    }
-    Exchanges.send(ex, Reply.of(200, Reply.JSON,
-        stats().toJson().getBytes(StandardCharsets.UTF_8)));
   }
 
   /**
@@ -144,10 +166,10 @@ public final class ReferenceServer implements AutoCloseable {
    * @throws IllegalStateException if not started
    */
   public synchronized int port() {
-    if (http == null) {
+    if (!started) {
       throw new IllegalStateException("server not started");
     }
-    return http.getAddress().getPort();
+    return web.getPort();
   }
 
   /**
@@ -166,7 +188,7 @@ public final class ReferenceServer implements AutoCloseable {
 
   /** The fault plan this server applies now. */
   public FaultPlan faults() {
-    return payments.faults();
+    return plan;
   }
 
   /**
@@ -176,32 +198,38 @@ public final class ReferenceServer implements AutoCloseable {
    * @throws NullPointerException if {@code plan} is null
    */
   public void changeFaults(FaultPlan plan) {
-    payments.changeFaults(Objects.requireNonNull(plan, "plan"));
+    Objects.requireNonNull(plan, "plan");
+    kit.changeFaults(plan.toScript());
+    this.plan = plan;
+  }
+
+  /** The testing kit's server behind this one: its ledger, request log and served answers. */
+  public IdempotentServer kit() {
+    return kit;
   }
 
   /** A snapshot of the counters; see {@link ServerStats} for its consistency. */
   public ServerStats stats() {
-    return stats.snapshot();
+    return ServerStats.of(kit, routes.delayed(), routes.invalidBodies());
   }
 
   /**
-   * Creates every slow payment still processing now, on the calling thread, instead of waiting
-   * for its timer; lets tests reach the final state without sleeping.
+   * Completes every slow payment still processing now, instead of waiting for its time; lets
+   * tests reach the final state without sleeping.
    *
-   * @return how many payments this call created
+   * @return how many payments this call completed
    */
   public int finishSlowOperationsNow() {
-    return slowOps.finishAllNow();
+    return kit.completeAccepted();
   }
 
-  /** Slow payments accepted with {@code 202} and not yet created. */
+  /** Slow payments accepted with {@code 202} and not yet completed. */
   public int slowOperationsPending() {
-    return slowOps.pendingCount();
+    return kit.acceptedPending();
   }
 
   /**
-   * Stops the server: stops accepting, closes open and stalled connections, drops unfinished slow
-   * operations. Idempotent.
+   * Stops the server: stops accepting, closes open and stalled connections. Idempotent.
    */
   @Override
   public synchronized void close() {
@@ -209,21 +237,8 @@ public final class ReferenceServer implements AutoCloseable {
       return;
     }
     closed = true;
-    stalls.releaseAll();
-    if (http != null) {
-      http.stop(0);
-    }
-    scheduler.shutdownNow();
-    handlers.shutdownNow();
-  }
-
-  private static ThreadFactory threads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
+    kit.close();
+    web.close();
   }
 
   /**
@@ -267,7 +282,7 @@ public final class ReferenceServer implements AutoCloseable {
     }
 
     /**
-     * Share of new payments answered {@code 202} and created later; default 0.
+     * Share of new payments accepted with {@code 202} and completed later; default 0.
      *
      * @throws IllegalArgumentException if not in [0, 1]
      */
@@ -280,7 +295,7 @@ public final class ReferenceServer implements AutoCloseable {
     }
 
     /**
-     * Delay before a slow payment is created; default {@link #DEFAULT_SLOW_FOR}.
+     * Time after which a slow payment completes; default {@link #DEFAULT_SLOW_FOR}.
      *
      * @throws IllegalArgumentException if negative or above {@link FaultPlan#MAX_DURATION}
      */
@@ -304,7 +319,7 @@ public final class ReferenceServer implements AutoCloseable {
     }
 
     /**
-     * {@code Retry-After} seconds on {@code 202}, {@code 409} and {@code 503}; default
+     * {@code Retry-After} seconds on {@code 202} and {@code 409}; default
      * {@link #DEFAULT_RETRY_AFTER_SECONDS}.
      *
      * @throws IllegalArgumentException if not in [0, 3600]

@@ -1,21 +1,25 @@
 package dev.oncely.examples.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.charset.StandardCharsets;
+import dev.oncely.testing.EffectLedger;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.ServedAnswer;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * A consistent-enough snapshot of a {@link ReferenceServer}'s counters, as served by
- * {@code GET /stats}. Counters are read one after another while requests may run, so a snapshot
- * taken under load can be off by in-flight requests; a snapshot of an idle server is exact.
- * Immutable.
+ * {@code GET /stats}, computed from the testing kit's effect ledger, served answers and injected
+ * faults. They are read one after another while requests may run, so a snapshot taken under load
+ * can be off by in-flight requests; a snapshot of an idle server is exact. Immutable.
  *
- * <p>An <em>effect</em> is one payment created (the business effect a duplicate would repeat).
- * {@link #duplicates()} counts effects beyond the first for the same {@code order} field, which is
- * how a keyless client's retries show up.
+ * <p>An <em>effect</em> is one payment committed (the business effect a duplicate would repeat;
+ * a slow payment counts from its acceptance). {@link #duplicates()} counts effects beyond the
+ * first for the same {@code order} field, which is how a keyless client's retries show up.
  */
 public final class ServerStats {
   private final long requests;
@@ -30,8 +34,58 @@ public final class ServerStats {
   private final Map<String, Long> effectsPerKey;
   private final Map<String, Long> effectsPerOrder;
 
-  ServerStats(long requests, long effects, long keylessEffects, long replays, long status409,
-      long status422, long status202, long polls, Map<FaultKind, Long> faults,
+  /**
+   * Counts what {@code kit} did, plus the requests the reference server's routing delayed by
+   * latency and refused for a body that is not a JSON object (those never reached the kit).
+   */
+  static ServerStats of(IdempotentServer kit, long delayed, long invalidBodies) {
+    long replays = 0;
+    long inProgress = 0;
+    long mismatches = 0;
+    long accepted = 0;
+    long polls = 0;
+    for (ServedAnswer a : kit.answers()) {
+      switch (a.kind()) {
+        case REPLAY -> replays++;
+        case IN_PROGRESS -> inProgress++;
+        case MISMATCH -> mismatches++;
+        case POLL -> polls++;
+        case EFFECT -> accepted += a.status() == 202 ? 1 : 0;
+        default -> { }
+      }
+    }
+    Map<FaultKind, Long> faults = new EnumMap<>(FaultKind.class);
+    faults.put(FaultKind.LATENCY, delayed);
+    for (IdempotentServer.InjectedFault f : kit.injectedFaults()) {
+      FaultKind kind = FaultPlan.kindOf(f.fault());
+      if (kind != null) {
+        faults.merge(kind, 1L, Long::sum);
+      }
+    }
+    long keyless = 0;
+    Map<String, Long> perKey = new HashMap<>();
+    Map<String, Long> perOrder = new HashMap<>();
+    List<EffectLedger.Effect> effects = kit.ledger().all();
+    for (EffectLedger.Effect e : effects) {
+      if (e.key() == null) {
+        keyless++;
+      } else {
+        perKey.merge(e.key(), 1L, Long::sum);
+      }
+      // The kit names an effect's intent by the order field, falling back to the key (or to
+      // keyless#n): an intent that is neither came from an order.
+      boolean fromOrder = e.key() == null ? !e.intent().startsWith("keyless#")
+          : !e.intent().equals(e.key());
+      if (fromOrder) {
+        perOrder.merge(e.intent(), 1L, Long::sum);
+      }
+    }
+    return new ServerStats(kit.requestCount() + invalidBodies, effects.size(), keyless, replays,
+        inProgress, mismatches, accepted, polls, faults, perKey, perOrder);
+  }
+
+  private ServerStats(long requests, long effects, long keylessEffects, long replays,
+      long status409, long status422, long status202, long polls, Map<FaultKind, Long> faults,
       Map<String, Long> effectsPerKey, Map<String, Long> effectsPerOrder) {
     this.requests = requests;
     this.effects = effects;
@@ -89,7 +143,7 @@ public final class ServerStats {
     return status422;
   }
 
-  /** {@code POST /payments} answered {@code 202} (slow operations accepted). */
+  /** {@code POST /payments} answered {@code 202} (slow payments accepted). */
   public long status202() {
     return status202;
   }
@@ -126,7 +180,7 @@ public final class ServerStats {
 
   /** The JSON served by {@code GET /stats}. */
   public String toJson() {
-    ObjectNode root = JsonBodies.MAPPER.createObjectNode();
+    ObjectNode root = Payments.MAPPER.createObjectNode();
     root.put("requests", requests);
     root.put("effects", effects);
     root.put("duplicates", duplicates());
@@ -142,7 +196,7 @@ public final class ServerStats {
     effectsPerKey.forEach(perKey::put);
     ObjectNode perOrder = root.putObject("effectsPerOrder");
     effectsPerOrder.forEach(perOrder::put);
-    return new String(JsonBodies.bytes(root), StandardCharsets.UTF_8);
+    return root.toString();
   }
 
   @Override

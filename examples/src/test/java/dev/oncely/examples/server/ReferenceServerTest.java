@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -64,13 +67,13 @@ class ReferenceServerTest {
   }
 
   @Test
-  void payload_is_compared_after_normalization_so_key_order_and_blanks_do_not_matter()
+  void payload_is_compared_as_parsed_json_so_key_order_and_blanks_do_not_matter()
       throws Exception {
     ReferenceServer server = start(ReferenceServer.builder());
     Http http = new Http(server);
     http.post("k-1", "{\"amount\":1000,\"currency\":\"JPY\",\"order\":\"o-1\"}");
     Http.Answer repeat =
-        http.post("k-1", "{ \"order\" : \"o-1\", \"currency\":\"JPY\", \"amount\": 1000.0 }");
+        http.post("k-1", "{ \"order\" : \"o-1\", \"currency\":\"JPY\", \"amount\": 1000 }");
 
     assertThat(repeat.status()).isEqualTo(201);
     assertThat(repeat.replayed()).isEqualTo("true");
@@ -128,8 +131,8 @@ class ReferenceServerTest {
     Http.Answer a = new Http(server).post(null, payment(1));
 
     assertThat(a.status()).isEqualTo(400);
-    assertThat(JSON.readTree(a.body()).get("title").asText())
-        .isEqualTo("Idempotency-Key is missing");
+    assertThat(JSON.readTree(a.body()).get("error").asText())
+        .isEqualTo("Idempotency-Key is required");
     assertThat(server.stats().effects()).isZero();
   }
 
@@ -194,8 +197,8 @@ class ReferenceServerTest {
     Http.Answer repeat = http.post("k-1", "{\"amount\":-5,\"order\":\"o-1\"}");
 
     assertThat(first.status()).isEqualTo(400);
-    assertThat(JSON.readTree(first.body()).at("/error/code").asText())
-        .isEqualTo("payment_invalid");
+    assertThat(JSON.readTree(first.body()).get("error").asText())
+        .isEqualTo("amount must be a positive integer");
     assertThat(repeat.status()).isEqualTo(400);
     assertThat(repeat.body()).isEqualTo(first.body());
     assertThat(repeat.replayed()).isEqualTo("true");
@@ -262,14 +265,17 @@ class ReferenceServerTest {
     assertThat(accepted.retryAfter()).isEqualTo("1");
     Http.Answer polling = http.get(accepted.location());
     assertThat(polling.status()).isEqualTo(202);
-    assertThat(server.stats().effects()).isZero();
+    assertThat(server.slowOperationsPending()).isEqualTo(1);
+    assertThat(server.stats().effects()).as("committed at acceptance").isEqualTo(1);
 
     assertThat(server.finishSlowOperationsNow()).isEqualTo(1);
     Http.Answer done = http.get(accepted.location());
     assertThat(done.status()).isEqualTo(200);
-    assertThat(JSON.readTree(done.body()).get("status").asText()).isEqualTo("succeeded");
+    JsonNode payment = JSON.readTree(done.body());
+    assertThat(payment.get("status").asText()).isEqualTo("succeeded");
+    assertThat(payment.get("amount").asLong()).isEqualTo(1001);
     Http.Answer repeat = http.post("k-1", payment(1));
-    assertThat(repeat.status()).isEqualTo(201);
+    assertThat(repeat.status()).isEqualTo(200);
     assertThat(repeat.body()).isEqualTo(done.body());
     assertThat(repeat.replayed()).isEqualTo("true");
     ServerStats stats = server.stats();
@@ -279,7 +285,7 @@ class ReferenceServerTest {
   }
 
   @Test
-  void repeat_while_the_first_is_still_processing_gets_409_with_retry_after_and_location()
+  void repeat_while_the_first_is_still_processing_gets_the_202_again_with_retry_after_and_location()
       throws Exception {
     ReferenceServer server = start(ReferenceServer.builder()
         .slowShare(1.0)
@@ -289,11 +295,65 @@ class ReferenceServerTest {
     Http.Answer accepted = http.post("k-1", payment(1));
     Http.Answer repeat = http.post("k-1", payment(1));
 
-    assertThat(repeat.status()).isEqualTo(409);
+    assertThat(repeat.status()).isEqualTo(202);
+    assertThat(repeat.replayed()).isEqualTo("true");
+    assertThat(repeat.body()).isEqualTo(accepted.body());
     assertThat(repeat.retryAfter()).isEqualTo("2");
     assertThat(repeat.location()).isEqualTo(accepted.location());
-    assertThat(server.stats().status409()).isEqualTo(1);
-    assertThat(server.stats().effects()).isZero();
+    assertThat(server.stats().replays()).isEqualTo(1);
+    assertThat(server.stats().effects()).isEqualTo(1);
+  }
+
+  @Test
+  void slow_payment_completes_after_slow_for_without_being_finished_by_hand() throws Exception {
+    ReferenceServer server = start(ReferenceServer.builder()
+        .slowShare(1.0)
+        .slowFor(Duration.ZERO));
+    Http http = new Http(server);
+    Http.Answer accepted = http.post("k-1", payment(1));
+
+    assertThat(accepted.status()).isEqualTo(202);
+    assertThat(http.get(accepted.location()).status()).isEqualTo(200);
+    assertThat(server.slowOperationsPending()).isZero();
+  }
+
+  @Test
+  void body_over_64_kb_gets_413_and_reserves_nothing() throws Exception {
+    ReferenceServer server = start(ReferenceServer.builder());
+    Http http = new Http(server);
+    String large =
+        "{\"amount\":1,\"order\":\"" + "x".repeat(ReferenceServer.MAX_BODY_BYTES) + "\"}";
+    Http.Answer tooLarge = http.post("k-1", large);
+    Http.Answer good = http.post("k-1", payment(1));
+
+    assertThat(tooLarge.status()).isEqualTo(413);
+    assertThat(good.status()).isEqualTo(201);
+    assertThat(good.replayed()).isNull();
+    assertThat(server.stats().effects()).isEqualTo(1);
+  }
+
+  @Test
+  void stripe_dialect_answers_in_progress_with_its_error_body_and_ietf_with_problem_json()
+      throws Exception {
+    for (ServerDialect dialect : ServerDialect.values()) {
+      ReferenceServer server = start(ReferenceServer.builder().dialect(dialect));
+      server.kit().changeFaults(FaultScript.builder()
+          .onRequest(1, Fault.processingSlowly(1)).build());
+      Http http = new Http(server);
+      http.post("k-1", payment(1));
+      Http.Answer busy = http.post("k-1", payment(1));
+
+      assertThat(busy.status()).isEqualTo(409);
+      assertThat(busy.retryAfter()).isEqualTo("1");
+      if (dialect == ServerDialect.STRIPE) {
+        assertThat(JSON.readTree(busy.body()).at("/error/code").asText())
+            .isEqualTo("idempotency_key_in_use");
+      } else {
+        assertThat(busy.contentType()).isEqualTo("application/problem+json");
+        assertThat(JSON.readTree(busy.body()).get("status").asInt()).isEqualTo(409);
+      }
+      assertThat(server.stats().status409()).isEqualTo(1);
+    }
   }
 
   @Test
