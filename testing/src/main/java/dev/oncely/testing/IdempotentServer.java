@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import okhttp3.HttpUrl;
 
 /**
@@ -304,8 +303,7 @@ public final class IdempotentServer extends Dispatcher {
     if (fault != null && fault.kind() == Fault.Kind.STALL_AFTER_COMMIT
         && script.stallFor().isPresent()) {
       holdStalled(script.stallFor().get());
-      return new MockResponse.Builder()
-          .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build();
+      return Fault.dropAfterCommit().applyTo(new MockResponse.Builder()).build();
     }
     return afterCommit(answer, fault, request).build();
   }
@@ -361,8 +359,7 @@ public final class IdempotentServer extends Dispatcher {
     }
     switch (fault.kind()) {
       case REFUSE:
-        return new MockResponse.Builder()
-            .onResponseStart(new SocketEffect.CloseSocket(true, true, true));
+        return fault.applyTo(new MockResponse.Builder());
       case ANSWER_BEFORE_HANDLING: {
         Answer a = Answer.of(fault.status(), "text/plain",
             "answered by the fault " + fault + ", not by the server");
@@ -687,11 +684,10 @@ public final class IdempotentServer extends Dispatcher {
     }
     switch (fault.kind()) {
       case DROP_AFTER_COMMIT:
-        return answer.toResponse().onResponseStart(new SocketEffect.CloseSocket(true, true, true));
       case STALL_AFTER_COMMIT:
-        return answer.toResponse().onResponseStart(SocketEffect.Stall.INSTANCE);
       case TRUNCATE_BODY:
-        return answer.toResponse().onResponseBody(new SocketEffect.CloseSocket(true, true, true));
+      case INFORMATIONAL:
+        return fault.applyTo(answer.toResponse());
       case GATEWAY_AFTER_COMMIT:
         return Answer.of(fault.status(), "text/html",
             "<html><body>error code: " + fault.status() + "</body></html>").toResponse();
@@ -701,9 +697,6 @@ public final class IdempotentServer extends Dispatcher {
             : Answer.of(303, "text/plain", "see other").with("Location", statusUrl(r, op))
                 .toResponse();
       }
-      case INFORMATIONAL:
-        return answer.toResponse()
-            .addInformationalResponse(new MockResponse.Builder().code(fault.status()).build());
       default:
         return answer.toResponse();
     }
@@ -895,11 +888,7 @@ public final class IdempotentServer extends Dispatcher {
      * @throws IllegalArgumentException if blank
      */
     public Builder keyHeader(String name) {
-      Objects.requireNonNull(name, "keyHeader");
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("keyHeader must not be blank");
-      }
-      this.keyHeader = name;
+      this.keyHeader = Keys.headerName(name);
       return this;
     }
 
