@@ -128,7 +128,7 @@ public final class PostgresStoreOpener implements StoreOpener {
       boolean sealed = newest.length > FLAGS_OFFSET && (newest[FLAGS_OFFSET] & FLAG_ENCRYPTED) != 0;
       if (encryption != null && !sealed) {
         throw new StoreEncryptionException(name + ": the store's records are not encrypted, but a"
-            + " store key was given; run without --key-file/--key-env", null);
+            + " store key was given", null);
       }
     }
   }

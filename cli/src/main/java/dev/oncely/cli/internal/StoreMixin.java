@@ -94,8 +94,8 @@ public final class StoreMixin {
     } catch (StoreEncryptionException e) {
       throw CliException.failure("cannot read the store with "
           + (encryption == null ? "no key" : "this key") + ": " + e.getMessage()
-          + (encryption == null ? ". Pass the app's store key with --key-file or --key-env."
-              : ". Pass the key the app opens this store with."), e);
+          + ". Pass the app's store key with --key-file or --key-env (neither for a plain"
+          + " store).", e);
     } catch (StoreNotFoundException e) {
       throw CliException.failure(e.getMessage(), e);
     } catch (StoreCorruptedException e) {
