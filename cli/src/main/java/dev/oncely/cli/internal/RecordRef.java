@@ -28,10 +28,14 @@ public final class RecordRef {
   private static final int MIN_HASH_DIGITS = 4;
 
   @Parameters(index = "0", arity = "0..1", paramLabel = "KEY_HASH",
-      description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it.")
+      description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it:"
+          + " unfinished records first, then finished ones where the store can search them"
+          + " (PostgreSQL, SQLite).")
   String hash;
 
-  @Option(names = "--business-id", paramLabel = "ID", description = "The record's business id.")
+  @Option(names = "--business-id", paramLabel = "ID",
+      description = "The record's business id; with --scope and --operation it finds a finished"
+          + " record on every store.")
   String businessId;
 
   @Option(names = "--key", paramLabel = "KEY",
