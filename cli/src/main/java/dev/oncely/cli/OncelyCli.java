@@ -23,7 +23,10 @@ import picocli.CommandLine.Command;
  *
  * <p>Store commands take the store's owner lock for the length of one command, so they refuse to
  * run while the app holds the store open ({@link #EXIT_STORE_IN_USE}), and they never create,
- * quarantine or rewrite history: every change is one compare-and-set plus an appended note.
+ * quarantine or rewrite history: every change is one compare-and-set plus an appended note. A
+ * PostgreSQL store is shared by a fleet and has no owner lock: there the CLI is one more instance,
+ * and its compare-and-set is refused ({@link #EXIT_REFUSED}) while another instance holds a live
+ * lease on the record.
  *
  * <p>Exit codes: {@link #EXIT_OK}, {@link #EXIT_FAILURE}, {@link #EXIT_USAGE},
  * {@link #EXIT_STORE_IN_USE}, {@link #EXIT_REFUSED}.

@@ -11,7 +11,10 @@ import dev.oncely.client.spi.StoreEncryption;
  * when {@code --engine} is left out.
  *
  * <p>Implementations must be stateless and thread-safe and must never create a store: an operator
- * who mistypes a path gets {@link StoreNotFoundException}, not a fresh empty store.
+ * who mistypes a path gets {@link StoreNotFoundException}, not a fresh empty store. A store that
+ * can find finished records by key hash returns one that also implements
+ * {@link FinishedRecordSearch}; a store shared through leases returns one that implements
+ * {@link LeaseView}.
  */
 public interface StoreOpener {
   /** The engine name {@code --engine} accepts, lower case, for example {@code "mapdb"}. */
@@ -35,4 +38,24 @@ public interface StoreOpener {
    * @throws dev.oncely.client.spi.StoreException if the engine fails otherwise
    */
   IntentStore open(String location, StoreEncryption encryption);
+
+  /**
+   * Opens the existing store at {@code location} with a login password; the default ignores
+   * {@code credentials} (file engines need none) and calls {@link #open(String, StoreEncryption)}.
+   *
+   * @param encryption the store key, or null for an unencrypted store
+   * @param credentials the password from the operator's file or environment, or none
+   * @throws IllegalArgumentException if {@code location} is malformed or carries a secret
+   * @throws StoreNotFoundException if there is no store of this engine there; nothing is created
+   * @throws StoreUnreachableException if the store's server cannot be reached
+   * @throws StoreAccessDeniedException if the server refuses the login
+   * @throws dev.oncely.client.spi.StoreLockedException if another process (the app) owns the store
+   * @throws dev.oncely.client.spi.StoreEncryptionException if the key is wrong or missing
+   * @throws dev.oncely.client.spi.StoreCorruptedException if the store fails verification
+   * @throws dev.oncely.client.spi.StoreException if the engine fails otherwise
+   */
+  default IntentStore open(String location, StoreEncryption encryption,
+      StoreCredentials credentials) {
+    return open(location, encryption);
+  }
 }

@@ -1,5 +1,6 @@
 package dev.oncely.cli.internal;
 
+import dev.oncely.cli.FinishedRecordSearch;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
@@ -11,18 +12,30 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * How an operator names one record: its short key hash as {@code list} prints it (or a unique
- * prefix of it), its business id, or its full key. A hash or a business id without scope and
- * operation is looked up among the unfinished records; a finished one needs scope and operation.
+ * How an operator names one record, and what each form finds:
+ * <ul>
+ *   <li>{@code --key} with {@code --scope} and {@code --operation}: exactly that record, finished
+ *       or not;
+ *   <li>{@code --business-id} with {@code --scope} and {@code --operation}: the record carrying it
+ *       there, finished or not;
+ *   <li>its short key hash as {@code list} prints it (or a unique prefix of at least 4 digits), or
+ *       {@code --business-id} alone: the unfinished records first; when none matches, the
+ *       finished ones, if the store can search them ({@link FinishedRecordSearch}; the PostgreSQL
+ *       and SQLite stores can, MapDB cannot). {@code --scope} and {@code --operation} narrow a hash.
+ * </ul>
  */
 public final class RecordRef {
   private static final int MIN_HASH_DIGITS = 4;
 
   @Parameters(index = "0", arity = "0..1", paramLabel = "KEY_HASH",
-      description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it.")
+      description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it:"
+          + " unfinished records first, then finished ones where the store can search them"
+          + " (PostgreSQL, SQLite).")
   String hash;
 
-  @Option(names = "--business-id", paramLabel = "ID", description = "The record's business id.")
+  @Option(names = "--business-id", paramLabel = "ID",
+      description = "The record's business id; with --scope and --operation it finds a finished"
+          + " record on every store.")
   String businessId;
 
   @Option(names = "--key", paramLabel = "KEY",
@@ -59,25 +72,38 @@ public final class RecordRef {
       return store.findByBusinessId(scope, operation, businessId).orElseThrow(() ->
           CliException.failure("no record with that business id in " + scope + "/" + operation));
     }
+    String digits = hash == null ? null : hashDigits();
     List<IntentRecord> matches = store.listUnfinished().stream()
-        .filter(r -> hash != null ? matchesHash(r) : businessId.equals(r.businessId()))
+        .filter(r -> digits != null ? r.id().safeKey().startsWith("k#" + digits)
+            : businessId.equals(r.businessId()))
         .filter(r -> scope == null || (r.id().scope().equals(scope)
             && r.id().operation().equals(operation)))
         .collect(Collectors.toList());
+    String what = digits != null ? "k#" + digits : "business id " + businessId;
     if (matches.isEmpty()) {
-      throw CliException.failure("no unfinished record matches "
-          + (hash != null ? hash : "that business id")
-          + " (a finished record is found with --business-id or --key plus --scope and --operation)");
+      if (!(store instanceof FinishedRecordSearch search)) {
+        throw CliException.failure("no unfinished record matches " + what + "; this store cannot"
+            + " search finished records by " + (digits != null ? "key hash" : "business id alone")
+            + ": name a finished one with --business-id or --key plus --scope and --operation");
+      }
+      List<IntentId> ids = digits != null ? search.finishedByKeyHash(digits, scope, operation)
+          : search.finishedByBusinessId(businessId);
+      matches = ids.stream().map(store::get).flatMap(Optional::stream)
+          .collect(Collectors.toList());
+      if (matches.isEmpty()) {
+        throw CliException.failure("no record matches " + what + " (unfinished or finished)");
+      }
     }
     if (matches.size() > 1) {
-      throw CliException.usage((hash != null ? hash : "that business id") + " matches "
-          + matches.size() + " records: " + matches.stream().map(r -> r.id().toString())
+      throw CliException.usage(what + " matches " + matches.size() + " records: "
+          + matches.stream().map(r -> r.id().toString() + " " + r.state())
               .collect(Collectors.joining(", ")) + "; give more digits or --scope and --operation");
     }
     return matches.get(0);
   }
 
-  private boolean matchesHash(IntentRecord record) {
+  /** The hex digits of the hash, lower case, without {@code k#}. */
+  private String hashDigits() {
     String wanted = hash.trim().toLowerCase(Locale.ROOT);
     if (wanted.startsWith("k#")) {
       wanted = wanted.substring(2);
@@ -86,7 +112,7 @@ public final class RecordRef {
       throw CliException.usage("a key hash is k# and at least " + MIN_HASH_DIGITS
           + " hex digits, was '" + hash + "'");
     }
-    return record.id().safeKey().substring(2).startsWith(wanted);
+    return wanted;
   }
 
   private static IntentId id(String scope, String operation, String key) {

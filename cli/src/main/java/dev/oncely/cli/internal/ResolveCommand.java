@@ -118,8 +118,7 @@ public final class ResolveCommand extends StoreCommand {
         .expiresAt(keepUntil.isAfter(record.expiresAt()) ? keepUntil : record.expiresAt())
         .build();
     if (!store.compareAndSet(record, resolved)) {
-      throw CliException.refused(record.id() + " changed while it was being resolved; nothing"
-          + " was written. Run `show` again and decide on the new state.");
+      throw notStored(store, record, "resolved");
     }
     if (json) {
       Json.print(out, new RecordView(resolved, now, false).detailJson());

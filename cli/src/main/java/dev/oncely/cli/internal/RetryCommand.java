@@ -82,8 +82,7 @@ public final class RetryCommand extends StoreCommand {
         .updatedAt(now)
         .build();
     if (!store.compareAndSet(record, due)) {
-      throw CliException.refused(record.id() + " changed while it was being marked; nothing was"
-          + " written");
+      throw notStored(store, record, "marked");
     }
     if (!drive) {
       if (json) {
@@ -91,7 +90,7 @@ public final class RetryCommand extends StoreCommand {
         return OncelyCli.EXIT_OK;
       }
       out.println(due.id() + ": " + due.state() + ", due now; the app's next resumePending()"
-          + " drives it");
+          + " (or a fleet's DueWorkScheduler) drives it");
       return OncelyCli.EXIT_OK;
     }
     IntentOutcome outcome;

@@ -1,7 +1,10 @@
 package dev.oncely.cli.internal;
 
+import dev.oncely.cli.StoreAccessDeniedException;
+import dev.oncely.cli.StoreCredentials;
 import dev.oncely.cli.StoreNotFoundException;
 import dev.oncely.cli.StoreOpener;
+import dev.oncely.cli.StoreUnreachableException;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreEncryption;
@@ -14,12 +17,14 @@ import picocli.CommandLine.Option;
 
 /** The options that name a store and its key, shared by every store command. */
 public final class StoreMixin {
-  @Option(names = "--store", required = true, paramLabel = "PATH",
-      description = "The store the app opens (MapDB control file, SQLite file, or an engine's location).")
+  @Option(names = "--store", required = true, paramLabel = "STORE",
+      description = "The store the app opens: MapDB control file, SQLite file, or a PostgreSQL URL"
+          + " postgresql://[user@]host[:port]/db[?currentSchema=S] (no password in it).")
   String location;
 
   @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "auto",
-      description = "mapdb, sqlite or a plugged-in engine; default: ${DEFAULT-VALUE} (detected from the file).")
+      description = "mapdb, sqlite, postgresql or a plugged-in engine; default: ${DEFAULT-VALUE}"
+          + " (detected from the location).")
   String engine;
 
   @ArgGroup(exclusive = true)
@@ -36,6 +41,23 @@ public final class StoreMixin {
     String env;
   }
 
+  @ArgGroup(exclusive = true)
+  PasswordSource password;
+
+  /**
+   * Where a database password comes from: an owner-only file or an environment variable, never the
+   * command line; without either, PGPASSWORD when set.
+   */
+  static final class PasswordSource {
+    @Option(names = "--password-file", paramLabel = "FILE",
+        description = "Owner-only file whose first line is the database password.")
+    Path file;
+
+    @Option(names = "--password-env", paramLabel = "VAR",
+        description = "Environment variable holding the database password (default: PGPASSWORD when set).")
+    String env;
+  }
+
   /**
    * Opens the store, turning every typed store failure into a message that says what to do.
    *
@@ -48,8 +70,22 @@ public final class StoreMixin {
     if (key != null) {
       encryption = key.file != null ? StoreKey.fromFile(key.file) : StoreKey.fromEnv(context, key.env);
     }
+    StoreCredentials credentials;
+    if (password == null) {
+      credentials = StorePassword.fromDefault(context);
+    } else if (password.file != null) {
+      credentials = StorePassword.fromFile(password.file);
+    } else {
+      credentials = StorePassword.fromEnv(context, password.env);
+    }
     try {
-      return opener.open(location, encryption);
+      return opener.open(location, encryption, credentials);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage());
+    } catch (StoreUnreachableException e) {
+      throw CliException.failure("cannot reach the store: " + e.getMessage(), e);
+    } catch (StoreAccessDeniedException e) {
+      throw CliException.failure("the store refused the login: " + e.getMessage(), e);
     } catch (StoreLockedException e) {
       throw CliException.storeInUse("the store is in use: " + e.getMessage() + ".\n"
           + "A store has exactly one owner, normally the app. Stop the app (its unfinished intents"
@@ -58,7 +94,8 @@ public final class StoreMixin {
     } catch (StoreEncryptionException e) {
       throw CliException.failure("cannot read the store with "
           + (encryption == null ? "no key" : "this key") + ": " + e.getMessage()
-          + ". Pass the app's store key with --key-file or --key-env.", e);
+          + ". Pass the app's store key with --key-file or --key-env (neither for a plain"
+          + " store).", e);
     } catch (StoreNotFoundException e) {
       throw CliException.failure(e.getMessage(), e);
     } catch (StoreCorruptedException e) {
