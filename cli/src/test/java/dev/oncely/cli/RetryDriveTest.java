@@ -11,6 +11,7 @@ import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.persistence.StoreEngine;
+import dev.oncely.testing.Fault;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import mockwebserver3.SocketEffect;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,8 +51,7 @@ class RetryDriveTest {
 
   /** The app sends once; the server takes the request and the answer never comes back. */
   private IntentId leavePending(Path file) {
-    server.enqueue(new MockResponse.Builder()
-        .onResponseStart(SocketEffect.Stall.INSTANCE).build());
+    server.enqueue(Fault.stallAfterCommit().applyTo(new MockResponse.Builder()).build());
     try (IntentStore store = StoreEngine.parse(file.getFileName().toString().split("\\.")[0])
             .open(file);
         IdempotentClient app = IdempotentClient.builder()
