@@ -3,6 +3,8 @@ package dev.oncely.examples.snippets;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
@@ -19,9 +21,25 @@ import java.util.concurrent.CompletableFuture;
  * sees every attempt, retry, {@code 202} and {@code 409} as it happens (never a key or a payload),
  * and {@link EventCounter} sums them up.
  *
- * <p>Teaches: the outcome kinds and what to do with each; events for logs and metrics.
+ * <p>The client is told how this server marks a replayed answer ({@code Idempotent-Replayed:
+ * true}; the IETF draft defines no marker). Without it, a refusal that follows a lost answer
+ * cannot be told apart from a validation layer's refusal in front of a payment that did happen,
+ * so the invalid payment would honestly stay {@code Pending(AMBIGUOUS_ANSWER)} whenever its first
+ * attempt hit a fault.
+ *
+ * <p>Teaches: the outcome kinds and what to do with each; events for logs and metrics; why a
+ * dialect should name the server's replay marker.
  */
 public final class OutcomesAndEventsExample {
+  /** The reference server's dialect: IETF keys and statuses, replays marked. */
+  static final Dialect REFERENCE_SERVER = Dialects.custom("reference-server")
+      .keyHeader("Idempotency-Key")
+      .quoteKey(true)
+      .inProgressStatus(409)
+      .mismatchStatus(422)
+      .replayHeader("Idempotent-Replayed")
+      .build();
+
   private OutcomesAndEventsExample() {}
 
   /** Submits six payments (one invalid) to a slow, flaky server and reports what happened. */
@@ -42,6 +60,7 @@ public final class OutcomesAndEventsExample {
             .build()
             .start();
         IdempotentClient client = IdempotentClient.builder()
+            .dialect(REFERENCE_SERVER)
             .listener(IntentListener.all(counter, printer))
             .build()) {
       List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
