@@ -19,6 +19,7 @@ import dev.oncely.persistence.StoreEngine;
 import dev.oncely.persistence.StoreOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -131,6 +132,10 @@ class StoreCommandsTest {
     Path file = store(engine, StoreOptions.builder().encryption(StoreEncryption.aes256Gcm(key))
         .build(), s -> s.create(r));
     Path keyFile = Files.write(dir.resolve("store.key"), key);
+    Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-r--r--"));
+    CliRun readableByOthers = CliRun.of(CLOCK, "show", "--business-id", "order-enc-key",
+        "--store", file.toString(), "--key-file", keyFile.toString());
+    Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
     String hex = HexFormat.of().formatHex(key);
 
     CliRun fromFile = CliRun.of(CLOCK, "show", "--business-id", "order-enc-key", "--store",
@@ -142,6 +147,9 @@ class StoreCommandsTest {
     CliRun wrongKey = CliRun.of(CLOCK, Map.of("K", HexFormat.of().formatHex(wrong)), "list",
         "--store", file.toString(), "--key-env", "K");
 
+    assertThat(readableByOthers.exitCode()).as(readableByOthers.toString())
+        .isEqualTo(OncelyCli.EXIT_USAGE);
+    assertThat(readableByOthers.err()).contains("chmod 600").doesNotContain(hex);
     assertThat(fromFile.exitCode()).as(fromFile.toString()).isZero();
     assertThat(fromFile.out()).contains(BODY, "enc-key");
     assertThat(fromEnv.exitCode()).as(fromEnv.toString()).isZero();

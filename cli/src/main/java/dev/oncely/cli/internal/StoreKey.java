@@ -11,12 +11,14 @@ import java.util.HexFormat;
 
 /**
  * Reads the app's 32-byte store key from a file or an environment variable: raw bytes, hex (64
- * characters) or Base64 (44 characters), surrounding whitespace ignored. Never prints the key.
+ * characters) or Base64 (44 characters), surrounding whitespace ignored. Never prints the key. A
+ * key file others can read or write is refused.
  */
 final class StoreKey {
   private StoreKey() {}
 
   static StoreEncryption fromFile(Path file) {
+    SecretFiles.checkOwnerOnly(file, "the key file");
     byte[] content;
     try {
       content = Files.readAllBytes(file);

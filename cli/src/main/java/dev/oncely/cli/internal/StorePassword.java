@@ -8,10 +8,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
-import java.util.Set;
 
 /**
  * Reads a database password from an owner-only file (its first line) or an environment variable,
@@ -21,15 +18,10 @@ import java.util.Set;
 final class StorePassword {
   static final String DEFAULT_ENV = "PGPASSWORD";
 
-  private static final Set<PosixFilePermission> OTHERS = Set.of(
-      PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-      PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
-      PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
-
   private StorePassword() {}
 
   static StoreCredentials fromFile(Path file) {
-    checkOwnerOnly(file);
+    SecretFiles.checkOwnerOnly(file, "the password file");
     byte[] content;
     try {
       content = Files.readAllBytes(file);
@@ -75,21 +67,5 @@ final class StorePassword {
     String value = context.env(DEFAULT_ENV);
     return value == null || value.isEmpty()
         ? StoreCredentials.none() : StoreCredentials.password(value.toCharArray());
-  }
-
-  /** Like libpq with {@code ~/.pgpass}: a password file others can read is refused. */
-  private static void checkOwnerOnly(Path file) {
-    Set<PosixFilePermission> permissions;
-    try {
-      permissions = Files.getPosixFilePermissions(file);
-    } catch (UnsupportedOperationException e) {
-      return;
-    } catch (IOException e) {
-      throw CliException.failure("cannot read the password file " + file + ": " + e.getMessage(), e);
-    }
-    if (permissions.stream().anyMatch(OTHERS::contains)) {
-      throw CliException.usage("the password file " + file + " can be read or written by others ("
-          + PosixFilePermissions.toString(permissions) + "); make it owner-only: chmod 600 " + file);
-    }
   }
 }
