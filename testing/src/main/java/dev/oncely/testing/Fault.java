@@ -76,8 +76,8 @@ public final class Fault {
   /**
    * Something in front of the server (proxy, WAF, rate limiter, a misrouted host) answers
    * {@code status} without passing the request on. No effect. Any status from 200 to 599 is
-   * allowed, so a generator can produce answers of every class; a 429 or 503 carries
-   * {@code Retry-After: 1}.
+   * allowed, so a generator can produce answers of every class; a 429 or 503 carries the server's
+   * {@code Retry-After} ({@link IdempotentServer.Builder#retryAfterSeconds(int)}, default 1).
    *
    * @throws IllegalArgumentException if {@code status} is not in [200, 599]
    */

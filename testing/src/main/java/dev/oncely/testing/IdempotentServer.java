@@ -363,8 +363,8 @@ public final class IdempotentServer extends Dispatcher {
       case ANSWER_BEFORE_HANDLING: {
         Answer a = Answer.of(fault.status(), "text/plain",
             "answered by the fault " + fault + ", not by the server");
-        if (fault.status() == 429 || fault.status() == 503) {
-          a = a.with("Retry-After", "1");
+        if ((fault.status() == 429 || fault.status() == 503) && config.retryAfterSeconds >= 0) {
+          a = a.with("Retry-After", Integer.toString(config.retryAfterSeconds));
         }
         return a.toResponse();
       }
@@ -940,8 +940,8 @@ public final class IdempotentServer extends Dispatcher {
     }
 
     /**
-     * {@code Retry-After} seconds on in-progress and {@code 202} answers, or -1 for none; default
-     * 1.
+     * {@code Retry-After} seconds on in-progress and {@code 202} answers and on the {@code 429}
+     * and {@code 503} of {@link Fault#answer(int)}, or -1 for none; default 1.
      *
      * @throws IllegalArgumentException if below -1 or above 3600
      */

@@ -385,6 +385,22 @@ class IdempotentServerTest {
   }
 
   @Test
+  void an_injected_503_carries_the_servers_retry_after() throws IOException {
+    start(IdempotentServer.builder().retryAfterSeconds(7).faults(FaultScript.builder()
+        .onRequest(1, Fault.answer(503)).onRequest(2, Fault.answer(429)).build()));
+
+    Response unavailable = post("k1", "{}");
+    Response limited = post("k2", "{}");
+
+    assertThat(unavailable.code()).isEqualTo(503);
+    assertThat(unavailable.header("Retry-After")).isEqualTo("7");
+    assertThat(limited.code()).isEqualTo(429);
+    assertThat(limited.header("Retry-After")).isEqualTo("7");
+    text(unavailable);
+    text(limited);
+  }
+
+  @Test
   void builders_name_the_setting_they_refuse() {
     assertThatThrownBy(() -> Fault.redirect(304, "/x")).hasMessageContaining("redirect status");
     assertThatThrownBy(() -> FaultScript.builder().onRequest(1, Fault.refuse())
