@@ -131,6 +131,21 @@ class InterceptorIntentTest {
   }
 
   @Test
+  void a_finished_intent_whose_record_lost_its_response_is_never_sent_again() throws Exception {
+    server.enqueue(created());
+    appClient(interceptor()).newCall(payment(BODY)).execute().close();
+    IntentRecord done = store.findByBusinessId("tenant-42", "create-payment", "order-7")
+        .orElseThrow();
+    assertThat(store.compareAndSet(done, done.successor().lastResponse(null).build())).isTrue();
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment(BODY)).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasRootCauseMessage("record " + done.id() + " is COMPLETED but holds no response to"
+            + " answer with; it is not sent again");
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
   void the_record_is_durable_before_the_first_byte_is_sent() throws Exception {
     server.setDispatcher(new mockwebserver3.Dispatcher() {
       @Override

@@ -248,7 +248,12 @@ public final class InterceptedCall {
       if (!Fingerprints.matches(r.fingerprint(), fingerprint, body, mediaType, Set.of())) {
         throw new PayloadMismatchException(id);
       }
-      if (r.state().isTerminal() && r.lastResponse() != null) {
+      if (r.state().isTerminal()) {
+        if (r.lastResponse() == null) {
+          // A finished intent is never sent again, even when its record cannot answer for it.
+          throw new StoreException("record " + id + " is " + r.state()
+              + " but holds no response to answer with; it is not sent again");
+        }
         return HttpParts.toResponse(request, r.lastResponse(), STORED_RESPONSE_HEADER);
       }
       keeper = new RecordKeeper(c.store(), c.clock(), r, RecordKeeper.loadedMaybeDelivered(r),
