@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -289,6 +290,13 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         + " WHERE unfinished = 1 ORDER BY created_sec, created_nano");
   }
 
+  /** {@inheritDoc} One row at a time from the rows outside the unfinished index. */
+  @Override
+  public void forEachFinished(Consumer<IntentRecord> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    read("SELECT " + COLUMNS + " FROM records WHERE unfinished = 0", visitor);
+  }
+
   @Override
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
@@ -336,8 +344,14 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   /** Runs a query whose arguments are hashes (rawQuery binds only strings, so a factory binds). */
   private List<IntentRecord> read(String sql, byte[]... hashes) {
-    checkOpen();
     List<IntentRecord> records = new ArrayList<>();
+    read(sql, records::add, hashes);
+    return records;
+  }
+
+  /** Runs {@code sql}, handing each verified row to {@code each} as it is read. */
+  private void read(String sql, Consumer<IntentRecord> each, byte[]... hashes) {
+    checkOpen();
     SQLiteDatabase.CursorFactory binding = (database, driver, table, query) -> {
       for (int i = 0; i < hashes.length; i++) {
         query.bindBlob(i + 1, hashes[i]);
@@ -346,14 +360,13 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     };
     try (Cursor c = db.rawQueryWithFactory(binding, sql, null, null)) {
       while (c.moveToNext()) {
-        records.add(verified(c));
+        each.accept(verified(c));
       }
     } catch (SQLiteDatabaseCorruptException e) {
       throw corrupted(path, corruption, e);
     } catch (SQLException | IllegalStateException e) {
       throw failure("read from", e);
     }
-    return records;
   }
 
   private IntentRecord verified(Cursor c) {

@@ -11,10 +11,9 @@ import dev.oncely.client.spi.StoreEncryption;
  * when {@code --engine} is left out.
  *
  * <p>Implementations must be stateless and thread-safe and must never create a store: an operator
- * who mistypes a path gets {@link StoreNotFoundException}, not a fresh empty store. A store that
- * can find finished records by key hash returns one that also implements
- * {@link FinishedRecordSearch}; a store shared through leases returns one that implements
- * {@link LeaseView}.
+ * who mistypes a path gets {@link StoreNotFoundException}, not a fresh empty store. A store shared
+ * through leases returns one that implements {@link LeaseView}. The CLI finds finished records by
+ * key hash or business id through {@link IntentStore#forEachFinished}.
  */
 public interface StoreOpener {
   /** The engine name {@code --engine} accepts, lower case, for example {@code "mapdb"}. */

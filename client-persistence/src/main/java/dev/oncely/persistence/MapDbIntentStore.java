@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -208,6 +209,17 @@ public final class MapDbIntentStore implements IntentStore {
   public List<UnfinishedEntry> listUnfinishedIds() {
     checkOpen();
     return copies.read(records::listUnfinishedIds);
+  }
+
+  /** {@inheritDoc} Reads and decodes every record of the file; finished ones are visited. */
+  @Override
+  public void forEachFinished(Consumer<IntentRecord> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    checkOpen();
+    copies.read(file -> {
+      records.forEachFinished(file, visitor);
+      return null;
+    });
   }
 
   @Override

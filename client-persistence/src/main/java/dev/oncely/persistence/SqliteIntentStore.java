@@ -34,6 +34,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -296,6 +297,27 @@ public final class SqliteIntentStore implements IntentStore {
         }
       }
       return unfinished;
+    });
+  }
+
+  /** {@inheritDoc} Streams the rows outside the unfinished index, one decoded at a time. */
+  @Override
+  public void forEachFinished(Consumer<IntentRecord> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    checkOpen();
+    read("listing finished records", c -> {
+      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent WHERE open_s IS NULL");
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
+          if (!r.state().isTerminal()) {
+            throw new StoreCorruptedException(name + ": record " + r.id() + " is "
+                + r.state() + " but missing from the unfinished index");
+          }
+          visitor.accept(r);
+        }
+      }
+      return null;
     });
   }
 

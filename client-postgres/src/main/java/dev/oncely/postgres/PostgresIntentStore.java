@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -312,6 +313,25 @@ public final class PostgresIntentStore implements IntentStore {
           + " WHERE state NOT IN " + TERMINAL + " ORDER BY created_at, lookup")) {
         return decodeAll(st);
       }
+    });
+  }
+
+  /** {@inheritDoc} Streams the finished rows ({@code state} terminal), one decoded at a time. */
+  @Override
+  public void forEachFinished(Consumer<IntentRecord> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    checkOpen();
+    run("listing finished records", c -> {
+      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM oncely_intent"
+          + " WHERE state IN " + TERMINAL)) {
+        st.setFetchSize(256);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            visitor.accept(decodeRow(rs));
+          }
+        }
+      }
+      return null;
     });
   }
 

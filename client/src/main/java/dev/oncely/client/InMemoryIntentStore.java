@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * An {@link IntentStore} that keeps records in memory: thread-safe, fast, and gone when the process
@@ -99,6 +100,17 @@ public final class InMemoryIntentStore implements IntentStore, IntentStore.InMem
     }
     unfinished.sort(Comparator.comparing(IntentRecord::createdAt));
     return unfinished;
+  }
+
+  @Override
+  public void forEachFinished(Consumer<IntentRecord> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    checkOpen();
+    for (IntentRecord r : records.values()) {
+      if (r.state().isTerminal()) {
+        visitor.accept(r);
+      }
+    }
   }
 
   @Override

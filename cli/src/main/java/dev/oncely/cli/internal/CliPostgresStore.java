@@ -1,10 +1,8 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.FinishedRecordSearch;
 import dev.oncely.cli.LeaseView;
 import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.postgres.PostgresIntentStore;
 import java.sql.Connection;
@@ -12,47 +10,24 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
  * The PostgreSQL store as the CLI opens it: every {@code IntentStore} call goes to the
- * {@link PostgresIntentStore}; the two read-only searches the SPI lacks (finished records by key
- * hash or business id, the live lease of another instance) read the table's columns directly.
- * Matches are re-read through the store, so they are verified like any other read.
+ * {@link PostgresIntentStore}; the one read the SPI lacks, the live lease of another instance,
+ * reads the table's lease columns directly.
  */
-final class CliPostgresStore extends ForwardingIntentStore implements FinishedRecordSearch, LeaseView {
-  private static final String TERMINAL = "('COMPLETED', 'REJECTED', 'KEY_CONFLICT')";
-  private static final int FETCH_ROWS = 256;
-
+final class CliPostgresStore extends ForwardingIntentStore implements LeaseView {
   private final DataSource dataSource;
   private final String name;
   private final String owner;
-  private final RecordCodec codec;
 
-  CliPostgresStore(PostgresIntentStore store, DataSource dataSource, String name, RecordCodec codec) {
+  CliPostgresStore(PostgresIntentStore store, DataSource dataSource, String name) {
     super(store);
     this.dataSource = dataSource;
     this.name = name;
     this.owner = store.owner();
-    this.codec = codec;
-  }
-
-  @Override
-  public List<IntentId> finishedByKeyHash(String hexDigits, String scope, String operation) {
-    String prefix = "k#" + hexDigits;
-    String sql = "SELECT record FROM oncely_intent WHERE state IN " + TERMINAL
-        + (scope == null ? "" : " AND scope = ? AND operation = ?");
-    return scan(sql, scope, operation, r -> r.id().safeKey().startsWith(prefix));
-  }
-
-  @Override
-  public List<IntentId> finishedByBusinessId(String businessId) {
-    String sql = "SELECT record FROM oncely_intent WHERE state IN " + TERMINAL
-        + " AND business_id = ?";
-    return scan(sql, businessId, null, r -> businessId.equals(r.businessId()));
   }
 
   @Override
@@ -73,37 +48,5 @@ final class CliPostgresStore extends ForwardingIntentStore implements FinishedRe
     } catch (SQLException e) {
       throw PostgresStoreOpener.PgFailures.translate(e, name, null, "reading the lease of " + id);
     }
-  }
-
-  private List<IntentId> scan(String sql, String first, String second,
-      java.util.function.Predicate<IntentRecord> keep) {
-    List<IntentId> ids = new ArrayList<>();
-    try (Connection c = dataSource.getConnection()) {
-      // The driver streams rows with a fetch size only inside a transaction.
-      c.setAutoCommit(false);
-      c.setReadOnly(true);
-      try (PreparedStatement st = c.prepareStatement(sql)) {
-        st.setFetchSize(FETCH_ROWS);
-        if (first != null) {
-          st.setString(1, first);
-        }
-        if (second != null) {
-          st.setString(2, second);
-        }
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            IntentRecord r = codec.decode(rs.getBytes(1), name + ": a finished record");
-            if (keep.test(r)) {
-              ids.add(r.id());
-            }
-          }
-        }
-      } finally {
-        c.rollback();
-      }
-    } catch (SQLException e) {
-      throw PostgresStoreOpener.PgFailures.translate(e, name, null, "searching finished records");
-    }
-    return ids;
   }
 }

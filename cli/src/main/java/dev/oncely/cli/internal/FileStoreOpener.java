@@ -3,7 +3,6 @@ package dev.oncely.cli.internal;
 import dev.oncely.cli.StoreNotFoundException;
 import dev.oncely.cli.StoreOpener;
 import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.persistence.CorruptionPolicy;
 import dev.oncely.persistence.StoreEngine;
@@ -18,9 +17,7 @@ import java.util.Arrays;
 
 /**
  * The built-in openers: a {@link StoreEngine} file (MapDB or SQLite) opened with
- * {@link CorruptionPolicy#FAIL}, so the CLI never moves a damaged store aside. A SQLite store can
- * also search its finished records ({@link CliSqliteStore}); MapDB's format keeps no such
- * readable table, so a finished MapDB record is found only by key or by business id in its scope.
+ * {@link CorruptionPolicy#FAIL}, so the CLI never moves a damaged store aside.
  */
 public final class FileStoreOpener implements StoreOpener {
   private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
@@ -65,9 +62,7 @@ public final class FileStoreOpener implements StoreOpener {
     if (encryption != null) {
       options.encryption(encryption);
     }
-    IntentStore store = engine.open(file, options.build());
-    return engine == StoreEngine.SQLITE
-        ? new CliSqliteStore(store, file, new RecordCodec(encryption)) : store;
+    return engine.open(file, options.build());
   }
 
   private static Path pathOf(String location) {

@@ -73,7 +73,7 @@ public final class PostgresStoreOpener implements StoreOpener {
         .owner(owner())
         .encryption(encryption)
         .build();
-    return new CliPostgresStore(store, ds, name, new RecordCodec(encryption));
+    return new CliPostgresStore(store, ds, name);
   }
 
   private static PGSimpleDataSource dataSource(PostgresLocation where, StoreCredentials credentials) {

@@ -1,12 +1,13 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.FinishedRecordSearch;
 import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,8 +21,8 @@ import picocli.CommandLine.Parameters;
  *       there, finished or not;
  *   <li>its short key hash as {@code list} prints it (or a unique prefix of at least 4 digits), or
  *       {@code --business-id} alone: the unfinished records first; when none matches, the
- *       finished ones, if the store can search them ({@link FinishedRecordSearch}; the PostgreSQL
- *       and SQLite stores can, MapDB cannot). {@code --scope} and {@code --operation} narrow a hash.
+ *       finished ones, if the store can enumerate them ({@link IntentStore#forEachFinished}: every
+ *       store of this project can). {@code --scope} and {@code --operation} narrow a hash.
  * </ul>
  */
 public final class RecordRef {
@@ -29,13 +30,12 @@ public final class RecordRef {
 
   @Parameters(index = "0", arity = "0..1", paramLabel = "KEY_HASH",
       description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it:"
-          + " unfinished records first, then finished ones where the store can search them"
-          + " (PostgreSQL, SQLite).")
+          + " unfinished records first, then finished ones.")
   String hash;
 
   @Option(names = "--business-id", paramLabel = "ID",
-      description = "The record's business id; with --scope and --operation it finds a finished"
-          + " record on every store.")
+      description = "The record's business id: unfinished records first, then finished ones;"
+          + " --scope and --operation narrow it.")
   String businessId;
 
   @Option(names = "--key", paramLabel = "KEY",
@@ -73,21 +73,27 @@ public final class RecordRef {
           CliException.failure("no record with that business id in " + scope + "/" + operation));
     }
     String digits = hash == null ? null : hashDigits();
-    List<IntentRecord> matches = store.listUnfinished().stream()
-        .filter(r -> digits != null ? r.id().safeKey().startsWith("k#" + digits)
-            : businessId.equals(r.businessId()))
-        .filter(r -> scope == null || (r.id().scope().equals(scope)
-            && r.id().operation().equals(operation)))
+    Predicate<IntentRecord> named = r -> (digits != null
+        ? r.id().safeKey().startsWith("k#" + digits) : businessId.equals(r.businessId()))
+        && (scope == null || (r.id().scope().equals(scope)
+            && r.id().operation().equals(operation)));
+    List<IntentRecord> matches = store.listUnfinished().stream().filter(named)
         .collect(Collectors.toList());
     String what = digits != null ? "k#" + digits : "business id " + businessId;
     if (matches.isEmpty()) {
-      if (!(store instanceof FinishedRecordSearch search)) {
+      List<IntentId> ids = new ArrayList<>();
+      try {
+        store.forEachFinished(r -> {
+          if (named.test(r)) {
+            ids.add(r.id());
+          }
+        });
+      } catch (UnsupportedOperationException e) {
         throw CliException.failure("no unfinished record matches " + what + "; this store cannot"
             + " search finished records by " + (digits != null ? "key hash" : "business id alone")
             + ": name a finished one with --business-id or --key plus --scope and --operation");
       }
-      List<IntentId> ids = digits != null ? search.finishedByKeyHash(digits, scope, operation)
-          : search.finishedByBusinessId(businessId);
+      // Re-read through the store: a match is verified like any other read.
       matches = ids.stream().map(store::get).flatMap(Optional::stream)
           .collect(Collectors.toList());
       if (matches.isEmpty()) {

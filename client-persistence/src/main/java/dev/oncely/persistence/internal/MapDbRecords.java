@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
@@ -233,6 +234,16 @@ public final class MapDbRecords {
       out.add(r);
     }
     return out;
+  }
+
+  /** Calls {@code visitor} with every finished record of {@code file}, in lookup-key order. */
+  public void forEachFinished(MapDbFile file, Consumer<IntentRecord> visitor) {
+    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
+      IntentRecord r = decode(e.getValue(), e.getKey(), file.path().toString());
+      if (r.state().isTerminal()) {
+        visitor.accept(r);
+      }
+    }
   }
 
   /**

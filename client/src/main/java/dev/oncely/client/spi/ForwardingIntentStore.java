@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * An {@link IntentStore} that passes every call to another store: extend it and override only the
@@ -56,6 +57,11 @@ public abstract class ForwardingIntentStore implements IntentStore {
   @Override
   public List<UnfinishedEntry> listUnfinishedIds() {
     return delegate.listUnfinishedIds();
+  }
+
+  @Override
+  public void forEachFinished(Consumer<IntentRecord> visitor) {
+    delegate.forEachFinished(visitor);
   }
 
   @Override

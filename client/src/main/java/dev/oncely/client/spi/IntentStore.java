@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Where intent records live. The executor writes a record (already {@code IN_FLIGHT} for the
@@ -87,6 +88,23 @@ public interface IntentStore extends AutoCloseable {
       entries.add(UnfinishedEntry.of(r));
     }
     return entries;
+  }
+
+  /**
+   * Calls {@code visitor} with every finished (terminal) record, in no particular order: for
+   * operator tools that look a finished record up by something other than its id (a short key
+   * hash, a business id in any scope). Engines may read and decode every finished record, so a call
+   * costs time proportional to their number; the SDK's own paths never call it. The visitor runs on
+   * the calling thread while the engine reads and must not call this store.
+   *
+   * @throws UnsupportedOperationException if the engine cannot enumerate finished records (the
+   *     default)
+   * @throws StoreCorruptedException if a record fails verification
+   * @throws StoreException if the engine fails
+   */
+  default void forEachFinished(Consumer<IntentRecord> visitor) {
+    throw new UnsupportedOperationException(getClass().getName()
+        + " cannot enumerate finished records");
   }
 
   /**

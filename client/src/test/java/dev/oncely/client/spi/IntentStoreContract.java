@@ -237,6 +237,27 @@ public abstract class IntentStoreContract {
   }
 
   @Test
+  void for_each_finished_visits_every_finished_record_and_no_other() throws Exception {
+    List<IntentRecord> finished = new ArrayList<>();
+    for (IntentState state : IntentState.values()) {
+      IntentRecord created = fullRecord("s", "op", "f-" + state);
+      store.create(created);
+      IntentRecord moved = created;
+      if (state != IntentState.NEW) {
+        moved = created.successor().state(state).build();
+        assertThat(store.compareAndSet(created, moved)).isTrue();
+      }
+      if (state.isTerminal()) {
+        finished.add(moved);
+      }
+    }
+    store = reopen(store);
+    List<IntentRecord> visited = new ArrayList<>();
+    store.forEachFinished(visited::add);
+    assertThat(visited).containsExactlyInAnyOrderElementsOf(finished);
+  }
+
+  @Test
   void list_unfinished_ids_names_the_same_records_with_their_due_times_oldest_first()
       throws Exception {
     List<UnfinishedEntry> expected = new ArrayList<>();
