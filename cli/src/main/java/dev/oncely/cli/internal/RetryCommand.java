@@ -1,13 +1,13 @@
 package dev.oncely.cli.internal;
 
 import dev.oncely.cli.OncelyCli;
-import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.HeaderProvider;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentState;
 import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
