@@ -62,7 +62,9 @@ import okhttp3.Response;
  * throws the last {@link IOException} when no attempt got an answer, {@link
  * RetryBudgetExhaustedException} when the budget refused a retry, and {@link IntentIOException}
  * (cause: {@link PayloadMismatchException}, {@link BodyTooLargeException}, {@link
- * NeedsReconciliationException} or a store failure) when it refuses to send; nothing but
+ * NeedsReconciliationException}, {@link IntentPendingException}, {@link InvalidIntentException}
+ * for a key the app set that no intent can carry (blank, over 255 characters, control
+ * characters), or a store failure) when it refuses to send; nothing but
  * {@code IOException}s leaves {@code intercept}, so an {@code enqueue()} callback always hears of
  * it. Every answer is judged by the same decision core as {@link IdempotentClient} (see
  * docs/client.md, "Decision table").

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import mockwebserver3.MockResponse;
@@ -21,12 +22,15 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class IdempotencyInterceptorTest {
   private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
@@ -141,6 +145,46 @@ class IdempotencyInterceptorTest {
 
     assertThat(requests()).extracting(r -> r.getHeaders().get("Idempotency-Key"))
         .containsExactly("\"order-7-pay\"", "\"order-7-pay\"");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "\"\"", "   "})
+  void a_blank_key_set_by_the_app_is_refused_as_an_io_exception_before_anything_is_sent(
+      String header) throws Exception {
+    OkHttpClient client = plainClient(interceptor().build());
+    Request request = post(BODY).newBuilder().header("Idempotency-Key", header).build();
+
+    assertThatThrownBy(() -> client.newCall(request).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("must not be blank");
+    assertThat(server.getRequestCount()).isZero();
+  }
+
+  @Test
+  void an_overlong_key_set_by_the_app_fails_an_async_call_through_its_callback() throws Exception {
+    OkHttpClient client = plainClient(interceptor().build());
+    Request request = post(BODY).newBuilder()
+        .header("Idempotency-Key", "\"" + "k".repeat(IntentId.MAX_PART_LENGTH + 1) + "\"").build();
+    CompletableFuture<IOException> failure = new CompletableFuture<>();
+
+    client.newCall(request).enqueue(new Callback() {
+      @Override
+      public void onFailure(Call call, IOException e) {
+        failure.complete(e);
+      }
+
+      @Override
+      public void onResponse(Call call, Response response) {
+        response.close();
+        failure.complete(null);
+      }
+    });
+
+    assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(InvalidIntentException.class)
+        .hasMessageNotContaining("kkkk");
+    assertThat(server.getRequestCount()).isZero();
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentIOException;
 import dev.oncely.client.IntentPendingException;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.PendingReason;
@@ -90,7 +91,7 @@ public final class InterceptedCall {
   public Response run() throws IOException {
     try {
       return runChecked();
-    } catch (PayloadMismatchException | BodyTooLargeException | StoreException
+    } catch (PayloadMismatchException | InvalidIntentException | StoreException
         | NeedsReconciliationException | IntentPendingException e) {
       throw failures.attachTo(new IntentIOException(e));
     }
@@ -135,9 +136,16 @@ public final class InterceptedCall {
     return "key\u0000" + id.scope() + '\u0000' + id.operation() + '\u0000' + id.key();
   }
 
+  /** The intent's id; a key, scope or operation it cannot carry is an invalid intent. */
   private IntentId intentIdOf(Request original, String key) {
-    return identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
-        : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+    try {
+      return identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
+          : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+    } catch (NullPointerException e) {
+      throw new InvalidIntentException("intent id", e.getMessage() + " is null");
+    } catch (IllegalArgumentException e) {
+      throw new InvalidIntentException("intent id", e.getMessage());
+    }
   }
 
   private Response runAlone(Request original, IntentRecord resumedRecord, String appHeader)
@@ -210,6 +218,10 @@ public final class InterceptedCall {
   private String parseAppKey(String header) {
     String parsed = c.dialect().parseKey(header);
     String key = parsed != null ? parsed : header.trim();
+    if (key.equals("\"\"")) {
+      // An empty quoted string: every such call would share one intent.
+      throw new InvalidIntentException("intent id", "key must not be blank");
+    }
     if (key.length() >= 2 && key.startsWith("\"") && key.endsWith("\"")) {
       String unquoted = Dialects.ietf().parseKey(key);
       return unquoted != null ? unquoted : key;
