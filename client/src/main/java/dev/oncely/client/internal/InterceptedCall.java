@@ -103,9 +103,10 @@ public final class InterceptedCall {
     IntentRecord resumedRecord = resumed == null ? null : c.store().get(resumed.id())
         .orElseThrow(() -> new StoreException("record " + resumed.id() + " is not in the store"));
     String appHeader = resumed != null ? null : appKeyHeader(original);
-    String flight = flightName(original, resumedRecord, appHeader);
+    String appKey = appHeader == null ? null : parseAppKey(original.header(appHeader));
+    String flight = flightName(original, resumedRecord, appKey);
     try (Flights.Held held = c.flights().enter(flight, () -> chain.call().isCanceled())) {
-      return runAlone(original, resumedRecord, appHeader);
+      return runAlone(original, resumedRecord, appHeader, appKey);
     }
   }
 
@@ -113,7 +114,7 @@ public final class InterceptedCall {
    * The intent a call belongs to, for {@link Flights}: its business id if it has one (so a resume
    * and a re-issued call of one order wait for each other), else its key; null for a fresh key.
    */
-  private String flightName(Request original, IntentRecord resumed, String appHeader) {
+  private String flightName(Request original, IntentRecord resumed, String appKey) {
     if (resumed != null) {
       return resumed.businessId() != null
           ? flightOfBusiness(resumed.id().scope(), resumed.id().operation(), resumed.businessId())
@@ -122,8 +123,8 @@ public final class InterceptedCall {
     if (identity != null && identity.businessId() != null) {
       return flightOfBusiness(identity.scope(), identity.operation(), identity.businessId());
     }
-    if (appHeader != null) {
-      return flightOfKey(intentIdOf(original, parseAppKey(original.header(appHeader))));
+    if (appKey != null) {
+      return flightOfKey(intentIdOf(original, appKey));
     }
     return null;
   }
@@ -148,36 +149,30 @@ public final class InterceptedCall {
     }
   }
 
-  private Response runAlone(Request original, IntentRecord resumedRecord, String appHeader)
-      throws IOException {
+  private Response runAlone(Request original, IntentRecord resumedRecord, String appHeader,
+      String appKey) throws IOException {
     Request.Builder builder = original.newBuilder();
     String keyHeader = c.dialect().keyHeader();
     String key;
     String keyValue;
-    // Looked up only when neither a resume nor the app names the key: one store read per call.
-    IntentRecord known = resumedRecord != null || appHeader != null ? null : knownByBusinessId();
-    if (resumedRecord != null) {
-      IntentRecord record = resumedRecord;
-      id = record.id();
+    // A resumed record, or (looked up only when neither a resume nor the app names the key: one
+    // store read per call) the record of a call re-issued after a restart for a business id that
+    // already has an intent: the same intent, so the same key, sent exactly as first sent.
+    IntentRecord known = resumedRecord != null ? resumedRecord
+        : appHeader != null ? null : knownByBusinessId();
+    if (known != null) {
+      id = known.id();
       key = id.key();
-      keyHeader = record.keyHeader() != null ? record.keyHeader() : keyHeader;
-      keyValue = record.keyValue() != null ? record.keyValue() : c.dialect().formatKey(key);
+      keyHeader = known.keyHeader() != null ? known.keyHeader() : keyHeader;
+      keyValue = known.keyValue() != null ? known.keyValue() : c.dialect().formatKey(key);
       builder.header(keyHeader, keyValue);
     } else if (appHeader != null) {
       // The app set the key itself, maybe under another dialect's header (it changed the
       // interceptor's dialect, or talks to a server that reads that header): that is the intent's
       // key, sent exactly as the app wrote it and never beside a second, different key.
       keyHeader = appHeader;
-      String header = original.header(keyHeader);
-      key = parseAppKey(header);
-      keyValue = header;
-    } else if (known != null) {
-      // A call re-issued (after a restart) for a business id that already has an intent: the
-      // same intent, so the same key, sent exactly as the first attempt sent it.
-      key = known.id().key();
-      keyHeader = known.keyHeader() != null ? known.keyHeader() : keyHeader;
-      keyValue = known.keyValue() != null ? known.keyValue() : c.dialect().formatKey(key);
-      builder.header(keyHeader, keyValue);
+      key = appKey;
+      keyValue = original.header(keyHeader);
     } else {
       key = identity != null ? identity.mint().get() : Keys.random();
       keyValue = c.dialect().formatKey(key);
