@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -749,8 +750,12 @@ public final class IdempotentServer extends Dispatcher {
 
   @Override
   public String toString() {
+    Map<String, Integer> faultCounts = new TreeMap<>();
+    for (InjectedFault f : injectedFaults()) {
+      faultCounts.merge(f.fault().toString(), 1, Integer::sum);
+    }
     return "IdempotentServer[" + requestNumbers.get() + " requests, " + ledger.size()
-        + " effects, faults " + injected + "]";
+        + " effects, faults " + faultCounts + "]";
   }
 
   /** One key's record: fingerprint, when created, the stored answer (null while in progress). */
