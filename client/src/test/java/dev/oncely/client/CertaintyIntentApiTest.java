@@ -12,9 +12,9 @@ import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.NetworkGate;
 import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.testing.AsyncCalls;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,13 +32,10 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
-import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
-import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -337,20 +334,8 @@ class CertaintyIntentApiTest {
           .post(RequestBody.create("x".repeat(1000), MediaType.get("text/plain"))).build();
 
       for (Request request : List.of(changed, tooLarge)) {
-        CompletableFuture<IOException> failure = new CompletableFuture<>();
-        http.newCall(request).enqueue(new Callback() {
-          @Override
-          public void onFailure(Call call, IOException e) {
-            failure.complete(e);
-          }
-
-          @Override
-          public void onResponse(Call call, Response response) {
-            response.close();
-            failure.completeExceptionally(new AssertionError("expected a refusal"));
-          }
-        });
-        assertThat(failure.get(5, TimeUnit.SECONDS)).isInstanceOf(IntentIOException.class);
+        assertThat(AsyncCalls.failureOf(http.newCall(request)).get(5, TimeUnit.SECONDS))
+            .isInstanceOf(IntentIOException.class);
       }
       http.dispatcher().executorService().shutdown();
       assertThat(http.dispatcher().executorService().awaitTermination(5, TimeUnit.SECONDS))

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.testing.AsyncCalls;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.Fault;
@@ -22,7 +23,6 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -166,20 +166,7 @@ class IdempotencyInterceptorTest {
     OkHttpClient client = plainClient(interceptor().build());
     Request request = post(BODY).newBuilder()
         .header("Idempotency-Key", "\"" + "k".repeat(IntentId.MAX_PART_LENGTH + 1) + "\"").build();
-    CompletableFuture<IOException> failure = new CompletableFuture<>();
-
-    client.newCall(request).enqueue(new Callback() {
-      @Override
-      public void onFailure(Call call, IOException e) {
-        failure.complete(e);
-      }
-
-      @Override
-      public void onResponse(Call call, Response response) {
-        response.close();
-        failure.complete(null);
-      }
-    });
+    CompletableFuture<IOException> failure = AsyncCalls.failureOf(client.newCall(request));
 
     assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(IntentIOException.class)
         .hasCauseInstanceOf(InvalidIntentException.class)
