@@ -5,6 +5,7 @@ import android.content.Context;
 import android.util.Log;
 import dev.oncely.android.internal.ResumeScheduler;
 import dev.oncely.android.internal.SchedulingStore;
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.spi.StoreException;
@@ -28,7 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * the background by a persisted {@link android.app.job.JobScheduler} job
  * ({@link OncelyResumeJobService}) that is due at the earliest next attempt of any unfinished
  * intent, needs a network, survives reboots, and is cancelled when nothing is left unfinished.
- * Thread-safe; create one per process, in {@code Application.onCreate()}.
+ * {@link #interceptor} puts Retrofit's (or any OkHttp client's) tagged calls on the same store and
+ * under the same job. Thread-safe; create one per process, in {@code Application.onCreate()}.
  *
  * <pre>{@code
  * OncelyAndroid oncely = OncelyAndroid.start(context,
@@ -52,6 +54,7 @@ public final class OncelyAndroid implements AutoCloseable {
 
   private final ConnectivityNetworkGate gate;
   private final ResumeScheduler scheduler;
+  private final SchedulingStore schedulingStore;
   private final IdempotentClient client;
   private final CompletableFuture<List<IntentOutcome>> resumedOnStart;
 
@@ -78,8 +81,9 @@ public final class OncelyAndroid implements AutoCloseable {
       this.scheduler = new ResumeScheduler(context,
           new ComponentName(context, OncelyResumeJobService.class),
           OncelyResumeJobService.JOB_ID, store, Clock.systemUTC(), background);
+      this.schedulingStore = new SchedulingStore(store, scheduler);
       this.client = builder
-          .store(new SchedulingStore(store, scheduler))
+          .store(schedulingStore)
           .networkGate(gate)
           .recordCacheFactory(new LruRecordCacheFactory())
           .build();
@@ -120,6 +124,23 @@ public final class OncelyAndroid implements AutoCloseable {
   /** The durable store in {@code noBackupFilesDir}. */
   public AndroidSqliteIntentStore store() {
     return store;
+  }
+
+  /**
+   * Builds an {@link IdempotencyInterceptor} for Retrofit or the app's own {@code OkHttpClient} on
+   * this object's store ({@code interceptor}'s store is replaced), so its tagged calls
+   * ({@link dev.oncely.client.IntentTag}) are durable like the intent API's: every write keeps the
+   * background job current, and {@link #resumePending()} (on start, on reconnect, in the
+   * background job) drives its unfinished records with their stored keys and bytes through
+   * {@link #client()}, whose {@code HeaderProvider} supplies credentials for the record's origin
+   * (records never hold secrets). To resume them through the app's own client and its
+   * interceptors instead, call {@link IdempotencyInterceptor#resumePending} with that client.
+   *
+   * @throws NullPointerException if {@code interceptor} is null
+   */
+  public IdempotencyInterceptor interceptor(IdempotencyInterceptor.Builder interceptor) {
+    Objects.requireNonNull(interceptor, "interceptor");
+    return interceptor.store(schedulingStore).build();
   }
 
   /** The gate that pauses attempts while the device is offline. */

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import android.app.job.JobInfo;
 import android.app.job.JobScheduler;
 import android.content.Context;
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,6 +18,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -122,6 +130,39 @@ public class BackgroundResumeTest {
     assertThat(resumed).singleElement().isInstanceOf(IntentOutcome.Completed.class);
     assertThat(jobs.getPendingJob(OncelyResumeJobService.JOB_ID)).isNull();
     assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  @Test
+  public void a_tagged_call_through_the_interceptor_schedules_the_job_and_resumes_in_the_background()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    oncely = OncelyAndroid.start(context, oneAttempt());
+    oncely.resumedOnStart().get(20, TimeUnit.SECONDS);
+    OkHttpClient app = new OkHttpClient.Builder()
+        .addInterceptor(oncely.interceptor(IdempotencyInterceptor.builder()
+            .retryPolicy(RetryPolicy.builder().maxAttempts(1)
+                .attemptTimeout(Duration.ofSeconds(10)).build())))
+        .build();
+    Request order = new Request.Builder().url(server.url("/payments"))
+        .tag(IntentTag.class, IntentTag.builder().operation("create-payment").scope("tenant-a")
+            .businessId("order-9").build())
+        .post(RequestBody.create("{\"amount\":1000}", MediaType.get("application/json")))
+        .build();
+    try (Response response = app.newCall(order).execute()) {
+      assertThat(response.code()).isEqualTo(503);
+    }
+    assertThat(awaitJob(j -> j != null)).isNotNull();
+    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"p-9\"}").build());
+
+    List<IntentOutcome> resumed = oncely.resumeInBackground().get(20, TimeUnit.SECONDS);
+
+    assertThat(resumed).singleElement().isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(jobs.getPendingJob(OncelyResumeJobService.JOB_ID)).isNull();
+    RecordedRequest first = server.takeRequest(5, TimeUnit.SECONDS);
+    RecordedRequest second = server.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(second.getHeaders().get("Idempotency-Key"))
+        .isEqualTo(first.getHeaders().get("Idempotency-Key")).isNotNull();
+    assertThat(second.getBody().utf8()).isEqualTo("{\"amount\":1000}");
   }
 
   @Test
