@@ -1,0 +1,240 @@
+package dev.oncely.spring.boot;
+
+import dev.oncely.client.DueWorkScheduler;
+import dev.oncely.client.HeaderProvider;
+import dev.oncely.client.IdempotencyInterceptor;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.RetryBudget;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.event.LoggingListener;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.micrometer.IntentStoreGauges;
+import dev.oncely.micrometer.OncelyMetrics;
+import dev.oncely.persistence.StoreEngine;
+import dev.oncely.postgres.PostgresIntentStore;
+import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.util.List;
+import javax.sql.DataSource;
+import okhttp3.OkHttpClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Configures Oncely in a Spring Boot application (see {@code docs/spring.md}): the {@link
+ * IntentStore} (PostgreSQL on the app's {@link DataSource} when {@code oncely-client-postgres} is
+ * present, else a MapDB file; closed when the context closes), an {@link IdempotentClient}, an
+ * {@link IdempotencyInterceptor} and an {@link OncelyClientHttpRequestFactory} for {@code
+ * RestClient}, all on that store; a {@link DueWorkScheduler} run as a lifecycle bean; a resume of
+ * unfinished intents once the application is ready; Micrometer metrics when a {@link
+ * MeterRegistry} is. {@link OncelyHealthAutoConfiguration} adds the health indicator.
+ *
+ * <p>Every bean is {@link ConditionalOnMissingBean}: an app's own bean of the type replaces the
+ * starter's, and the others are built on it. {@code oncely.enabled=false} turns all of it off.
+ */
+@AutoConfiguration(afterName = {
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple"
+        + ".SimpleMetricsExportAutoConfiguration"})
+@ConditionalOnProperty(prefix = "oncely", name = "enabled", havingValue = "true",
+    matchIfMissing = true)
+@EnableConfigurationProperties(OncelyProperties.class)
+public class OncelyAutoConfiguration {
+  /** Creates the auto-configuration; Spring calls it. */
+  public OncelyAutoConfiguration() {}
+
+  /**
+   * The store on the application's {@link DataSource}, when {@code oncely-client-postgres} is on
+   * the classpath and {@code oncely.store.engine} is unset or {@code postgres}.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.oncely.postgres.PostgresIntentStore")
+  @ConditionalOnBean(DataSource.class)
+  @ConditionalOnProperty(prefix = "oncely.store", name = "engine", havingValue = "postgres",
+      matchIfMissing = true)
+  static class PostgresStoreConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(IntentStore.class)
+    PostgresIntentStore oncelyIntentStore(DataSource dataSource, OncelyProperties properties) {
+      return PostgresIntentStore.builder(dataSource)
+          .migrate(properties.getStore().isMigrate())
+          .lease(properties.getStore().getLease())
+          .build();
+    }
+  }
+
+  /** The file store (or the in-memory one) when no other store was configured. */
+  @Configuration(proxyBeanMethods = false)
+  static class FileStoreConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(IntentStore.class)
+    IntentStore oncelyIntentStore(OncelyProperties properties) {
+      OncelyProperties.Engine engine = properties.getStore().getEngine();
+      if (engine == null) {
+        engine = OncelyProperties.Engine.MAPDB;
+      }
+      return switch (engine) {
+        case MAPDB -> StoreEngine.MAPDB.open(absolute(properties.getStore().getPath()));
+        case SQLITE -> StoreEngine.SQLITE.open(absolute(properties.getStore().getPath()));
+        case MEMORY -> new InMemoryIntentStore();
+        case POSTGRES -> throw new IllegalStateException("oncely.store.engine=postgres needs"
+            + " oncely-client-postgres on the classpath and a DataSource bean; found none");
+      };
+    }
+
+    private static Path absolute(Path path) {
+      return path.toAbsolutePath();
+    }
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  Dialect oncelyDialect(OncelyProperties properties) {
+    return switch (properties.getDialect()) {
+      case IETF -> Dialects.ietf();
+      case STRIPE -> Dialects.stripe();
+      case PAYPAL -> Dialects.paypal();
+    };
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  RetryPolicy oncelyRetryPolicy(OncelyProperties properties) {
+    OncelyProperties.Retry retry = properties.getRetry();
+    return RetryPolicy.builder()
+        .maxAttempts(retry.getMaxAttempts())
+        .baseDelay(retry.getBaseDelay())
+        .maxDelay(retry.getMaxDelay())
+        .deadline(retry.getDeadline())
+        .attemptTimeout(retry.getAttemptTimeout())
+        .build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  RetryBudget oncelyRetryBudget(OncelyProperties properties) {
+    OncelyProperties.Budget budget = properties.getBudget();
+    return RetryBudget.builder()
+        .capacity(budget.getCapacity())
+        .retryCost(budget.getRetryCost())
+        .successRefund(budget.getSuccessRefund())
+        .build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  IdempotentClient oncelyIdempotentClient(IntentStore store, Dialect dialect,
+      RetryPolicy retryPolicy, RetryBudget retryBudget, ObjectProvider<IntentListener> listeners,
+      ObjectProvider<HeaderProvider> headerProvider, ObjectProvider<OkHttpClient> okHttpClient,
+      OncelyProperties properties) {
+    IdempotentClient.Builder client = IdempotentClient.builder()
+        .store(store)
+        .dialect(dialect)
+        .retryPolicy(retryPolicy)
+        .retryBudget(retryBudget)
+        .listener(listener(listeners));
+    headerProvider.ifAvailable(client::headerProvider);
+    okHttpClient.ifAvailable(client::okHttpClient);
+    if (properties.getKeyRetention() != null) {
+      client.keyRetention(properties.getKeyRetention());
+    }
+    return client.build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  IdempotencyInterceptor oncelyIdempotencyInterceptor(IntentStore store, Dialect dialect,
+      RetryPolicy retryPolicy, RetryBudget retryBudget, ObjectProvider<IntentListener> listeners,
+      OncelyProperties properties) {
+    IdempotencyInterceptor.Builder interceptor = IdempotencyInterceptor.builder()
+        .store(store)
+        .dialect(dialect)
+        .retryPolicy(retryPolicy)
+        .retryBudget(retryBudget)
+        .listener(listener(listeners));
+    if (properties.getKeyRetention() != null) {
+      interceptor.keyRetention(properties.getKeyRetention());
+    }
+    return interceptor.build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  OncelyClientHttpRequestFactory oncelyClientHttpRequestFactory(
+      IdempotencyInterceptor interceptor, ObjectProvider<OkHttpClient> okHttpClient) {
+    OncelyClientHttpRequestFactory.Builder factory =
+        OncelyClientHttpRequestFactory.builder(interceptor);
+    okHttpClient.ifAvailable(factory::okHttpClient);
+    return factory.build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnProperty(prefix = "oncely.due-work", name = "enabled", havingValue = "true",
+      matchIfMissing = true)
+  DueWorkScheduler oncelyDueWorkScheduler(IdempotentClient client, OncelyProperties properties) {
+    return DueWorkScheduler.builder(client).interval(properties.getDueWork().getInterval()).build();
+  }
+
+  @Bean
+  @ConditionalOnBean(DueWorkScheduler.class)
+  @ConditionalOnMissingBean
+  DueWorkLifecycle oncelyDueWorkLifecycle(DueWorkScheduler scheduler) {
+    return new DueWorkLifecycle(scheduler);
+  }
+
+  @Bean
+  @ConditionalOnProperty(prefix = "oncely", name = "resume-on-startup", havingValue = "true",
+      matchIfMissing = true)
+  @ConditionalOnMissingBean
+  ResumeOnReady oncelyResumeOnReady(IdempotentClient client) {
+    return new ResumeOnReady(client);
+  }
+
+  /**
+   * Every {@link IntentListener} bean of the app (the Micrometer bridge among them), or the
+   * logging listener when there is none.
+   */
+  private static IntentListener listener(ObjectProvider<IntentListener> listeners) {
+    List<IntentListener> all = listeners.orderedStream().toList();
+    return all.isEmpty() ? LoggingListener.instance()
+        : IntentListener.all(all.toArray(IntentListener[]::new));
+  }
+
+  /**
+   * Micrometer metrics of the event stream and the store, when {@code oncely-micrometer} and a
+   * {@link MeterRegistry} are present.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry",
+      "dev.oncely.micrometer.OncelyMetrics"})
+  @ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
+  static class MetricsConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    OncelyMetrics oncelyMetrics(MeterRegistry registry, Dialect dialect) {
+      return OncelyMetrics.builder(registry).dialect(dialect).build();
+    }
+
+    /** A {@code MeterBinder}: Boot's metrics auto-configuration binds it to the registry. */
+    @Bean
+    @ConditionalOnMissingBean
+    IntentStoreGauges oncelyIntentStoreGauges(IntentStore store) {
+      return IntentStoreGauges.builder(store).build();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.oncely.spring.boot;
+
+import dev.oncely.client.spi.IntentStore;
+import java.time.Clock;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code oncely} health indicator ({@link OncelyHealthIndicator}) on the starter's (or the
+ * app's) {@link IntentStore}, when Actuator's health support ({@code spring-boot-health}) is on the
+ * classpath and {@code management.health.oncely.enabled} is not false. Its own auto-configuration,
+ * so an app without Actuator never loads a health type.
+ */
+@AutoConfiguration(after = OncelyAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+@ConditionalOnBean({IntentStore.class, OncelyProperties.class})
+@ConditionalOnEnabledHealthIndicator("oncely")
+public class OncelyHealthAutoConfiguration {
+  /** Creates the auto-configuration; Spring calls it. */
+  public OncelyHealthAutoConfiguration() {}
+
+  @Bean
+  @ConditionalOnMissingBean(name = "oncelyHealthIndicator")
+  OncelyHealthIndicator oncelyHealthIndicator(IntentStore store, OncelyProperties properties) {
+    return new OncelyHealthIndicator(store, properties.getHealth().getMaxNeedsReconciliation(),
+        properties.getHealth().getMaxPendingAge(), Clock.systemUTC());
+  }
+}

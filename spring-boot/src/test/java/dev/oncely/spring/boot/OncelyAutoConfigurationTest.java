@@ -1,0 +1,334 @@
+package dev.oncely.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.oncely.client.DueWorkScheduler;
+import dev.oncely.client.IdempotencyInterceptor;
+import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentState;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.spi.IntentStore;
+import dev.oncely.micrometer.IntentStoreGauges;
+import dev.oncely.micrometer.OncelyMetrics;
+import dev.oncely.persistence.MapDbIntentStore;
+import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
+import dev.oncely.testing.IdempotentServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The starter's wiring, each question in a real context started by {@link
+ * ApplicationContextRunner}: defaults, switches, replaceable beans, properties, optional
+ * Micrometer and health, and the lifecycle (resume when ready, intents resumable after close)
+ * against the testing kit's server.
+ */
+class OncelyAutoConfigurationTest {
+  private static final String BODY = "{\"order\":\"order-7\",\"amount\":1000}";
+
+  @TempDir
+  Path dir;
+
+  private final MockWebServer server = new MockWebServer();
+  private IdempotentServer kit;
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+  }
+
+  private Path storeFile() {
+    return dir.resolve("oncely").resolve("intents.db");
+  }
+
+  /** Due work off, so only what a test starts drives intents. */
+  private ApplicationContextRunner runner() {
+    return new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(OncelyAutoConfiguration.class,
+            OncelyHealthAutoConfiguration.class))
+        .withPropertyValues("oncely.store.path=" + storeFile(), "oncely.due-work.enabled=false",
+            "oncely.retry.base-delay=5ms", "oncely.retry.max-delay=20ms");
+  }
+
+  private void startKit(FaultScript faults) throws Exception {
+    kit = IdempotentServer.builder().faults(faults)
+        .intentOf(IdempotentServer.jsonField("order")).build();
+    server.setDispatcher(kit);
+    server.start();
+  }
+
+  private IntentSpec payment() {
+    return IntentSpec.builder().operation("create-payment").scope("tenant-42")
+        .businessId("order-7").post(server.url("/payments").toString())
+        .jsonBody(BODY.getBytes(StandardCharsets.UTF_8)).build();
+  }
+
+  private static void ready(AssertableApplicationContext context) {
+    ConfigurableApplicationContext app =
+        context.getSourceApplicationContext(ConfigurableApplicationContext.class);
+    app.publishEvent(new ApplicationReadyEvent(new SpringApplication(), new String[0], app,
+        Duration.ZERO));
+  }
+
+  private static IntentRecord awaitState(IntentStore store, IntentState state) throws Exception {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (true) {
+      IntentRecord record = store.findByBusinessId("tenant-42", "create-payment", "order-7")
+          .orElseThrow();
+      if (record.state() == state || System.nanoTime() > until) {
+        return record;
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @Test
+  void defaults_give_a_mapdb_store_under_the_path_and_every_bean_on_it() {
+    runner().run(context -> {
+      assertThat(context).hasNotFailed();
+      IntentStore store = context.getBean(IntentStore.class);
+      assertThat(store).isInstanceOf(MapDbIntentStore.class);
+      assertThat(Files.exists(storeFile())).isTrue();
+      assertThat(context.getBean(IdempotentClient.class).store()).isSameAs(store);
+      assertThat(context).hasSingleBean(IdempotencyInterceptor.class)
+          .hasSingleBean(OncelyClientHttpRequestFactory.class)
+          .hasSingleBean(ResumeOnReady.class)
+          .hasSingleBean(OncelyHealthIndicator.class)
+          .doesNotHaveBean(DueWorkScheduler.class)
+          .doesNotHaveBean(OncelyMetrics.class);
+      assertThat(context.getBean(OncelyHealthIndicator.class).health().getStatus())
+          .isEqualTo(Status.UP);
+    });
+  }
+
+  @Test
+  void due_work_runs_as_a_lifecycle_bean_while_the_context_runs() {
+    runner().withPropertyValues("oncely.due-work.enabled=true").run(context -> {
+      assertThat(context).hasSingleBean(DueWorkScheduler.class);
+      DueWorkLifecycle lifecycle = context.getBean(DueWorkLifecycle.class);
+      assertThat(lifecycle.isRunning()).isTrue();
+      context.close();
+      assertThat(lifecycle.isRunning()).isFalse();
+    });
+  }
+
+  @Test
+  void enabled_false_configures_nothing() {
+    runner().withPropertyValues("oncely.enabled=false").run(context -> {
+      assertThat(context).hasNotFailed()
+          .doesNotHaveBean(IntentStore.class)
+          .doesNotHaveBean(IdempotentClient.class)
+          .doesNotHaveBean(IdempotencyInterceptor.class)
+          .doesNotHaveBean(OncelyHealthIndicator.class);
+      assertThat(Files.exists(storeFile())).isFalse();
+    });
+  }
+
+  @Test
+  void a_users_store_and_client_win_and_the_rest_is_built_on_them() {
+    InMemoryIntentStore mine = new InMemoryIntentStore();
+    runner().withBean("myStore", IntentStore.class, () -> mine).run(context -> {
+      assertThat(context.getBean(IntentStore.class)).isSameAs(mine);
+      assertThat(context.getBean(IdempotentClient.class).store()).isSameAs(mine);
+      assertThat(Files.exists(storeFile())).isFalse();
+    });
+    runner().withBean("myClient", IdempotentClient.class,
+        () -> IdempotentClient.builder().store(mine).build()).run(context -> {
+          assertThat(context).hasSingleBean(IdempotentClient.class);
+          assertThat(context.getBean(IdempotentClient.class).store()).isSameAs(mine);
+        });
+  }
+
+  @Test
+  void properties_reach_the_policy_the_dialect_and_the_client() throws Exception {
+    server.start();
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(new MockResponse.Builder().code(503).build());
+    }
+    runner().withPropertyValues("oncely.retry.max-attempts=2", "oncely.retry.deadline=7s",
+        "oncely.dialect=stripe", "oncely.store.engine=memory").run(context -> {
+          RetryPolicy policy = context.getBean(RetryPolicy.class);
+          assertThat(policy.maxAttempts()).isEqualTo(2);
+          assertThat(policy.deadline()).isEqualTo(Duration.ofSeconds(7));
+          assertThat(policy.baseDelay()).isEqualTo(Duration.ofMillis(5));
+          assertThat(context.getBean(Dialect.class).name()).isEqualTo("stripe");
+          assertThat(context.getBean(IntentStore.class)).isInstanceOf(InMemoryIntentStore.class);
+
+          IntentOutcome outcome = context.getBean(IdempotentClient.class).execute(payment());
+
+          assertThat(outcome.state()).isEqualTo(IntentState.PENDING);
+          assertThat(server.getRequestCount()).isEqualTo(2);
+          assertThat(server.takeRequest().getHeaders().get("Idempotency-Key"))
+              .doesNotStartWith("\"");
+        });
+  }
+
+  @Test
+  void with_micrometer_the_bridge_counts_events_and_the_store_gauges_are_bound() throws Exception {
+    startKit(FaultScript.none());
+    runner().withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class,
+            SimpleMetricsExportAutoConfiguration.class))
+        .run(context -> {
+          assertThat(context).hasSingleBean(OncelyMetrics.class)
+              .hasSingleBean(IntentStoreGauges.class);
+          context.getBean(IdempotentClient.class).execute(payment());
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.find(OncelyMetrics.RECORDED).counter()).isNotNull();
+          assertThat(registry.find(IntentStoreGauges.RECONCILIATION_BACKLOG).gauge()).isNotNull();
+        });
+  }
+
+  @Test
+  void without_micrometer_on_the_classpath_there_are_no_meters_and_the_rest_works() {
+    runner().withClassLoader(new FilteredClassLoader("io.micrometer"))
+        .run(context -> {
+          assertThat(context).hasNotFailed()
+              .hasSingleBean(IdempotentClient.class)
+              .doesNotHaveBean("oncelyMetrics")
+              .doesNotHaveBean("oncelyIntentStoreGauges");
+        });
+  }
+
+  /** Imported as an app's auto-configuration is: through Boot's filter on the class metadata. */
+  @ImportAutoConfiguration({OncelyAutoConfiguration.class, OncelyHealthAutoConfiguration.class})
+  static class ImportedLikeAnApp {}
+
+  @Test
+  void without_actuator_health_on_the_classpath_there_is_no_health_indicator() {
+    new ApplicationContextRunner().withUserConfiguration(ImportedLikeAnApp.class)
+        .withPropertyValues("oncely.store.engine=memory")
+        .withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+        .run(context -> assertThat(context).hasNotFailed()
+            .doesNotHaveBean("oncelyHealthIndicator")
+            .hasSingleBean(IdempotentClient.class));
+  }
+
+  @Test
+  void health_is_down_when_the_store_fails() {
+    runner().run(context -> {
+      context.getBean(IntentStore.class).close();
+
+      Health health = context.getBean(OncelyHealthIndicator.class).health();
+
+      assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+      assertThat(health.getDetails()).containsKey("error");
+    });
+  }
+
+  @Test
+  void health_is_down_past_the_reconciliation_backlog_and_the_pending_age() throws Exception {
+    startKit(FaultScript.builder().onRequest(1, Fault.redirect(303, "/elsewhere")).build());
+    runner().withPropertyValues("oncely.health.max-needs-reconciliation=1").run(context -> {
+      OncelyHealthIndicator health = context.getBean(OncelyHealthIndicator.class);
+      IdempotentClient client = context.getBean(IdempotentClient.class);
+      assertThat(client.execute(payment()).state()).isEqualTo(IntentState.NEEDS_RECONCILIATION);
+      assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+    });
+    runner().withPropertyValues("oncely.health.max-needs-reconciliation=0").run(context ->
+        assertThat(context.getBean(OncelyHealthIndicator.class).health().getStatus())
+            .isEqualTo(Status.DOWN));
+    runner().withPropertyValues("oncely.health.max-needs-reconciliation=5",
+        "oncely.health.max-pending-age=1ms").run(context -> {
+          IdempotentClient client = context.getBean(IdempotentClient.class);
+          context.getBean(IntentStore.class).create(client.newRecord(IntentSpec.builder()
+              .operation("create-payment").scope("tenant-42").businessId("order-9")
+              .post(server.url("/payments").toString())
+              .jsonBody("{\"order\":\"order-9\"}".getBytes(StandardCharsets.UTF_8)).build()));
+          Thread.sleep(5);
+          Health health = context.getBean(OncelyHealthIndicator.class).health();
+          assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+          assertThat(health.getDetails()).containsEntry("pendingOlderThanMax", 1);
+        });
+  }
+
+  @Test
+  void an_in_flight_record_is_resumed_when_the_application_is_ready_with_one_effect()
+      throws Exception {
+    startKit(FaultScript.builder().onRequest(1, Fault.dropAfterCommit()).build());
+    // What a crash during the first attempt leaves: the server committed, the record is IN_FLIGHT.
+    try (IntentStore store = MapDbIntentStore.open(storeFile());
+        IdempotentClient crashed = IdempotentClient.builder().store(store)
+            .listener(IntentListener.NONE)
+            .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build()) {
+      assertThat(crashed.execute(payment()).state()).isEqualTo(IntentState.PENDING);
+      IntentRecord pending = store.listUnfinished().get(0);
+      assertThat(store.compareAndSet(pending,
+          pending.successor().state(IntentState.IN_FLIGHT).build())).isTrue();
+    }
+    assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+
+    runner().run(context -> {
+      IntentStore store = context.getBean(IntentStore.class);
+      assertThat(store.listUnfinished()).singleElement().extracting(IntentRecord::state)
+          .isEqualTo(IntentState.IN_FLIGHT);
+
+      ready(context);
+
+      assertThat(awaitState(store, IntentState.COMPLETED).state())
+          .isEqualTo(IntentState.COMPLETED);
+    });
+    assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+    assertThat(kit.requests().all()).hasSize(2).extracting(r -> r.header("Idempotency-Key"))
+        .containsOnly(kit.requests().all().get(0).header("Idempotency-Key"));
+  }
+
+  @Test
+  void closing_the_context_mid_drive_leaves_the_intent_resumable_by_the_next_start()
+      throws Exception {
+    startKit(FaultScript.builder().onRequest(1, Fault.stallAfterCommit())
+        .stallFor(Duration.ofSeconds(30)).build());
+    runner().withPropertyValues("oncely.retry.attempt-timeout=20s").run(context -> {
+      CompletableFuture<IntentOutcome> drive =
+          context.getBean(IdempotentClient.class).submit(payment());
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (kit.ledger().countOf("order-7") == 0 && System.nanoTime() < until) {
+        Thread.sleep(10);
+      }
+      assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+      context.close();
+      assertThat(drive.get(10, TimeUnit.SECONDS).state()).isEqualTo(IntentState.PENDING);
+    });
+    try (IntentStore reopened = MapDbIntentStore.open(storeFile())) {
+      assertThat(reopened.listUnfinished()).singleElement().extracting(IntentRecord::businessId)
+          .isEqualTo("order-7");
+    }
+
+    runner().run(context -> {
+      ready(context);
+      assertThat(awaitState(context.getBean(IntentStore.class), IntentState.COMPLETED).state())
+          .isEqualTo(IntentState.COMPLETED);
+    });
+    assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+  }
+}
