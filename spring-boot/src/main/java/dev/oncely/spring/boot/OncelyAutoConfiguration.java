@@ -4,7 +4,6 @@ import dev.oncely.client.DueWorkScheduler;
 import dev.oncely.client.HeaderProvider;
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
-import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
@@ -14,11 +13,8 @@ import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.spi.IntentStore;
 import dev.oncely.micrometer.IntentStoreGauges;
 import dev.oncely.micrometer.OncelyMetrics;
-import dev.oncely.persistence.StoreEngine;
-import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.file.Path;
 import java.util.List;
 import javax.sql.DataSource;
 import okhttp3.OkHttpClient;
@@ -31,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * Configures Oncely in a Spring Boot application (see {@code docs/spring.md}): the {@link
@@ -53,53 +50,11 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnProperty(prefix = "oncely", name = "enabled", havingValue = "true",
     matchIfMissing = true)
 @EnableConfigurationProperties(OncelyProperties.class)
+// In this order: the PostgreSQL store, when it applies, is there before the file store's check.
+@Import({PostgresStoreConfiguration.class, FileStoreConfiguration.class})
 public class OncelyAutoConfiguration {
   /** Creates the auto-configuration; Spring calls it. */
   public OncelyAutoConfiguration() {}
-
-  /**
-   * The store on the application's {@link DataSource}, when {@code oncely-client-postgres} is on
-   * the classpath and {@code oncely.store.engine} is unset or {@code postgres}.
-   */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = "dev.oncely.postgres.PostgresIntentStore")
-  @ConditionalOnBean(DataSource.class)
-  @ConditionalOnProperty(prefix = "oncely.store", name = "engine", havingValue = "postgres",
-      matchIfMissing = true)
-  static class PostgresStoreConfiguration {
-    @Bean
-    @ConditionalOnMissingBean(IntentStore.class)
-    PostgresIntentStore oncelyIntentStore(DataSource dataSource, OncelyProperties properties) {
-      return PostgresIntentStore.builder(dataSource)
-          .migrate(properties.getStore().isMigrate())
-          .lease(properties.getStore().getLease())
-          .build();
-    }
-  }
-
-  /** The file store (or the in-memory one) when no other store was configured. */
-  @Configuration(proxyBeanMethods = false)
-  static class FileStoreConfiguration {
-    @Bean
-    @ConditionalOnMissingBean(IntentStore.class)
-    IntentStore oncelyIntentStore(OncelyProperties properties) {
-      OncelyProperties.Engine engine = properties.getStore().getEngine();
-      if (engine == null) {
-        engine = OncelyProperties.Engine.MAPDB;
-      }
-      return switch (engine) {
-        case MAPDB -> StoreEngine.MAPDB.open(absolute(properties.getStore().getPath()));
-        case SQLITE -> StoreEngine.SQLITE.open(absolute(properties.getStore().getPath()));
-        case MEMORY -> new InMemoryIntentStore();
-        case POSTGRES -> throw new IllegalStateException("oncely.store.engine=postgres needs"
-            + " oncely-client-postgres on the classpath and a DataSource bean; found none");
-      };
-    }
-
-    private static Path absolute(Path path) {
-      return path.toAbsolutePath();
-    }
-  }
 
   @Bean
   @ConditionalOnMissingBean
