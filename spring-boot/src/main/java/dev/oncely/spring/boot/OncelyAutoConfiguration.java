@@ -161,13 +161,19 @@ public class OncelyAutoConfiguration {
   }
 
   /**
-   * Every {@link IntentListener} bean of the app (the Micrometer bridge among them), or the
-   * logging listener when there is none.
+   * The default listener's log lines, kept beside the app's listeners and the Micrometer bridge;
+   * a {@link LoggingListener} bean of the app's replaces it.
    */
+  @Bean
+  @ConditionalOnMissingBean
+  LoggingListener oncelyLoggingListener() {
+    return LoggingListener.instance();
+  }
+
+  /** Every {@link IntentListener} bean (logging, Micrometer, the app's), in their order. */
   private static IntentListener listener(ObjectProvider<IntentListener> listeners) {
     List<IntentListener> all = listeners.orderedStream().toList();
-    return all.isEmpty() ? LoggingListener.instance()
-        : IntentListener.all(all.toArray(IntentListener[]::new));
+    return all.size() == 1 ? all.get(0) : IntentListener.all(all.toArray(IntentListener[]::new));
   }
 
   /**
