@@ -34,8 +34,9 @@ import org.springframework.context.annotation.Import;
  * IntentStore} (PostgreSQL on the app's {@link DataSource} when {@code oncely-client-postgres} is
  * present, else a MapDB file; closed when the context closes), an {@link IdempotentClient}, an
  * {@link IdempotencyInterceptor} and an {@link OncelyClientHttpRequestFactory} for {@code
- * RestClient}, all on that store; a {@link DueWorkScheduler} run as a lifecycle bean; a resume of
- * unfinished intents once the application is ready; Micrometer metrics when a {@link
+ * RestClient}, all on that store; a {@link DueWorkScheduler} run as a lifecycle bean and a resume
+ * of unfinished intents once the application is ready, both through the request factory's OkHttp
+ * client; Micrometer metrics when a {@link
  * MeterRegistry} is. {@link OncelyHealthAutoConfiguration} adds the health indicator.
  *
  * <p>Every bean is {@link ConditionalOnMissingBean}: an app's own bean of the type replaces the
@@ -137,12 +138,20 @@ public class OncelyAutoConfiguration {
     return factory.build();
   }
 
+  /**
+   * Due work through the request factory's OkHttp client: the interceptor's single flight makes a
+   * due intent wait for a {@code RestClient} call of the same intent in this process instead of
+   * running beside it, and the app's OkHttp interceptors add credentials to every resumed call.
+   */
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "oncely.due-work", name = "enabled", havingValue = "true",
       matchIfMissing = true)
-  DueWorkScheduler oncelyDueWorkScheduler(IdempotentClient client, OncelyProperties properties) {
-    return DueWorkScheduler.builder(client).interval(properties.getDueWork().getInterval()).build();
+  DueWorkScheduler oncelyDueWorkScheduler(OncelyClientHttpRequestFactory factory,
+      OncelyProperties properties) {
+    return DueWorkScheduler.builder(factory.interceptor(), factory.okHttpClient())
+        .interval(properties.getDueWork().getInterval())
+        .build();
   }
 
   @Bean
@@ -156,8 +165,8 @@ public class OncelyAutoConfiguration {
   @ConditionalOnProperty(prefix = "oncely", name = "resume-on-startup", havingValue = "true",
       matchIfMissing = true)
   @ConditionalOnMissingBean
-  ResumeOnReady oncelyResumeOnReady(IdempotentClient client) {
-    return new ResumeOnReady(client);
+  ResumeOnReady oncelyResumeOnReady(OncelyClientHttpRequestFactory factory) {
+    return new ResumeOnReady(factory);
   }
 
   /**

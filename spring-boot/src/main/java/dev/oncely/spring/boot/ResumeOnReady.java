@@ -1,7 +1,7 @@
 package dev.oncely.spring.boot;
 
-import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.spi.StoreException;
+import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
 import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -9,34 +9,39 @@ import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 
 /**
- * Drives every unfinished intent of the client's store again once the application is ready
- * ({@link IdempotentClient#resumePending()}), so intents a crash or a shutdown left in flight or
- * pending reach their outcome with their stored key and bytes. The drives run on the client's
- * executor; their outcomes go to the client's listeners. A store that cannot list its records is
- * logged, never fails the start: the due-work scheduler tries again at its next tick.
+ * Drives every unfinished intent of the store again once the application is ready ({@link
+ * OncelyClientHttpRequestFactory#resumePending}), so intents a crash or a shutdown left in flight
+ * or pending reach their outcome with their stored key and bytes, whichever entry point wrote
+ * them. The calls go through the factory's OkHttp client (the app's interceptors add credentials;
+ * a {@code RestClient} call of the same intent runs first, the resume then answers from its
+ * record); their outcomes go to the interceptor's listeners. A store that cannot list its records
+ * is logged, never fails the start: the due-work scheduler tries again at its next tick.
  */
 public final class ResumeOnReady implements ApplicationListener<ApplicationReadyEvent> {
   private static final Logger LOG = Logger.getLogger(ResumeOnReady.class.getName());
 
-  private final IdempotentClient client;
+  private final OncelyClientHttpRequestFactory factory;
 
   /**
-   * Resumes {@code client}'s unfinished intents when the application is ready.
+   * Resumes the unfinished intents of {@code factory}'s interceptor store when the application is
+   * ready.
    *
-   * @param client the client whose store is resumed
-   * @throws NullPointerException if {@code client} is null
+   * @param factory the request factory whose client the resumed calls go through
+   * @throws NullPointerException if {@code factory} is null
    */
-  public ResumeOnReady(IdempotentClient client) {
-    this.client = Objects.requireNonNull(client, "client");
+  public ResumeOnReady(OncelyClientHttpRequestFactory factory) {
+    this.factory = Objects.requireNonNull(factory, "factory");
   }
 
   @Override
   public void onApplicationEvent(ApplicationReadyEvent event) {
     try {
-      int resumed = client.resumePending().size();
+      int resumed = factory.resumePending(outcome -> { }).size();
       LOG.fine(() -> "resuming " + resumed + " unfinished intents");
     } catch (StoreException e) {
       LOG.log(Level.WARNING, "listing unfinished intents failed; the due-work scheduler retries", e);
+    } catch (IllegalStateException e) {
+      LOG.log(Level.WARNING, "unfinished intents are not resumed: " + e.getMessage(), e);
     }
   }
 }
