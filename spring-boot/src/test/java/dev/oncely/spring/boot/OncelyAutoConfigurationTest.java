@@ -9,6 +9,7 @@ import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
@@ -17,6 +18,7 @@ import dev.oncely.client.spi.IntentStore;
 import dev.oncely.micrometer.IntentStoreGauges;
 import dev.oncely.micrometer.OncelyMetrics;
 import dev.oncely.persistence.MapDbIntentStore;
+import dev.oncely.spring.web.IntentAttributes;
 import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
@@ -46,6 +48,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
 
 /**
  * The starter's wiring, each question in a real context started by {@link
@@ -140,6 +144,30 @@ class OncelyAutoConfigurationTest {
       context.close();
       assertThat(lifecycle.isRunning()).isFalse();
     });
+  }
+
+  @Test
+  void due_work_never_drives_an_intent_beside_its_running_rest_client_call() throws Exception {
+    startKit(FaultScript.builder().onRequest(1, Fault.stallAfterCommit())
+        .stallFor(Duration.ofMillis(1500)).build());
+    runner().withPropertyValues("oncely.due-work.enabled=true", "oncely.due-work.interval=50ms",
+        "oncely.retry.attempt-timeout=10s").run(context -> {
+          RestClient rest = RestClient.builder()
+              .requestFactory(context.getBean(OncelyClientHttpRequestFactory.class)).build();
+
+          // While the first attempt stalls, the record is IN_FLIGHT and due at every tick.
+          String answer = rest.post().uri(server.url("/payments").uri())
+              .attributes(IntentAttributes.of(IntentTag.builder().operation("create-payment")
+                  .scope("tenant-42").businessId("order-7").build()))
+              .contentType(MediaType.APPLICATION_JSON).body(BODY)
+              .retrieve().body(String.class);
+
+          assertThat(answer).contains("succeeded");
+          Thread.sleep(300);
+        });
+    assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+    // The stalled attempt and the call's own resend; no attempt of a second driver in between.
+    assertThat(kit.requests().size()).isEqualTo(2);
   }
 
   @Test
