@@ -213,6 +213,27 @@ class RestClientIntentTest {
   }
 
   @Test
+  void an_app_interceptor_that_executes_twice_gets_the_first_answer_from_the_store()
+      throws Exception {
+    start(FaultScript.none());
+    RestClient twice = RestClient.builder()
+        .requestFactory(OncelyClientHttpRequestFactory.builder(interceptor(openStore(), 3)).build())
+        .requestInterceptor((request, body, execution) -> {
+          execution.execute(request, body).close();
+          return execution.execute(request, body);
+        })
+        .build();
+
+    ResponseEntity<String> answer = pay(twice, BODY);
+
+    assertThat(answer.getStatusCode().value()).isEqualTo(201);
+    assertThat(answer.getHeaders().getFirst(IdempotencyInterceptor.STORED_RESPONSE_HEADER))
+        .isEqualTo("true");
+    assertThat(kit.requests().size()).isEqualTo(1);
+    assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+  }
+
+  @Test
   void the_factory_refuses_an_app_client_that_already_has_an_idempotency_interceptor() {
     IdempotencyInterceptor interceptor = IdempotencyInterceptor.create();
     OkHttpClient twice = new OkHttpClient.Builder().addNetworkInterceptor(interceptor).build();
