@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
@@ -167,6 +167,7 @@ class InterceptorPropertyTest {
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header(SimulatedWorld.CREDENTIAL, "Bearer app-token").build()))
         .addInterceptor(idempotency)
+        .addNetworkInterceptor(idempotency)
         .build();
   }
 

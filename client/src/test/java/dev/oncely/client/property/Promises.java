@@ -1,8 +1,8 @@
 package dev.oncely.client.property;
 
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
