@@ -54,6 +54,10 @@ import okhttp3.Response;
  * store that already holds the run (and {@link Mode#RESUME} after a crash) drives only what is
  * unfinished: finished intents report their stored outcome without any I/O, unfinished ones continue
  * with their stored key and body, intents never recorded are recorded and sent.
+ *
+ * <p>The dialect is {@code ietf} or {@code stripe}; with {@link LoadSettings#statusUrlResolver()}
+ * set it also reads the status URL of a {@code 202} without {@code Location} from the body, so
+ * such an intent is polled instead of resent blindly until it parks {@code NO_STATUS_URL}.
  */
 public final class LoadDriver {
   /** The operation every intent is recorded under. */

@@ -222,6 +222,8 @@ class LoadCommandTest {
         + " an absolute path with {} where the value goes (not in the query), such as"
         + " /payments/{}, was '/payments/id'\n");
     assertThat(dir.resolve("store")).doesNotExist();
+    assertThat(LoadCli.main("resume", "--help").stdout)
+        .contains(" [--status-url-pointer JSON-POINTER --status-url-template PATH-WITH-{}]");
   }
 
   @Test
