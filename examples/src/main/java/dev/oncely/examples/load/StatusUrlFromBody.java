@@ -64,14 +64,6 @@ final class StatusUrlFromBody {
    * @throws IllegalArgumentException if either fails its check above
    */
   static StatusUrlResolver resolver(String pointer, String template) {
-    StatusUrlResolver fromBody = StatusUrlResolver.jsonPointer(checkPointer(pointer),
-        checkTemplate(template));
-    // OkHttp's path-segment encoder drops "." and ".." (dot segments) instead of encoding them,
-    // which would point the template at its parent path: such an id names no status URL.
-    String withoutValue = template.replace("{}", "");
-    return accepted -> {
-      String url = fromBody.statusUrl(accepted);
-      return withoutValue.equals(url) ? null : url;
-    };
+    return StatusUrlResolver.jsonPointer(checkPointer(pointer), checkTemplate(template));
   }
 }
