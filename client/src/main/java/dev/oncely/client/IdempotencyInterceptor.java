@@ -109,7 +109,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     Duration keyRetention = b.keyRetention != null ? b.keyRetention : b.dialect.keyRetention();
     DriveSettings drive = new DriveSettings(b.store, b.dialect, b.retryPolicy,
         b.retryBudget != null ? b.retryBudget : RetryBudget.standard(),
-        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, NetworkGate.ALWAYS_OPEN,
+        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.networkGate,
         keyRetention, b.finishedRetention.compareTo(keyRetention) >= 0 ? b.finishedRetention
         : keyRetention, Reconciler.MANUAL, null);
     this.config = new InterceptedCall.Config(drive, Set.copyOf(b.methods), b.scope, b.operation,
@@ -292,6 +292,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     private long maxBodyBytes = IntentSpec.DEFAULT_MAX_BODY_BYTES;
     private Duration keyRetention;
     private Duration finishedRetention = IdempotentClient.DEFAULT_FINISHED_RETENTION;
+    private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
 
     private Builder() {}
 
@@ -335,6 +336,16 @@ public final class IdempotencyInterceptor implements Interceptor {
      */
     public Builder sleeper(Sleeper sleeper) {
       this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    /**
+     * Sets the gate that pauses a call's attempts while offline (default {@link
+     * NetworkGate#ALWAYS_OPEN}): the call waits for it until the policy's deadline (then the record
+     * is parked {@link PendingReason#OFFLINE}), or until it is canceled.
+     */
+    public Builder networkGate(NetworkGate networkGate) {
+      this.networkGate = Objects.requireNonNull(networkGate, "networkGate");
       return this;
     }
 

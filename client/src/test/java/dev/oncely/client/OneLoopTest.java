@@ -316,4 +316,88 @@ class OneLoopTest {
     assertThat(record.state()).isEqualTo(IntentState.PENDING);
     assertThat(record.nextAttemptAt()).isEqualTo(T0.plusSeconds(10));
   }
+
+  // Where the two loops disagreed: the network gate holds the interceptor's calls too.
+
+  @Test
+  void an_offline_gate_parks_an_interceptor_call_without_sending_it() throws Exception {
+    NetworkGate offline = new NetworkGate() {
+      @Override
+      public boolean isOpen() {
+        return false;
+      }
+
+      @Override
+      public void whenOpen(Runnable action) {
+        // never back online during this test
+      }
+    };
+    IdempotencyInterceptor oncely = interceptor(2).networkGate(offline)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(2).deadline(Duration.ofMillis(300))
+            .attemptTimeout(Duration.ofMillis(200)).build()).build();
+    OkHttpClient app = oncely.installOn(new OkHttpClient.Builder()).build();
+    Request tagged = payment("/payments").newBuilder().tag(IntentTag.class,
+        IntentTag.builder().operation("create-payment").scope("tenant-a").businessId("order-11")
+            .build()).build();
+
+    assertThatThrownBy(() -> app.newCall(tagged).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(IntentPendingException.class);
+    IntentRecord record = store.findByBusinessId("tenant-a", "create-payment", "order-11")
+        .orElseThrow();
+    assertThat(record.state()).isEqualTo(IntentState.PENDING);
+    assertThat(record.reason()).startsWith(PendingReason.OFFLINE.name());
+    assertThat(server.getRequestCount()).isZero();
+  }
+
+  @Test
+  void an_app_interceptor_that_throws_inside_ours_ends_the_call_with_an_io_exception()
+      throws Exception {
+    IdempotencyInterceptor oncely = interceptor(1).build();
+    OkHttpClient app = oncely.installOn(new OkHttpClient.Builder())
+        .addInterceptor(chain -> {
+          throw new IllegalStateException("a broken app interceptor");
+        })
+        .build();
+    Request tagged = payment("/payments").newBuilder().tag(IntentTag.class,
+        IntentTag.builder().operation("create-payment").scope("tenant-a").businessId("order-12")
+            .build()).build();
+
+    assertThatThrownBy(() -> app.newCall(tagged).execute()).isInstanceOf(IOException.class);
+    IntentRecord record = store.findByBusinessId("tenant-a", "create-payment", "order-12")
+        .orElseThrow();
+    assertThat(record.state()).isEqualTo(IntentState.PENDING);
+  }
+
+  @Test
+  void a_resume_of_the_intent_api_never_drives_an_intent_an_interceptor_call_is_driving()
+      throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"pay_1\"}")
+        .headersDelay(800, TimeUnit.MILLISECONDS).build());
+    server.enqueue(created());
+    IdempotencyInterceptor oncely = interceptor(1).build();
+    OkHttpClient app = oncely.installOn(new OkHttpClient.Builder()).build();
+    Request tagged = payment("/payments").newBuilder().tag(IntentTag.class,
+        IntentTag.builder().operation("create-payment").scope("tenant-a").businessId("order-13")
+            .build()).build();
+    CompletableFuture<Integer> call = CompletableFuture.supplyAsync(() -> {
+      try (Response response = app.newCall(tagged).execute()) {
+        return response.code();
+      } catch (IOException e) {
+        return -1;
+      }
+    });
+    assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
+    IntentRecord inFlight = store.findByBusinessId("tenant-a", "create-payment", "order-13")
+        .orElseThrow();
+
+    try (IdempotentClient client = client(1).build()) {
+      IntentOutcome resumed = client.resume(inFlight.id()).get(5, TimeUnit.SECONDS);
+
+      assertThat(resumed).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+          p -> assertThat(p.reason()).isEqualTo(PendingReason.DRIVEN_ELSEWHERE));
+    }
+    assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo(201);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
 }

@@ -3,6 +3,7 @@ package dev.oncely.client.internal;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.Reconciler;
 import dev.oncely.client.StoreException;
@@ -32,6 +33,8 @@ import okhttp3.HttpUrl;
 public final class DriveLoop {
   private static final String PAST_RETENTION = "older than the server's key retention (%s):"
       + " resending could create a second effect";
+
+  private static final Duration GATE_SLICE = Duration.ofMillis(100);
 
   private final DriveSettings s;
   private final Wire wire;
@@ -65,7 +68,19 @@ public final class DriveLoop {
    */
   public static DriveEnd drive(DriveSettings settings, Wire wire, IntentRecord record,
       boolean claimed, boolean deliveredBefore) {
-    return new DriveLoop(settings, wire, record, claimed, deliveredBefore).run();
+    IntentStore store = settings.store();
+    if (store == null) {
+      return new DriveLoop(settings, wire, record, claimed, deliveredBefore).run();
+    }
+    if (!ActiveDrives.enter(store, record.id())) {
+      return new DriveEnd(DriveEnd.Kind.LOST, record, null, null, PendingReason.DRIVEN_ELSEWHERE,
+          "another drive in this process holds the intent; nothing was sent", null, null);
+    }
+    try {
+      return new DriveLoop(settings, wire, record, claimed, deliveredBefore).run();
+    } finally {
+      ActiveDrives.leave(store, record.id());
+    }
   }
 
   private DriveEnd run() {
@@ -264,20 +279,36 @@ public final class DriveLoop {
         null);
   }
 
+  /**
+   * Waits while the network gate is closed, in slices so a stop (a canceled call, a closed
+   * client) ends the wait; parks {@code OFFLINE} when the deadline comes first.
+   */
   private DriveEnd awaitGate(Pacer pacer) {
     if (s.gate().isOpen()) {
       return null;
     }
     CompletableFuture<Void> open = new CompletableFuture<>();
     s.gate().whenOpen(() -> open.complete(null));
-    Duration remaining = Duration.between(now(), pacer.deadline());
+    // The wait is measured on the system's timer: the drive's clock may be a simulated one.
+    long left = Duration.between(now(), pacer.deadline()).toNanos();
+    long start = System.nanoTime();
     try {
-      if (remaining.isNegative() || remaining.isZero()) {
-        throw new TimeoutException();
+      while (true) {
+        long remaining = left - (System.nanoTime() - start);
+        if (remaining <= 0) {
+          return park(PendingReason.OFFLINE, null, null);
+        }
+        if (wire.stopped() != null) {
+          return park(PendingReason.INTERRUPTED, null, null);
+        }
+        try {
+          open.get(Math.min(remaining, GATE_SLICE.toNanos()), TimeUnit.NANOSECONDS);
+          return null;
+        } catch (TimeoutException stillClosed) {
+          // Check the deadline and the stop again.
+        }
       }
-      open.get(remaining.toNanos(), TimeUnit.NANOSECONDS);
-      return null;
-    } catch (TimeoutException | ExecutionException e) {
+    } catch (ExecutionException e) {
       return park(PendingReason.OFFLINE, null, null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package dev.oncely.client.internal;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentState;
 import dev.oncely.client.PendingReason;
 
 /**
@@ -35,8 +36,12 @@ public final class IntentDriver {
         return new IntentOutcome.NeedsReconciliation(id, end.detail() != null ? end.detail()
             : record.reason(), record.lastResponse());
       case LOST:
-        return record != null ? IntentOutcome.of(record) : new IntentOutcome.Pending(id,
-            PendingReason.DRIVEN_ELSEWHERE, end.detail(), null, null, null);
+        if (record != null && (record.state().isTerminal()
+            || record.state() == IntentState.NEEDS_RECONCILIATION)) {
+          return IntentOutcome.of(record);
+        }
+        return new IntentOutcome.Pending(id, PendingReason.DRIVEN_ELSEWHERE, end.detail(), null,
+            record == null ? null : record.lastResponse(), null);
       default:
         return new IntentOutcome.Pending(id, end.reason(), end.detail(), end.due(),
             record == null ? null : record.lastResponse(), end.cause());

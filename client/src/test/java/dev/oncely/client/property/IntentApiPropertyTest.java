@@ -136,6 +136,7 @@ class IntentApiPropertyTest {
           "offline resume");
     }
     if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      world.awaitQuiet(server);
       clock.advance(Duration.ofHours(25));
     }
     if (otherResumes) {

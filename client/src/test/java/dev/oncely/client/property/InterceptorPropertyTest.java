@@ -106,6 +106,7 @@ class InterceptorPropertyTest {
     if (durable) {
       judgeRecord(store, promises, "first call");
       if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+        world.awaitQuiet(server);
         clock.advance(Duration.ofHours(25));
       }
       if (c.twist() == Twist.OTHER_ENTRY_POINT_RESUMES) {

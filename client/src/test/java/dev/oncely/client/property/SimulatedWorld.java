@@ -120,6 +120,34 @@ final class SimulatedWorld implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits (at most 2 s) until the server has answered every request it received and none arrived
+   * for 50 ms. Before the simulated clock jumps a day, a request a client gave up on must not still
+   * be on its way: a real server handles it within seconds, never after its key retention.
+   */
+  void awaitQuiet(IdempotentServer kit) {
+    long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    int seen = -1;
+    long stableSince = System.nanoTime();
+    while (System.nanoTime() < end) {
+      int received = api.getRequestCount() + foreign.getRequestCount();
+      boolean answered = kit.answers().size() >= kit.requestCount()
+          && kit.requestCount() >= received;
+      if (received != seen || !answered) {
+        seen = received;
+        stableSince = System.nanoTime();
+      } else if (System.nanoTime() - stableSince >= Duration.ofMillis(50).toNanos()) {
+        return;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
   /** The client dialect of the first run: Stripe's for a Stripe server, else IETF's. */
   static Dialect firstDialect(AnswerCase c) {
     return c.server().mismatch() == AnswerCase.Mismatch.STRIPE_400
