@@ -5,6 +5,7 @@ import dev.oncely.client.event.IntentListener
 import java.util.concurrent.atomic.AtomicLong
 import kotlinx.coroutines.flow.MutableSharedFlow
 import kotlinx.coroutines.flow.SharedFlow
+import kotlinx.coroutines.flow.StateFlow
 import kotlinx.coroutines.flow.asSharedFlow
 
 /**
@@ -27,8 +28,8 @@ import kotlinx.coroutines.flow.asSharedFlow
  * finds a collector's buffer full is not delivered to any collector and is counted in
  * [droppedEvents] (best effort for slow collectors, exact for fast ones). Events are delivered in
  * the order each driving thread emitted them; events of intents driven on different threads
- * interleave. There is no replay: a collector sees the events emitted while it collects (use
- * [SharedFlow.subscriptionCount] to wait for one). Events never carry keys, payloads or header
+ * interleave. There is no replay: a collector sees the events emitted while it collects (wait for
+ * [collectors] to count it). Events never carry keys, payloads or header
  * values. Thread-safe.
  *
  * @param bufferCapacity how many events each collector may fall behind before events are dropped
@@ -47,6 +48,9 @@ public class IntentEventFlow(public val bufferCapacity: Int = DEFAULT_BUFFER_CAP
   /** The events, as they happen; collecting never ends on its own (cancel the collector). */
   public val events: SharedFlow<IntentEvent> = shared.asSharedFlow()
 
+  /** How many collectors [events] has now; a collector sees only events emitted after it counts here. */
+  public val collectors: StateFlow<Int> = shared.subscriptionCount
+
   /** How many events were not delivered because a collector's buffer was full. */
   public val droppedEvents: Long
     get() = dropped.get()
@@ -60,7 +64,7 @@ public class IntentEventFlow(public val bufferCapacity: Int = DEFAULT_BUFFER_CAP
 
   /** Describes the flow by its settings and counts, never by an event's content. */
   override fun toString(): String =
-    "IntentEventFlow{bufferCapacity=$bufferCapacity, collectors=${shared.subscriptionCount.value}," +
+    "IntentEventFlow{bufferCapacity=$bufferCapacity, collectors=${collectors.value}," +
       " dropped=${dropped.get()}}"
 
   public companion object {
