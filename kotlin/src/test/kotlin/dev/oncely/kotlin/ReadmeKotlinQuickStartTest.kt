@@ -7,6 +7,7 @@ import dev.oncely.client.spi.StoredResponse
 import dev.oncely.persistence.StoreEngine
 import dev.oncely.testing.Fault
 import dev.oncely.testing.FaultScript
+import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Instant
 import kotlinx.coroutines.runBlocking
@@ -42,6 +43,7 @@ class ReadmeKotlinQuickStartTest {
 
   private suspend fun quickStart(paymentsUrl: String, file: Path) {
     // --- README: Kotlin quick start (from here) ---
+    // In a coroutine: suspends without blocking a thread; the drive runs on the client's executor.
     StoreEngine.defaultEngine().open(file).use { store ->
       IdempotentClient.builder()
         .store(store)
@@ -59,9 +61,10 @@ class ReadmeKotlinQuickStartTest {
             businessId("o-7")
           }
 
+          // A cancelled caller gets CancellationException; the drive goes on, the intent is unharmed.
           when (val outcome = client.executeSuspending(charge)) {
             is IntentOutcome.Completed -> ship(outcome.response())
-            is IntentOutcome.Pending -> checkAgainAt(outcome.checkAgainAt())
+            is IntentOutcome.Pending -> checkAgainAt(outcome.checkAgainAt()) // unknown, never "failed"
             is IntentOutcome.Rejected,
             is IntentOutcome.KeyConflict,
             is IntentOutcome.NeedsReconciliation -> handle(outcome)
@@ -69,6 +72,20 @@ class ReadmeKotlinQuickStartTest {
         }
     }
     // --- README: Kotlin quick start (to here) ---
+  }
+
+  @Test
+  fun the_readme_shows_this_code_with_only_the_url_and_the_path_replaced() {
+    val readme = Files.readString(Path.of("..", "README.md"))
+    val shown = readme.substringAfter("`ReadmeKotlinQuickStartTest`").substringAfter("```kotlin\n")
+      .substringBefore("```").trimIndent()
+    val source = Files.readString(Path.of("src/test/kotlin/dev/oncely/kotlin/ReadmeKotlinQuickStartTest.kt"))
+    val tested = source.substringAfter("(from here) ---\n").substringBefore("    // --- README:")
+      .trimIndent()
+      .replace("open(file)", "open(Path.of(\"/var/lib/shop/oncely.db\"))")
+      .replace("post(paymentsUrl)", "post(\"https://api.example.com/payments\")")
+
+    assertThat(shown).isEqualTo(tested)
   }
 
   private fun token(): String = "t0ken"
