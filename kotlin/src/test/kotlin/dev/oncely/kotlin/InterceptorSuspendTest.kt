@@ -9,6 +9,8 @@ import dev.oncely.client.Sleeper
 import dev.oncely.testing.Fault
 import dev.oncely.testing.FaultScript
 import java.time.Duration
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
@@ -128,8 +130,10 @@ class InterceptorSuspendTest {
       val kit = kit(FaultScript.builder().onRequest(1, Fault.stallAfterCommit()).stallFor(Duration.ofSeconds(5)).build())
       val tag = order("o-8")
 
-      val caller = launch(Dispatchers.Default) { payments(kit).pay(body("o-8"), tag) }
+      val thrown = CompletableDeferred<Throwable>()
+      val caller = launch(Dispatchers.Default) { capture(thrown) { payments(kit).pay(body("o-8"), tag) } }
       cancelOnceCommitted(kit, "o-8") { caller.cancelAndJoin() }
+      assertThat(thrown.await()).isInstanceOf(CancellationException::class.java)
 
       resumeAndCheckOneEffect(kit, tag, "o-8")
     }
@@ -141,11 +145,24 @@ class InterceptorSuspendTest {
       val tag = order("o-9")
       val request = Request.Builder().url(kit.url("/payments")).intent(tag).post(body("o-9")).build()
 
-      val caller = launch(Dispatchers.Default) { http.newCall(request).executeAsync().close() }
+      val thrown = CompletableDeferred<Throwable>()
+      val caller = launch(Dispatchers.Default) { capture(thrown) { http.newCall(request).executeAsync().close() } }
       cancelOnceCommitted(kit, "o-9") { caller.cancelAndJoin() }
+      assertThat(thrown.await()).isInstanceOf(CancellationException::class.java)
 
       resumeAndCheckOneEffect(kit, tag, "o-9")
     }
+
+  /** Runs [call] and completes [thrown] with what it threw (an error if it returned). */
+  private suspend fun capture(thrown: CompletableDeferred<Throwable>, call: suspend () -> Unit) {
+    try {
+      call()
+      thrown.complete(AssertionError("the call returned instead of being cancelled"))
+    } catch (e: Throwable) {
+      thrown.complete(e)
+      throw e
+    }
+  }
 
   /** Waits until the server committed the effect (so the request was written), then cancels. */
   private suspend fun cancelOnceCommitted(kit: Kit, order: String, cancel: suspend () -> Unit) {
