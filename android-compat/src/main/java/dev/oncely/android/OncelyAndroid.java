@@ -8,7 +8,7 @@ import dev.oncely.android.internal.SchedulingStore;
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.io.File;
 import java.time.Clock;
 import java.util.ArrayList;

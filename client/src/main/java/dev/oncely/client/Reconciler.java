@@ -1,7 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoredResponse;
 import java.util.Objects;
 
 /**

@@ -25,6 +25,9 @@ import okhttp3.HttpUrl;
 final class SimulatedWorld implements AutoCloseable {
   static final String INTENT = "order-1";
   static final String BODY = "{\"order\":\"" + INTENT + "\",\"amount\":1250,\"currency\":\"eur\"}";
+  /** The intent's body with a field the intent API leaves out of the fingerprint. */
+  static final String BODY_WITH_SENT_AT = "{\"order\":\"" + INTENT
+      + "\",\"amount\":1250,\"currency\":\"eur\",\"sentAt\":\"2026-12-01T00:00:00Z\"}";
   static final String CREDENTIAL = "Authorization";
 
   private final MockWebServer api = new MockWebServer();

@@ -4,16 +4,16 @@ import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
 import java.io.IOException;
@@ -244,6 +244,7 @@ public final class LoadDriver {
           .dispatcher(dispatcher)
           .connectionPool(new ConnectionPool(s.concurrency(), 1, TimeUnit.MINUTES))
           .addInterceptor(interceptor)
+          .addNetworkInterceptor(interceptor)
           .build();
     }
 

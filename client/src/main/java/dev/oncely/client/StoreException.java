@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 /**
  * An {@link IntentStore} could not do what was asked. The message names the store (path or kind)

@@ -1,6 +1,5 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
-import dev.oncely.client.spi.StoreException;
 
 /**
  * A stored record could not be decrypted: the store was opened with another key than the one it

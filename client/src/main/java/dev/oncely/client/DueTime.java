@@ -1,6 +1,5 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
-import dev.oncely.client.IntentState;
 import java.time.Duration;
 import java.time.Instant;
 

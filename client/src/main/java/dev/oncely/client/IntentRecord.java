@@ -1,8 +1,6 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
-import dev.oncely.client.IntentState;
 import java.time.Instant;
-import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -10,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The durable mirror of one business intent: everything needed to resend it with the same key and

@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 /**
  * Another process or another open store instance owns the store file. Each file has exactly one

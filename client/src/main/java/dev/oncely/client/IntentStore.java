@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>Implementations are safe for concurrent use by many threads.
  *   <li>A method that returns normally has made its write durable to the degree the engine
- *       promises ({@link InMemoryStoreMarker in-memory} stores promise nothing across restarts).
+ *       promises (the {@link InMemoryIntentStore} promises nothing across restarts).
  *   <li>Records are keyed by {@link IntentId}: the same key string in another scope or operation
  *       is another record.
  *   <li>Within one scope and operation, a business id belongs to at most one record.
@@ -155,10 +155,4 @@ public interface IntentStore extends AutoCloseable {
   /** Releases files, locks and threads. Idempotent. Calls after close throw {@link StoreException}. */
   @Override
   void close();
-
-  /**
-   * Marker for stores that keep records only in memory: nothing survives the process. The executor
-   * uses it to tell users honestly that restart-survival is off.
-   */
-  interface InMemoryStoreMarker {}
 }

@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 /**
  * Stored bytes failed verification (truncated, overwritten, bit-flipped or written by an unknown

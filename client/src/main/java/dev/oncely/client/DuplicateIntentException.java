@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 /**
  * A record with the same {@link IntentId} (or the same business id in that scope and operation)

@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 /**
  * Tells the executor whether the network is usable, so retries pause while a device is offline

@@ -1,4 +1,4 @@
-package dev.oncely.client.spi;
+package dev.oncely.client;
 
 import java.util.Locale;
 import java.util.Set;
