@@ -4,8 +4,8 @@ package dev.oncely.kotlin
 
 import dev.oncely.client.IntentOutcome
 import dev.oncely.client.IntentTag
-import dev.oncely.client.spi.IntentStore
-import dev.oncely.client.spi.StoreException
+import dev.oncely.client.IntentStore
+import dev.oncely.client.StoreException
 
 /**
  * The stored outcome of the intent [tag] names (its scope, operation and business id), read from

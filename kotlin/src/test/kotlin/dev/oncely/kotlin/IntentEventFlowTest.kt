@@ -5,7 +5,7 @@ import dev.oncely.client.IntentOutcome
 import dev.oncely.client.PendingReason
 import dev.oncely.client.event.IntentEvent
 import dev.oncely.client.event.IntentListener
-import dev.oncely.client.spi.IntentId
+import dev.oncely.client.IntentId
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.delay

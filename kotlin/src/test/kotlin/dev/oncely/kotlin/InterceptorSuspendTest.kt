@@ -58,7 +58,7 @@ class InterceptorSuspendTest {
     .retryPolicy(fastRetries())
     .sleeper(Sleeper { Thread.sleep(20) })
     .build()
-  private val http = OkHttpClient.Builder().addInterceptor(interceptor).build()
+  private val http = interceptor.installOn(OkHttpClient.Builder()).build()
 
   @AfterEach
   fun closeAll() {

@@ -1,9 +1,9 @@
 package dev.oncely.kotlin
 
 import dev.oncely.client.RetryPolicy
-import dev.oncely.client.spi.IntentId
-import dev.oncely.client.spi.IntentRecord
-import dev.oncely.client.spi.IntentStore
+import dev.oncely.client.IntentId
+import dev.oncely.client.IntentRecord
+import dev.oncely.client.IntentStore
 import dev.oncely.testing.FaultScript
 import dev.oncely.testing.IdempotentServer
 import dev.oncely.testing.ReceivedRequest

@@ -3,7 +3,7 @@ package dev.oncely.kotlin
 import dev.oncely.client.IdempotentClient
 import dev.oncely.client.IntentOutcome
 import dev.oncely.client.dialect.Dialects
-import dev.oncely.client.spi.StoredResponse
+import dev.oncely.client.StoredResponse
 import dev.oncely.persistence.StoreEngine
 import dev.oncely.testing.Fault
 import dev.oncely.testing.FaultScript
