@@ -35,20 +35,26 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * An OkHttp <em>application</em> interceptor that makes unsafe calls idempotent within one call:
- * add it with {@code new OkHttpClient.Builder().addInterceptor(interceptor)}.
+ * An OkHttp interceptor that makes unsafe calls idempotent: install it with {@code
+ * interceptor.installOn(new OkHttpClient.Builder())}, which adds it as an application interceptor
+ * (the engine) and as a network interceptor (which hides every redirect of an intent from OkHttp,
+ * so it is judged, never followed to another origin with the app's headers and the key). A client
+ * that follows redirects and runs it only as an application interceptor is refused before anything
+ * is stored or sent.
  *
  * <p>For each call whose method is in {@link Builder#methods} (default {@code POST} and {@code PATCH})
  * it:
  * <ul>
- *   <li>uses the key header the app set, unchanged, or mints a random key for this call and keeps it
- *       across all of this call's retries;
+ *   <li>uses the key header the app set, unchanged, or mints a random key for this OkHttp call and
+ *       keeps it across all of its retries, also when an app interceptor outside this one runs the
+ *       chain again (every write of the body is counted: such a resend makes the intent maybe
+ *       delivered);
  *   <li>buffers the body once and sends the same bytes on every attempt;
  *   <li>retries connect failures, timeouts, resets and transient statuses with full-jitter backoff,
  *       {@code Retry-After} and the {@link RetryBudget}; waits out {@code 409 in progress}; follows
  *       a {@code 202} to its {@code Location}/{@code Content-Location} with GET, or resends;
  *   <li>closes every response it discards; stops when the call is canceled or its call timeout
- *       fires;
+ *       fires (after the first byte left, the record stays {@code PENDING}, maybe delivered);
  *   <li>if a {@link Builder#store store} is configured, records the intent (state, attempts,
  *       response) and answers a repeat of a finished key from the store without I/O; refuses a
  *       changed body under a used key with {@link PayloadMismatchException}.

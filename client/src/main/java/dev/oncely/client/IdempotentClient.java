@@ -37,15 +37,18 @@ import okhttp3.OkHttpClient;
 
 /**
  * Executes {@link IntentSpec}s exactly once as far as the server's idempotency allows: the record
- * (key, exact body bytes, fingerprint) is stored in state {@code NEW} before the first byte is sent;
+ * (key, exact body bytes, fingerprint) is stored, already claimed ({@code IN_FLIGHT}), before the
+ * first byte is sent;
  * every attempt, poll and restart reuses the key; {@code 202}, {@code 409}, {@code 422},
  * {@code Retry-After} and timeouts are resolved; the outcome is stored before the caller is told.
  * A timeout after the request was written is reported as {@link IntentOutcome.Pending}, never as
  * failed.
  *
  * <p><b>Guarantees.</b> One driver per intent per client (single-flight): concurrent
- * {@link #execute}/{@link #submit} calls for the same intent share one drive and one outcome, and
- * never put two requests for it on the wire at once. Re-submitting a spec whose key (or business id,
+ * {@link #execute}/{@link #submit} calls for the same intent (the same key, or the same business id
+ * in a scope and operation), and resumes of it, share one drive and one outcome, and never put two
+ * requests for it on the wire at once; the drive is registered before the record is created, so no
+ * second drive can start between the two. Re-submitting a spec whose key (or business id,
  * in the same scope and operation) already has a record continues that intent: a finished one
  * returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
  * before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are

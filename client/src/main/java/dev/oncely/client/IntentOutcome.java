@@ -5,8 +5,10 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What is known about an intent when a drive ends. The outcome was persisted in the store before it
- * was handed to the caller. Exactly one of:
+ * What is known about an intent when a drive ends. The state it mirrors was persisted in the store
+ * before it was handed to the caller, except for a {@link Pending} whose reason is {@link
+ * PendingReason#STORE_FAILED} (the store failed; the last durable state is kept) or {@link
+ * PendingReason#DRIVEN_ELSEWHERE} (another driver owns the record). Exactly one of:
  *
  * <ul>
  *   <li>{@link Completed}: the server produced the effect; its response is kept.

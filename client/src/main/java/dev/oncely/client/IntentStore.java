@@ -7,10 +7,12 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Where intent records live. The executor writes a record (already {@code IN_FLIGHT} for the
- * intent API, {@code NEW} for the interceptor) <em>before</em> the first byte is sent and writes
- * the outcome <em>before</em> the caller is told, so a durable store lets {@code resumePending()}
- * finish every intent after a crash without a second effect.
+ * Where intent records live. Both entry points create a record, already {@code IN_FLIGHT},
+ * <em>before</em> the first byte is sent (a record an app creates itself from {@code
+ * IdempotentClient.newRecord} is {@code NEW}: never sent) and write the outcome <em>before</em> the
+ * caller is told, so a durable store lets {@code resumePending()} finish every intent after a crash
+ * without a second effect. Apps hold one to hand it to a client; engines implement it (the record
+ * format and helpers are in {@code dev.oncely.client.spi}).
  *
  * <p><b>Contract</b> (checked for every engine by the {@code IntentStoreContract} tests in the
  * client test-jar):

@@ -288,9 +288,11 @@ class IdempotencyInterceptorTest {
   @Test
   void call_timeout_bounds_the_whole_call() {
     server.enqueue(stall());
-    OkHttpClient client = interceptor().retryPolicy(RetryPolicy.builder()
-            .attemptTimeout(Duration.ofSeconds(30)).build()).build().installOn(new OkHttpClient.Builder())
-        .callTimeout(Duration.ofMillis(300))
+    IdempotencyInterceptor patient = interceptor().retryPolicy(RetryPolicy.builder()
+        .attemptTimeout(Duration.ofSeconds(30)).build()).build();
+    // Long enough for the request to reach the server on a loaded machine, far below 30 s.
+    OkHttpClient client = patient.installOn(new OkHttpClient.Builder())
+        .callTimeout(Duration.ofMillis(1500))
         .build();
 
     assertThatThrownBy(() -> client.newCall(post(BODY)).execute())

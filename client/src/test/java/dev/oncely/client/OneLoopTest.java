@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.ForwardingIntentStore;
+import dev.oncely.client.testing.AsyncCalls;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.Fault;
@@ -24,7 +25,6 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -166,19 +166,7 @@ class OneLoopTest {
         IntentTag.builder().operation("create-payment").scope("tenant-a").businessId("order-4")
             .build()).build();
     Call call = app.newCall(tagged);
-    CompletableFuture<IOException> failed = new CompletableFuture<>();
-    call.enqueue(new Callback() {
-      @Override
-      public void onFailure(Call c, IOException e) {
-        failed.complete(e);
-      }
-
-      @Override
-      public void onResponse(Call c, Response response) {
-        response.close();
-        failed.complete(null);
-      }
-    });
+    CompletableFuture<IOException> failed = AsyncCalls.failureOf(call);
     assertThat(server.takeRequest(5, TimeUnit.SECONDS)).isNotNull();
     call.cancel();
     assertThat(failed.get(5, TimeUnit.SECONDS)).isNotNull();

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
@@ -24,6 +25,9 @@ import okhttp3.Response;
 public final class AttemptBridge implements Wire {
   private final EngineConfig c;
   private final BodyWrites writes = new BodyWrites();
+  /** Parsed once per drive: a record's URL and body never change while it is driven. */
+  private HttpUrl intentUrl;
+  private RequestBody body;
 
   /** A bridge for one drive of the client configured by {@code config}. */
   public AttemptBridge(EngineConfig config) {
@@ -66,7 +70,10 @@ public final class AttemptBridge implements Wire {
 
   private Request request(IntentRecord record, Exchange exchange, boolean refresh)
       throws IOException {
-    HttpUrl intentUrl = HttpUrl.get(record.url());
+    if (intentUrl == null) {
+      intentUrl = HttpUrl.get(record.url());
+      body = HttpParts.body(record.method(), record.body(), record.mediaType(), writes);
+    }
     HttpUrl target = exchange.url();
     boolean credentials = Origins.mayCarryCredentials(intentUrl, target, c.credentialOrigins());
     String keyHeader = record.keyHeader() != null ? record.keyHeader() : c.dialect().keyHeader();
@@ -81,8 +88,7 @@ public final class AttemptBridge implements Wire {
     if (exchange.isPoll()) {
       request.get().removeHeader("Content-Type").removeHeader("Content-Length");
     } else {
-      request.method(record.method(), HttpParts.body(record.method(), record.body(),
-          record.mediaType(), writes));
+      request.method(record.method(), body);
       request.header(keyHeader, record.keyValue() != null ? record.keyValue()
           : c.dialect().formatKey(record.id().key()));
     }
