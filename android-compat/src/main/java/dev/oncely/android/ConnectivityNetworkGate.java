@@ -7,7 +7,7 @@ import android.os.Build;
 import android.os.Handler;
 import android.os.Looper;
 import android.util.Log;
-import dev.oncely.client.spi.NetworkGate;
+import dev.oncely.client.NetworkGate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

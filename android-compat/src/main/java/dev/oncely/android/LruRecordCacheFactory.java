@@ -1,7 +1,7 @@
 package dev.oncely.android;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.RecordCache;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.RecordCache;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;

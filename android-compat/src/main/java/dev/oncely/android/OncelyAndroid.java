@@ -8,7 +8,7 @@ import dev.oncely.android.internal.SchedulingStore;
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.io.File;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -128,7 +128,7 @@ public final class OncelyAndroid implements AutoCloseable {
 
   /**
    * Builds an {@link IdempotencyInterceptor} for Retrofit or the app's own {@code OkHttpClient} on
-   * this object's store ({@code interceptor}'s store is replaced), so its tagged calls
+   * this object's store and network gate ({@code interceptor}'s are replaced), so its tagged calls
    * ({@link dev.oncely.client.IntentTag}) are durable like the intent API's: every write keeps the
    * background job current, and {@link #resumePending()} (on start, on reconnect, in the
    * background job) drives its unfinished records with their stored keys and bytes through
@@ -140,7 +140,7 @@ public final class OncelyAndroid implements AutoCloseable {
    */
   public IdempotencyInterceptor interceptor(IdempotencyInterceptor.Builder interceptor) {
     Objects.requireNonNull(interceptor, "interceptor");
-    return interceptor.store(schedulingStore).build();
+    return interceptor.store(schedulingStore).networkGate(gate).build();
   }
 
   /** The gate that pauses attempts while the device is offline. */

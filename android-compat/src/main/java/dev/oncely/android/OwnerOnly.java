@@ -16,7 +16,7 @@ final class OwnerOnly {
         && file.setExecutable(false, false)
         && (!file.isDirectory() || file.setExecutable(true, true));
     if (!ok) {
-      throw new dev.oncely.client.spi.StoreException(
+      throw new dev.oncely.client.StoreException(
           "cannot make " + file + " accessible to the app only");
     }
   }

@@ -138,10 +138,9 @@ public class BackgroundResumeTest {
     server.enqueue(new MockResponse.Builder().code(503).build());
     oncely = OncelyAndroid.start(context, oneAttempt());
     oncely.resumedOnStart().get(20, TimeUnit.SECONDS);
-    OkHttpClient app = new OkHttpClient.Builder()
-        .addInterceptor(oncely.interceptor(IdempotencyInterceptor.builder()
+    OkHttpClient app = oncely.interceptor(IdempotencyInterceptor.builder()
             .retryPolicy(RetryPolicy.builder().maxAttempts(1)
-                .attemptTimeout(Duration.ofSeconds(10)).build())))
+                .attemptTimeout(Duration.ofSeconds(10)).build())).installOn(new OkHttpClient.Builder())
         .build();
     Request order = new Request.Builder().url(server.url("/payments"))
         .tag(IntentTag.class, IntentTag.builder().operation("create-payment").scope("tenant-a")

@@ -3,12 +3,12 @@ package dev.oncely.android;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.RecordCache;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.spi.IntentStoreContract;
-import dev.oncely.client.spi.RecordCache;
-import dev.oncely.client.spi.StoredResponse;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;

@@ -1,6 +1,6 @@
 package dev.oncely.cli;
 
-import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.IntentId;
 import java.util.Optional;
 
 /**
@@ -13,7 +13,7 @@ public interface LeaseView {
    * A description of the live lease another instance holds on {@code id} (owner and end), or
    * empty when nobody else holds one.
    *
-   * @throws dev.oncely.client.spi.StoreException if the engine fails
+   * @throws dev.oncely.client.StoreException if the engine fails
    */
   Optional<String> liveLeaseOfAnother(IntentId id);
 }

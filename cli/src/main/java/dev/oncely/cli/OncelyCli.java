@@ -8,13 +8,13 @@ import dev.oncely.cli.internal.RetryCommand;
 import dev.oncely.cli.internal.ShowCommand;
 import dev.oncely.cli.internal.StoreOpeners;
 import dev.oncely.cli.internal.conformance.ConformanceCommand;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
 import java.time.Clock;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * {@code java -jar oncely-cli.jar COMMAND}: the operator's tools for intents in doubt on any

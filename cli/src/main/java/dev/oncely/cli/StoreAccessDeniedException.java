@@ -1,6 +1,6 @@
 package dev.oncely.cli;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 
 /**
  * The store's server refused the login: wrong or missing password, unknown user, or no permission

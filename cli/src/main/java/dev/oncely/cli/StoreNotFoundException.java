@@ -1,6 +1,6 @@
 package dev.oncely.cli;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 
 /**
  * There is no store of the requested engine at the given location. The CLI never creates a store,

@@ -1,6 +1,6 @@
 package dev.oncely.cli;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.StoreEncryption;
 
 /**
@@ -30,11 +30,11 @@ public interface StoreOpener {
    *
    * @param encryption the store key, or null for an unencrypted store
    * @throws StoreNotFoundException if there is no store of this engine there; nothing is created
-   * @throws dev.oncely.client.spi.StoreLockedException if another process (the app) owns the store
-   * @throws dev.oncely.client.spi.StoreEncryptionException if the key is wrong or missing
-   * @throws dev.oncely.client.spi.StoreCorruptedException if the store fails verification; nothing
+   * @throws dev.oncely.client.StoreLockedException if another process (the app) owns the store
+   * @throws dev.oncely.client.StoreEncryptionException if the key is wrong or missing
+   * @throws dev.oncely.client.StoreCorruptedException if the store fails verification; nothing
    *     is changed
-   * @throws dev.oncely.client.spi.StoreException if the engine fails otherwise
+   * @throws dev.oncely.client.StoreException if the engine fails otherwise
    */
   IntentStore open(String location, StoreEncryption encryption);
 
@@ -48,10 +48,10 @@ public interface StoreOpener {
    * @throws StoreNotFoundException if there is no store of this engine there; nothing is created
    * @throws StoreUnreachableException if the store's server cannot be reached
    * @throws StoreAccessDeniedException if the server refuses the login
-   * @throws dev.oncely.client.spi.StoreLockedException if another process (the app) owns the store
-   * @throws dev.oncely.client.spi.StoreEncryptionException if the key is wrong or missing
-   * @throws dev.oncely.client.spi.StoreCorruptedException if the store fails verification
-   * @throws dev.oncely.client.spi.StoreException if the engine fails otherwise
+   * @throws dev.oncely.client.StoreLockedException if another process (the app) owns the store
+   * @throws dev.oncely.client.StoreEncryptionException if the key is wrong or missing
+   * @throws dev.oncely.client.StoreCorruptedException if the store fails verification
+   * @throws dev.oncely.client.StoreException if the engine fails otherwise
    */
   default IntentStore open(String location, StoreEncryption encryption,
       StoreCredentials credentials) {

@@ -1,6 +1,6 @@
 package dev.oncely.cli;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 
 /**
  * The store's server could not be reached (connection refused, timed out, host unknown, server

@@ -5,9 +5,9 @@ import static dev.oncely.cli.Records.record;
 import static dev.oncely.cli.Records.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import java.nio.file.Path;
 import java.time.Clock;

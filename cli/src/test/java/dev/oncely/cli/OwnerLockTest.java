@@ -3,7 +3,7 @@ package dev.oncely.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

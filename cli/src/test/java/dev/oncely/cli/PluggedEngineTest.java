@@ -3,7 +3,7 @@ package dev.oncely.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,8 +1,8 @@
 package dev.oncely.cli;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.persistence.SqliteIntentStore;
 import dev.oncely.persistence.StoreOptions;
 import java.nio.file.Files;

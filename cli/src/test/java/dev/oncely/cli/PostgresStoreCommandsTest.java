@@ -7,12 +7,12 @@ import static dev.oncely.cli.Records.response;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.RetryPolicy;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.postgres.CliPostgres;
 import dev.oncely.postgres.PostgresIntentStore;

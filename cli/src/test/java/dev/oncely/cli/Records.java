@@ -1,9 +1,9 @@
 package dev.oncely.cli;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,13 +3,13 @@ package dev.oncely.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.RetryPolicy;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import dev.oncely.testing.Fault;
 import java.nio.charset.StandardCharsets;

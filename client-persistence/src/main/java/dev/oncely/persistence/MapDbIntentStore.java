@@ -1,13 +1,13 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
-import dev.oncely.client.spi.StoreRules;
-import dev.oncely.client.spi.UnfinishedEntry;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
+import dev.oncely.client.StoreRules;
+import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.persistence.internal.FileIo;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.MapDbBatch;
@@ -116,7 +116,7 @@ public final class MapDbIntentStore implements IntentStore {
    * @throws StoreLockedException if another process or another instance in this JVM has it open
    * @throws StoreCorruptedException if its files fail verification and the policy is
    *     {@link CorruptionPolicy#FAIL}; nothing is changed
-   * @throws dev.oncely.client.spi.StoreEncryptionException if records cannot be opened with {@code options}' key
+   * @throws dev.oncely.client.StoreEncryptionException if records cannot be opened with {@code options}' key
    * @throws StoreException if the directory is not writable or a file cannot be read or written
    */
   public static MapDbIntentStore open(Path file, StoreOptions options) {

@@ -1,27 +1,27 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
-import dev.oncely.client.spi.StoreRules;
-import dev.oncely.client.spi.UnfinishedEntry;
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
+import dev.oncely.client.StoreRules;
+import dev.oncely.client.UnfinishedEntry;
+import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.BusinessKey;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
 import dev.oncely.persistence.internal.SqliteReaders;
 import dev.oncely.persistence.internal.SqliteStatements;
-import dev.oncely.persistence.internal.UnfinishedStub;
 import dev.oncely.persistence.internal.SqliteTransaction;
 import dev.oncely.persistence.internal.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
+import dev.oncely.persistence.internal.UnfinishedStub;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -125,7 +125,7 @@ public final class SqliteIntentStore implements IntentStore {
    *     open; no descriptor is left open
    * @throws StoreCorruptedException if the file is damaged and the policy is
    *     {@link CorruptionPolicy#FAIL}; nothing is changed
-   * @throws dev.oncely.client.spi.StoreEncryptionException if the file was written with another key, or the encryption
+   * @throws dev.oncely.client.StoreEncryptionException if the file was written with another key, or the encryption
    *     setting differs from the file's
    * @throws StoreException if the directory is not writable, the disk fails or the file was written
    *     by a newer schema

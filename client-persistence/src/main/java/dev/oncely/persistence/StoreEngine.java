@@ -1,6 +1,6 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.RecordCache;
+import dev.oncely.client.RecordCache;
 import dev.oncely.client.spi.StoreEncryption;
 import java.time.Clock;
 import java.util.Objects;

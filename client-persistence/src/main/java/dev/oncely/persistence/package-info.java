@@ -1,5 +1,5 @@
 /**
- * Durable {@link dev.oncely.client.spi.IntentStore} engines that survive crashes and restarts,
+ * Durable {@link dev.oncely.client.IntentStore} engines that survive crashes and restarts,
  * and their options ({@link dev.oncely.client.spi.StoreEncryption}).
  */
 @NullMarked

@@ -1,6 +1,6 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.nio.file.Path;
 

@@ -1,6 +1,6 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.RecordCache;
+import dev.oncely.client.RecordCache;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;

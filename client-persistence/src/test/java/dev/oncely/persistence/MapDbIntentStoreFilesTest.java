@@ -5,13 +5,13 @@ import static dev.oncely.client.spi.IntentStoreContract.newRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreEncryptionException;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreEncryptionException;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;

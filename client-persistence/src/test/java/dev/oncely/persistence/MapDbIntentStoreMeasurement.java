@@ -3,8 +3,8 @@ package dev.oncely.persistence;
 import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,9 +4,9 @@ import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package dev.oncely.persistence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

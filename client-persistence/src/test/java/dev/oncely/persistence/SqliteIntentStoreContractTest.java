@@ -1,6 +1,6 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;

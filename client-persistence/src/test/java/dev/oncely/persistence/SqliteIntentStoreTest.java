@@ -5,12 +5,12 @@ import static dev.oncely.client.spi.IntentStoreContract.newRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreEncryptionException;
+import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreEncryptionException;
-import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

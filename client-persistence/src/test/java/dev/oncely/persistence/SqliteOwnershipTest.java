@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -3,8 +3,8 @@ package dev.oncely.persistence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

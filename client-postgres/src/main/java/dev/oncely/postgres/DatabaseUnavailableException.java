@@ -1,6 +1,6 @@
 package dev.oncely.postgres;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 
 /**
  * The database could not be reached (connection refused or lost, server shutting down or starting,

@@ -1,16 +1,16 @@
 package dev.oncely.postgres;
 
+import dev.oncely.client.DueTime;
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.DueTime;
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreRules;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreRules;
 import dev.oncely.postgres.internal.LeaseKeeper;
 import dev.oncely.postgres.internal.PgErrors;
 import dev.oncely.postgres.internal.Schema;

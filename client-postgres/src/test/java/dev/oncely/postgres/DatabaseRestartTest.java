@@ -100,7 +100,7 @@ class DatabaseRestartTest {
   }
 
   /** The pool reconnects on its own schedule; until then calls fail with the typed error. */
-  private static void awaitReachable(PostgresIntentStore store, dev.oncely.client.spi.IntentId id)
+  private static void awaitReachable(PostgresIntentStore store, dev.oncely.client.IntentId id)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {

@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.oncely.client.DueWorkScheduler;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.RetryPolicy;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.time.Duration;
 
 /**

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.DueWorkScheduler;
 import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.Sleeper;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.time.Duration;
 import java.time.Instant;
@@ -152,7 +152,7 @@ class LeaseFencingTest {
         assertThat(st.executeUpdate()).isEqualTo(1);
       }
       assertThatThrownBy(() -> a.get(bad.id()))
-          .isInstanceOf(dev.oncely.client.spi.StoreCorruptedException.class);
+          .isInstanceOf(dev.oncely.client.StoreCorruptedException.class);
       assertThat(a.claimDue(Instant.now(), 10)).containsExactly(good);
     }
   }

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.DueWorkScheduler;
+import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

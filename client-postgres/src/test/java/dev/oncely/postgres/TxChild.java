@@ -1,7 +1,7 @@
 package dev.oncely.postgres;
 
 import dev.oncely.client.IdempotentClient;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -2,7 +2,6 @@ package dev.oncely.client;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.oncely.client.spi.RecordCache;
 import java.util.function.Function;
 
 /**

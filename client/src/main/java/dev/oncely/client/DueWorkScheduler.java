@@ -1,10 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.DueTime;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.IntentId;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 

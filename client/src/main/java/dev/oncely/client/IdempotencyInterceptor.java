@@ -4,19 +4,16 @@ import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
+import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.Flights;
 import dev.oncely.client.internal.InterceptedCall;
-import dev.oncely.client.internal.Outcomes;
+import dev.oncely.client.internal.RedirectGuard;
 import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.ResumeRequests;
 import dev.oncely.client.internal.ResumedIntent;
 import dev.oncely.client.internal.SafeListener;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.UnfinishedEntry;
+import dev.oncely.client.internal.Scopes;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,24 +30,31 @@ import java.util.function.Function;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * An OkHttp <em>application</em> interceptor that makes unsafe calls idempotent within one call:
- * add it with {@code new OkHttpClient.Builder().addInterceptor(interceptor)}.
+ * An OkHttp interceptor that makes unsafe calls idempotent: install it with {@code
+ * interceptor.installOn(new OkHttpClient.Builder())}, which adds it as an application interceptor
+ * (the engine) and as a network interceptor (which hides every redirect of an intent from OkHttp,
+ * so it is judged, never followed to another origin with the app's headers and the key). A client
+ * that follows redirects and runs it only as an application interceptor is refused before anything
+ * is stored or sent.
  *
  * <p>For each call whose method is in {@link Builder#methods} (default {@code POST} and {@code PATCH})
  * it:
  * <ul>
- *   <li>uses the key header the app set, unchanged, or mints a random key for this call and keeps it
- *       across all of this call's retries;
+ *   <li>uses the key header the app set, unchanged, or mints a random key for this OkHttp call and
+ *       keeps it across all of its retries, also when an app interceptor outside this one runs the
+ *       chain again (every write of the body is counted: such a resend makes the intent maybe
+ *       delivered);
  *   <li>buffers the body once and sends the same bytes on every attempt;
  *   <li>retries connect failures, timeouts, resets and transient statuses with full-jitter backoff,
  *       {@code Retry-After} and the {@link RetryBudget}; waits out {@code 409 in progress}; follows
  *       a {@code 202} to its {@code Location}/{@code Content-Location} with GET, or resends;
  *   <li>closes every response it discards; stops when the call is canceled or its call timeout
- *       fires;
+ *       fires (after the first byte left, the record stays {@code PENDING}, maybe delivered);
  *   <li>if a {@link Builder#store store} is configured, records the intent (state, attempts,
  *       response) and answers a repeat of a finished key from the store without I/O; refuses a
  *       changed body under a used key with {@link PayloadMismatchException}.
@@ -102,12 +106,14 @@ public final class IdempotencyInterceptor implements Interceptor {
   private final InterceptedCall.Config config;
 
   private IdempotencyInterceptor(Builder b) {
-    this.config = new InterceptedCall.Config(b.dialect, b.retryPolicy,
+    Duration keyRetention = b.keyRetention != null ? b.keyRetention : b.dialect.keyRetention();
+    DriveSettings drive = new DriveSettings(b.store, b.dialect, b.retryPolicy,
         b.retryBudget != null ? b.retryBudget : RetryBudget.standard(),
-        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.store,
-        Set.copyOf(b.methods), b.scope, b.operation, b.maxBodyBytes,
-        b.keyRetention != null ? b.keyRetention : b.dialect.keyRetention(),
-        IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES, new Flights());
+        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.networkGate,
+        keyRetention, b.finishedRetention.compareTo(keyRetention) >= 0 ? b.finishedRetention
+        : keyRetention, Reconciler.MANUAL, null);
+    this.config = new InterceptedCall.Config(drive, Set.copyOf(b.methods), b.scope, b.operation,
+        b.maxBodyBytes, IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES, new Flights(), this);
   }
 
   /** Returns a builder holding the defaults. */
@@ -120,8 +126,27 @@ public final class IdempotencyInterceptor implements Interceptor {
     return builder().build();
   }
 
+  /**
+   * Adds this interceptor to {@code builder} as an application interceptor and, so that no
+   * redirect of an intent is followed by OkHttp before it is judged, as a network interceptor too.
+   * Call it where you would call {@code addInterceptor}: interceptors added before it run outside
+   * it (their credentials are seen by it), those added after it run inside. A client that follows
+   * redirects (OkHttp's default) and runs this interceptor only as an application interceptor is
+   * refused with an {@link IntentIOException} before anything of an intent is stored or sent.
+   *
+   * @return {@code builder}
+   */
+  public OkHttpClient.Builder installOn(OkHttpClient.Builder builder) {
+    Objects.requireNonNull(builder, "builder");
+    return builder.addInterceptor(this).addNetworkInterceptor(this);
+  }
+
   @Override
   public Response intercept(Chain chain) throws IOException {
+    if (chain.connection() != null) {
+      // Running as a network interceptor: only the redirect guard's half of the work.
+      return RedirectGuard.guard(chain);
+    }
     Request request = chain.request();
     IntentTag tag = request.tag(IntentTag.class);
     boolean resumed = request.tag(ResumedIntent.class) != null;
@@ -151,7 +176,7 @@ public final class IdempotencyInterceptor implements Interceptor {
    * @return one future per unfinished record, oldest first, completed with its stored outcome (or
    *     exceptionally with the {@code StoreException} reading it threw)
    * @throws IllegalStateException if the interceptor has no store
-   * @throws dev.oncely.client.spi.StoreException if the store cannot list the records
+   * @throws dev.oncely.client.StoreException if the store cannot list the records
    */
   public List<CompletableFuture<IntentOutcome>> resumePending(Call.Factory client,
       Consumer<IntentOutcome> outcomes) {
@@ -159,7 +184,7 @@ public final class IdempotencyInterceptor implements Interceptor {
     Objects.requireNonNull(outcomes, "outcomes");
     requireStore();
     List<IntentId> ids = new ArrayList<>();
-    for (UnfinishedEntry entry : config.store().listUnfinishedIds()) {
+    for (UnfinishedEntry entry : config.drive().store().listUnfinishedIds()) {
       ids.add(entry.id());
     }
     List<CompletableFuture<IntentOutcome>> futures =
@@ -205,17 +230,17 @@ public final class IdempotencyInterceptor implements Interceptor {
   }
 
   private IntentStore requireStore() {
-    if (config.store() == null) {
+    if (config.drive().store() == null) {
       throw new IllegalStateException("resuming needs a store: set IdempotencyInterceptor"
           + ".builder().store(..)");
     }
-    return config.store();
+    return config.drive().store();
   }
 
   private CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentRecord record) {
     CompletableFuture<IntentOutcome> future = new CompletableFuture<>();
     if (record.state().isTerminal() || record.state() == IntentState.NEEDS_RECONCILIATION) {
-      future.complete(Outcomes.of(record));
+      future.complete(IntentOutcome.of(record));
       return future;
     }
     client.newCall(ResumeRequests.of(record)).enqueue(new Callback() {
@@ -235,7 +260,7 @@ public final class IdempotencyInterceptor implements Interceptor {
 
   private IntentOutcome storedOutcome(IntentRecord record) {
     try {
-      return config.store().get(record.id()).map(Outcomes::of).orElse(Outcomes.of(record));
+      return config.drive().store().get(record.id()).map(IntentOutcome::of).orElse(IntentOutcome.of(record));
     } catch (RuntimeException e) {
       return new IntentOutcome.Pending(record.id(), PendingReason.STORE_FAILED,
           "the store failed reading the outcome (" + e.getClass().getSimpleName() + ")", null,
@@ -248,7 +273,7 @@ public final class IdempotencyInterceptor implements Interceptor {
    * throws {@link NullPointerException} (naming the setting) for a null one.
    * Defaults: {@link Dialects#ietf()}, {@link RetryPolicy#defaults()}, a new {@link
    * RetryBudget#standard()}, {@link LoggingListener}, methods {@code POST} and {@code PATCH}, no
-   * store, scope = the URL's host, operation = method and path, body limit {@link
+   * store, scope = the URL's origin and a digest of its credentials, operation = method and path, body limit {@link
    * IntentSpec#DEFAULT_MAX_BODY_BYTES}.
    */
   public static final class Builder {
@@ -261,11 +286,13 @@ public final class IdempotencyInterceptor implements Interceptor {
     private Random jitter = new Random();
     private IntentStore store;
     private final Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
-    private Function<Request, String> scope = r -> r.url().host();
+    private Function<Request, String> scope = Scopes::ofRequest;
     private Function<Request, String> operation =
         r -> cut(r.method() + " " + r.url().encodedPath());
     private long maxBodyBytes = IntentSpec.DEFAULT_MAX_BODY_BYTES;
     private Duration keyRetention;
+    private Duration finishedRetention = IdempotentClient.DEFAULT_FINISHED_RETENTION;
+    private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
 
     private Builder() {}
 
@@ -312,6 +339,16 @@ public final class IdempotencyInterceptor implements Interceptor {
       return this;
     }
 
+    /**
+     * Sets the gate that pauses a call's attempts while offline (default {@link
+     * NetworkGate#ALWAYS_OPEN}): the call waits for it until the policy's deadline (then the record
+     * is parked {@link PendingReason#OFFLINE}), or until it is canceled.
+     */
+    public Builder networkGate(NetworkGate networkGate) {
+      this.networkGate = Objects.requireNonNull(networkGate, "networkGate");
+      return this;
+    }
+
     /** Sets the random source of the backoff jitter; must be thread-safe. */
     public Builder jitter(Random jitter) {
       this.jitter = Objects.requireNonNull(jitter, "jitter");
@@ -345,7 +382,11 @@ public final class IdempotencyInterceptor implements Interceptor {
       return this;
     }
 
-    /** Sets how a request's key scope is chosen (default: the URL's host). */
+    /**
+     * Sets how an untagged request's key scope is chosen (default: the URL's origin, plus a short
+     * one-way digest of its {@code Authorization} and {@code Proxy-Authorization} headers, so two
+     * accounts never share a record; a tag's scope always wins).
+     */
     public Builder scope(Function<Request, String> scope) {
       this.scope = Objects.requireNonNull(scope, "scope");
       return this;
@@ -372,12 +413,27 @@ public final class IdempotencyInterceptor implements Interceptor {
     }
 
     /**
-     * Sets how long finished records are kept in the store (default: the dialect's key retention).
+     * Sets how long the server keeps keys (default: the dialect's). A record that may have been
+     * sent and is older than this is never resent: the call fails with {@link
+     * NeedsReconciliationException} instead. Unfinished records expire this long after they were
+     * created.
      *
      * @throws IllegalArgumentException if it is null, zero or negative
      */
     public Builder keyRetention(Duration keyRetention) {
       this.keyRetention = Durations.positive("keyRetention", keyRetention);
+      return this;
+    }
+
+    /**
+     * Sets how long a finished record is kept, so a repeat of the call is answered from the store
+     * without I/O (default {@link IdempotentClient#DEFAULT_FINISHED_RETENTION}, as for the intent
+     * API); never shorter than the key retention.
+     *
+     * @throws IllegalArgumentException if it is null, zero or negative
+     */
+    public Builder finishedRetention(Duration finishedRetention) {
+      this.finishedRetention = Durations.positive("finishedRetention", finishedRetention);
       return this;
     }
 

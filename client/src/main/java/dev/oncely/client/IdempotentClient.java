@@ -5,20 +5,13 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
+import dev.oncely.client.internal.Admission;
 import dev.oncely.client.internal.CallRegistry;
+import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineConfig;
-import dev.oncely.client.internal.Fingerprints;
 import dev.oncely.client.internal.IntentDriver;
-import dev.oncely.client.internal.Outcomes;
 import dev.oncely.client.internal.SafeListener;
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.NetworkGate;
-import dev.oncely.client.spi.RecordCache;
-import dev.oncely.client.spi.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,15 +37,18 @@ import okhttp3.OkHttpClient;
 
 /**
  * Executes {@link IntentSpec}s exactly once as far as the server's idempotency allows: the record
- * (key, exact body bytes, fingerprint) is stored in state {@code NEW} before the first byte is sent;
+ * (key, exact body bytes, fingerprint) is stored, already claimed ({@code IN_FLIGHT}), before the
+ * first byte is sent;
  * every attempt, poll and restart reuses the key; {@code 202}, {@code 409}, {@code 422},
  * {@code Retry-After} and timeouts are resolved; the outcome is stored before the caller is told.
  * A timeout after the request was written is reported as {@link IntentOutcome.Pending}, never as
  * failed.
  *
  * <p><b>Guarantees.</b> One driver per intent per client (single-flight): concurrent
- * {@link #execute}/{@link #submit} calls for the same intent share one drive and one outcome, and
- * never put two requests for it on the wire at once. Re-submitting a spec whose key (or business id,
+ * {@link #execute}/{@link #submit} calls for the same intent (the same key, or the same business id
+ * in a scope and operation), and resumes of it, share one drive and one outcome, and never put two
+ * requests for it on the wire at once; the drive is registered before the record is created, so no
+ * second drive can start between the two. Re-submitting a spec whose key (or business id,
  * in the same scope and operation) already has a record continues that intent: a finished one
  * returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
  * before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are
@@ -84,8 +80,8 @@ public final class IdempotentClient implements AutoCloseable {
   private final boolean ownsStore;
   private final ExecutorService ownedExecutor;
   private final java.util.concurrent.Executor executor;
-  private final ConcurrentMap<IntentId, CompletableFuture<IntentOutcome>> drives =
-      new ConcurrentHashMap<>();
+  private final ConcurrentMap<IntentId, Drive> drives = new ConcurrentHashMap<>();
+  private final Admission admission;
   private final ConcurrentMap<CompletableFuture<IntentOutcome>, IntentId> queued =
       new ConcurrentHashMap<>();
   private volatile boolean closed;
@@ -98,7 +94,12 @@ public final class IdempotentClient implements AutoCloseable {
     RecordCache.Factory caches =
         b.recordCacheFactory != null ? b.recordCacheFactory : new CaffeineRecordCacheFactory();
     Duration keyRetention = b.keyRetention != null ? b.keyRetention : dialect.keyRetention();
+    DriveSettings drive = new DriveSettings(store, dialect, b.retryPolicy, b.retryBudget,
+        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.networkGate, keyRetention,
+        max(b.finishedRetention, keyRetention), b.reconciler,
+        caches.create(FINISHED_CACHE_SIZE));
     this.config = new EngineConfig(
+        drive,
         // The engine counts, budgets and reports every resend itself, so OkHttp must not add
         // silent ones; those would still carry the same key, but would hide from the policy.
         b.callFactory != null ? b.callFactory : b.okHttpClient.newBuilder()
@@ -108,23 +109,11 @@ public final class IdempotentClient implements AutoCloseable {
             .followRedirects(false)
             .followSslRedirects(false)
             .build(),
-        store,
-        dialect,
-        b.retryPolicy,
-        b.retryBudget,
-        new SafeListener(b.listener),
         b.headerProvider,
-        b.clock,
-        b.sleeper,
-        b.networkGate,
-        keyRetention,
-        max(b.finishedRetention, keyRetention),
-        b.reconciler,
-        b.jitter,
         b.maxResponseBytes,
-        caches.create(FINISHED_CACHE_SIZE),
         new CallRegistry(),
         java.util.Set.copyOf(b.credentialOrigins));
+    this.admission = new Admission(drive);
     if (b.executor != null) {
       this.ownedExecutor = null;
       this.executor = b.executor;
@@ -157,12 +146,8 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public IntentOutcome execute(IntentSpec spec) {
     checkSpec(spec);
-    Prepared prepared = prepare(spec);
-    if (prepared.outcome() != null) {
-      return prepared.outcome();
-    }
     try {
-      return start(prepared.record().id(), true, prepared.claimed()).join();
+      return admitAndDrive(spec, true).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
@@ -189,42 +174,17 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public CompletableFuture<IntentOutcome> submit(IntentSpec spec) {
     checkSpec(spec);
-    IntentRecord finished = config.finished().getIfPresent(spec.id());
-    if (finished != null) {
-      CompletableFuture<IntentOutcome> answered = new CompletableFuture<>();
-      try {
-        answered.complete(Outcomes.of(sameIntent(finished, spec)));
-      } catch (PayloadMismatchException e) {
-        answered.completeExceptionally(e);
-      }
-      return answered;
-    }
     CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
-    Runnable creation = () -> {
-      try {
-        Prepared prepared = prepare(spec);
-        if (prepared.outcome() != null) {
-          mine.complete(prepared.outcome());
-        } else {
-          start(prepared.record().id(), true, prepared.claimed()).whenComplete((outcome, e) -> {
-            if (e != null) {
-              mine.completeExceptionally(e);
-            } else {
-              mine.complete(outcome);
-            }
-          });
-        }
-      } catch (RuntimeException | Error e) {
-        mine.completeExceptionally(e);
-      }
-    };
     queued.put(mine, spec.id());
     mine.whenComplete((o, e) -> queued.remove(mine));
-    try {
-      executor.execute(creation);
-    } catch (RejectedExecutionException e) {
-      mine.complete(closedBeforeDrive(spec.id()));
-    }
+    admitAndDrive(spec, false).whenComplete((outcome, e) -> {
+      if (e != null) {
+        mine.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+            ? e.getCause() : e);
+      } else {
+        mine.complete(outcome);
+      }
+    });
     return mine;
   }
 
@@ -249,8 +209,8 @@ public final class IdempotentClient implements AutoCloseable {
     List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
     // Ids and due times only: each drive reads its record when it starts, so a resume of a large
     // backlog never holds every body in memory at once.
-    for (dev.oncely.client.spi.UnfinishedEntry entry : config.store().listUnfinishedIds()) {
-      futures.add(start(entry.id(), false, null));
+    for (dev.oncely.client.UnfinishedEntry entry : config.store().listUnfinishedIds()) {
+      futures.add(start(entry.id(), false));
     }
     return futures;
   }
@@ -269,7 +229,7 @@ public final class IdempotentClient implements AutoCloseable {
   public CompletableFuture<IntentOutcome> resume(IntentId id) {
     Objects.requireNonNull(id, "id");
     checkOpen();
-    return start(id, false, null);
+    return start(id, false);
   }
 
   /**
@@ -295,7 +255,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public Optional<IntentOutcome> outcomeOf(IntentId id) {
     Objects.requireNonNull(id, "id");
-    return config.store().get(id).map(Outcomes::of);
+    return config.store().get(id).map(IntentOutcome::of);
   }
 
   /**
@@ -344,7 +304,7 @@ public final class IdempotentClient implements AutoCloseable {
     }
     // Drives that never started (still queued, or on an executor that was not ours) and submits
     // whose record was never created get a typed answer instead of a future that never completes.
-    drives.forEach((id, future) -> future.complete(closedBeforeDrive(id)));
+    drives.forEach((id, drive) -> drive.future().complete(closedBeforeDrive(id)));
     queued.forEach((future, id) -> future.complete(closedBeforeDrive(id)));
     if (ownsStore) {
       config.store().close();
@@ -352,11 +312,11 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * The record an execute/submit continues; {@code claimed} is the record this call created, which
-   * its drive owns without another compare-and-set, or null when the record already existed;
-   * {@code outcome} is set instead when there is nothing to drive.
+   * The one drive of an intent in this client, registered before its record is created or read,
+   * so no second drive of it can start in between; {@code fingerprint} is the payload it was
+   * admitted with, or null for a resume, whose record says.
    */
-  private record Prepared(IntentRecord record, IntentRecord claimed, IntentOutcome outcome) {}
+  private record Drive(CompletableFuture<IntentOutcome> future, String fingerprint) {}
 
   private void checkSpec(IntentSpec spec) {
     Objects.requireNonNull(spec, "spec");
@@ -385,115 +345,151 @@ public final class IdempotentClient implements AutoCloseable {
         .state(state)
         .createdAt(now)
         .updatedAt(now)
-        .expiresAt(now.plus(config.keyRetention()))
+        .expiresAt(now.plus(config.drive().keyRetention()))
         .build();
   }
 
-  private Prepared prepare(IntentSpec spec) {
+  /**
+   * Admits {@code spec} and drives it, inline or on the executor. The drive is registered under
+   * the spec's id before the record is created: a second submit of the same intent joins it, and
+   * a resume listing the fresh record meanwhile joins it too, so the record is never driven twice.
+   */
+  private CompletableFuture<IntentOutcome> admitAndDrive(IntentSpec spec, boolean inline) {
     IntentRecord finished = config.finished().getIfPresent(spec.id());
     if (finished != null) {
-      return finished(sameIntent(finished, spec));
-    }
-    // Create first, look up only when the store refuses: a new intent (the common case) then
-    // costs one durable write and no read. The refusal happens before any network I/O.
-    // Created already claimed: this one commit is the only one before the first send. The
-    // drive that follows owns the record without a NEW -> IN_FLIGHT compare-and-set, and a
-    // crash during the first attempt leaves IN_FLIGHT, so resume treats it as maybe sent.
-    IntentRecord fresh = fresh(spec, IntentState.IN_FLIGHT);
-    try {
-      config.store().create(fresh);
-      config.listener().onEvent(new IntentEvent.Recorded(fresh.id()));
-      return new Prepared(fresh, fresh, null);
-    } catch (DuplicateIntentException e) {
-      IntentRecord raced = find(spec);
-      if (raced == null) {
-        throw e;
+      CompletableFuture<IntentOutcome> answered = new CompletableFuture<>();
+      try {
+        answered.complete(IntentOutcome.of(sameIntent(finished, spec)));
+      } catch (PayloadMismatchException e) {
+        answered.completeExceptionally(e);
       }
-      return finished(sameIntent(raced, spec));
-    } catch (StoreException e) {
+      return answered;
+    }
+    Drive mine = new Drive(new CompletableFuture<>(), spec.fingerprint());
+    Drive running = drives.putIfAbsent(spec.id(), mine);
+    if (running != null) {
+      return join(running, spec);
+    }
+    Runnable drive = () -> {
+      try {
+        mine.future().complete(admitted(spec));
+      } catch (RuntimeException | Error e) {
+        mine.future().completeExceptionally(e);
+      } finally {
+        drives.remove(spec.id(), mine);
+      }
+    };
+    run(drive, inline, spec.id(), mine);
+    return ownFuture(mine.future());
+  }
+
+  /** Creates or joins the record of {@code spec}, on the thread that owns its drive, and drives it. */
+  private IntentOutcome admitted(IntentSpec spec) {
+    if (closed) {
+      return closedBeforeDrive(spec.id());
+    }
+    Admission.Admitted admitted = admission.admit(fresh(spec, IntentState.IN_FLIGHT));
+    IntentRecord record = admitted.record();
+    if (admitted.failure() != null) {
       // The write may have reached the disk before the failure (a failed force, a lost answer
       // from the database): the record may be durable and be resumed later, so this is not a
       // definite failure, and a new key for the same intent could be a second effect.
-      return new Prepared(fresh, null, new IntentOutcome.Pending(spec.id(),
-          PendingReason.STORE_FAILED, "the store failed while creating the record ("
-          + e.getClass().getSimpleName() + "); it may be durable and sent by a later resume:"
-          + " re-submit the same spec (same key), never a new one", null, null, e));
+      return new IntentOutcome.Pending(spec.id(), PendingReason.STORE_FAILED,
+          "the store failed while creating or finding the record ("
+          + admitted.failure().getClass().getSimpleName() + "); it may be durable and sent by a"
+          + " later resume: re-submit the same spec (same key), never a new one", null, null,
+          admitted.failure());
     }
+    if (admitted.created()) {
+      return IntentDriver.drive(config, record, true);
+    }
+    if (!record.id().equals(spec.id())) {
+      // The business id already has an intent under another key: that one is this intent.
+      return start(record.id(), true).join();
+    }
+    return IntentDriver.drive(config, record, false);
   }
 
-  private static Prepared finished(IntentRecord record) {
-    return record.state().isTerminal()
-        ? new Prepared(record, null, Outcomes.of(record)) : new Prepared(record, null, null);
+  /** Joins the drive {@code running} with {@code spec}, refusing another payload under its key. */
+  private CompletableFuture<IntentOutcome> join(Drive running, IntentSpec spec) {
+    try {
+      if (running.fingerprint() != null) {
+        if (!running.fingerprint().equals(spec.fingerprint())) {
+          throw new PayloadMismatchException(spec.id());
+        }
+      } else {
+        config.store().get(spec.id()).ifPresent(existing -> sameIntent(existing, spec));
+      }
+    } catch (PayloadMismatchException e) {
+      CompletableFuture<IntentOutcome> refused = new CompletableFuture<>();
+      refused.completeExceptionally(e);
+      return refused;
+    } catch (StoreException e) {
+      // The running drive holds the record's own payload; joining it sends nothing of ours.
+    }
+    return ownFuture(running.future());
   }
 
-  private IntentRecord find(IntentSpec spec) {
-    IntentRecord cached = config.finished().getIfPresent(spec.id());
-    if (cached != null) {
-      return cached;
-    }
-    Optional<IntentRecord> byKey = config.store().get(spec.id());
-    if (byKey.isPresent()) {
-      return byKey.get();
-    }
-    if (spec.businessId() != null) {
-      return config.store()
-          .findByBusinessId(spec.scope(), spec.operation(), spec.businessId())
-          .orElse(null);
-    }
-    return null;
-  }
-
-  private static IntentRecord sameIntent(IntentRecord existing, IntentSpec spec) {
-    if (!Fingerprints.matches(existing.fingerprint(), spec.fingerprint(), spec.body(),
-        spec.mediaType(), spec.volatileFields())) {
+  private IntentRecord sameIntent(IntentRecord existing, IntentSpec spec) {
+    if (!Admission.samePayload(existing, fresh(spec, IntentState.NEW))) {
       throw new PayloadMismatchException(existing.id());
     }
     return existing;
   }
 
   /**
-   * Starts (or joins) the one drive of intent {@code id} and returns a future of the caller's own:
-   * cancelling it never cancels the shared drive.
+   * Starts (or joins) the one drive of the stored intent {@code id} and returns a future of the
+   * caller's own: cancelling it never cancels the shared drive.
    */
-  private CompletableFuture<IntentOutcome> start(IntentId id, boolean inline,
-      IntentRecord claimed) {
-    CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
-    CompletableFuture<IntentOutcome> running = drives.putIfAbsent(id, mine);
+  private CompletableFuture<IntentOutcome> start(IntentId id, boolean inline) {
+    Drive mine = new Drive(new CompletableFuture<>(), null);
+    Drive running = drives.putIfAbsent(id, mine);
     if (running != null) {
-      return ownFuture(running);
+      return ownFuture(running.future());
     }
     Runnable drive = () -> {
       try {
         if (closed) {
-          mine.complete(closedBeforeDrive(id));
-        } else if (claimed != null) {
-          mine.complete(IntentDriver.drive(config, claimed, true));
+          mine.future().complete(closedBeforeDrive(id));
+          return;
+        }
+        // Read now that this thread owns the drive: another drive may have just finished.
+        Optional<IntentRecord> current;
+        try {
+          current = config.store().get(id);
+        } catch (StoreException e) {
+          mine.future().complete(new IntentOutcome.Pending(id, PendingReason.STORE_FAILED,
+              "the store failed reading the record (" + e.getClass().getSimpleName()
+              + "); nothing was sent", null, null, e));
+          return;
+        }
+        if (current.isEmpty()) {
+          mine.future().completeExceptionally(
+              new StoreException("record " + id + " is not in the store"));
         } else {
-          // Read again now that this thread owns the drive: another drive may have just finished.
-          Optional<IntentRecord> current = config.store().get(id);
-          if (current.isEmpty()) {
-            mine.completeExceptionally(new StoreException("record " + id + " is not in the store"));
-          } else {
-            mine.complete(IntentDriver.drive(config, current.get(), false));
-          }
+          mine.future().complete(IntentDriver.drive(config, current.get(), false));
         }
       } catch (RuntimeException | Error e) {
-        mine.completeExceptionally(e);
+        mine.future().completeExceptionally(e);
       } finally {
         drives.remove(id, mine);
       }
     };
+    run(drive, inline, id, mine);
+    return ownFuture(mine.future());
+  }
+
+  private void run(Runnable drive, boolean inline, IntentId id, Drive mine) {
     if (inline) {
       drive.run();
-    } else {
-      try {
-        executor.execute(drive);
-      } catch (RejectedExecutionException e) {
-        drives.remove(id, mine);
-        mine.complete(closedBeforeDrive(id));
-      }
+      return;
     }
-    return ownFuture(mine);
+    try {
+      executor.execute(drive);
+    } catch (RejectedExecutionException e) {
+      drives.remove(id, mine);
+      mine.future().complete(closedBeforeDrive(id));
+    }
   }
 
   /** A future that follows {@code shared}; cancelling it leaves {@code shared} untouched. */

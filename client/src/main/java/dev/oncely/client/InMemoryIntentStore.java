@@ -1,11 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreRules;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,7 +17,7 @@ import java.util.function.Consumer;
  *
  * <p>Writes are serialized on one lock; reads never block.
  */
-public final class InMemoryIntentStore implements IntentStore, IntentStore.InMemoryStoreMarker {
+public final class InMemoryIntentStore implements IntentStore {
   private final Map<IntentId, IntentRecord> records = new ConcurrentHashMap<>();
   private final Map<BusinessKey, IntentId> byBusinessId = new ConcurrentHashMap<>();
   private final Object writeLock = new Object();

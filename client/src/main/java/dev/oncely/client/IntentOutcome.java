@@ -1,14 +1,14 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.StoredResponse;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What is known about an intent when a drive ends. The outcome was persisted in the store before it
- * was handed to the caller. Exactly one of:
+ * What is known about an intent when a drive ends. The state it mirrors was persisted in the store
+ * before it was handed to the caller, except for a {@link Pending} whose reason is {@link
+ * PendingReason#STORE_FAILED} (the store failed; the last durable state is kept) or {@link
+ * PendingReason#DRIVEN_ELSEWHERE} (another driver owns the record). Exactly one of:
  *
  * <ul>
  *   <li>{@link Completed}: the server produced the effect; its response is kept.
@@ -36,9 +36,39 @@ public sealed interface IntentOutcome {
    *
    * @throws NullPointerException if {@code record} is null
    */
-  static IntentOutcome of(dev.oncely.client.spi.IntentRecord record) {
-    return dev.oncely.client.internal.Outcomes.of(java.util.Objects.requireNonNull(record,
-        "record"));
+  static IntentOutcome of(IntentRecord record) {
+    Objects.requireNonNull(record, "record");
+    switch (record.state()) {
+      case COMPLETED:
+        return new Completed(record.id(), record.lastResponse(), record.replayed());
+      case REJECTED:
+        return new Rejected(record.id(), record.lastResponse());
+      case KEY_CONFLICT:
+        return new KeyConflict(record.id(), record.lastResponse());
+      case NEEDS_RECONCILIATION:
+        return new NeedsReconciliation(record.id(),
+            record.reason() == null ? "needs reconciliation" : record.reason(),
+            record.lastResponse());
+      default:
+        return pendingOf(record);
+    }
+  }
+
+  private static IntentOutcome pendingOf(IntentRecord record) {
+    PendingReason reason = PendingReason.DRIVEN_ELSEWHERE;
+    String detail = "the intent is " + record.state() + " and not driven by this client";
+    String text = record.reason();
+    if (record.state() == IntentState.PENDING && text != null) {
+      PendingReason named = PendingReason.ofRecordText(text);
+      if (named != null) {
+        reason = named;
+        detail = text.substring(text.indexOf(':') + 1).trim();
+      } else {
+        detail = text;
+      }
+    }
+    return new Pending(record.id(), reason, detail, record.nextAttemptAt(),
+        record.lastResponse(), null);
   }
 
   /** Whether no further attempt will be made. */

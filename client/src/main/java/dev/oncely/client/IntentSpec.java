@@ -1,8 +1,6 @@
 package dev.oncely.client;
 
 import dev.oncely.client.internal.Fingerprints;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.SecretHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.oncely.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The identity of an intent sent through plain OkHttp (or Retrofit): attach it to the request
  * with {@code new Request.Builder().tag(IntentTag.class, tag)}, or with a Retrofit {@code @Tag
@@ -16,7 +18,7 @@ package dev.oncely.client;
 public final class IntentTag {
   private final String operation;
   private final String scope;
-  private final String businessId;
+  private final @Nullable String businessId;
   private final KeyStrategy keyStrategy;
 
   private IntentTag(Builder b) {
@@ -42,7 +44,7 @@ public final class IntentTag {
   }
 
   /** The stable business id (order id, event id), or null. */
-  public String businessId() {
+  public @Nullable String businessId() {
     return businessId;
   }
 
@@ -67,7 +69,7 @@ public final class IntentTag {
   public static final class Builder {
     private String operation;
     private String scope;
-    private String businessId;
+    private @Nullable String businessId;
     private KeyStrategy keyStrategy = KeyStrategy.random();
 
     private Builder() {}

@@ -1,6 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.IntentId;
 
 /**
  * An intent was submitted under a key that already belongs to another payload. Thrown before any

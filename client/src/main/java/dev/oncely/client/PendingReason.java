@@ -13,7 +13,7 @@ public enum PendingReason {
   DEADLINE_EXCEEDED,
   /** The {@link RetryBudget} for the host was empty: no retry storm was sent. */
   RETRY_BUDGET_EXHAUSTED,
-  /** The {@link dev.oncely.client.spi.NetworkGate} stayed closed (offline) until the deadline. */
+  /** The {@link dev.oncely.client.NetworkGate} stayed closed (offline) until the deadline. */
   OFFLINE,
   /** The driving thread was interrupted or the client closed. */
   INTERRUPTED,
@@ -31,5 +31,32 @@ public enum PendingReason {
    * mark as a replay ({@code 400}, {@code 401}, {@code 403}, {@code 404}, ...): that does not prove
    * the first attempt had no effect; resends with fresh credentials did not settle it.
    */
-  AMBIGUOUS_ANSWER
+  AMBIGUOUS_ANSWER,
+  /**
+   * An unexpected exception (a header value the HTTP client refused, a failing call factory)
+   * stopped the drive; the record keeps its last durable state, marked maybe delivered when an
+   * attempt had started. The cause is attached to the outcome.
+   */
+  UNEXPECTED_FAILURE;
+
+  /**
+   * The reason text a pending record stores: this reason's name, a colon, {@code detail}. The name,
+   * never the declaration order, is what the store keeps.
+   */
+  public String recordText(String detail) {
+    return name() + ": " + detail;
+  }
+
+  /** The reason a stored reason text names, or null if it names none. */
+  static @org.jspecify.annotations.Nullable PendingReason ofRecordText(String text) {
+    int colon = text.indexOf(':');
+    if (colon <= 0) {
+      return null;
+    }
+    try {
+      return valueOf(text.substring(0, colon));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
 }

@@ -1,14 +1,15 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoredResponse;
 import java.util.Objects;
 
 /**
  * Finds out what happened to an intent that cannot be resent safely (older than the server's key
  * retention, or answered by a replayed server error), for example by querying the server with the
- * business id. Called by {@code resumePending()} on the driving thread. The default answers
- * {@link Resolution#unknown(String)}, leaving the record in {@code NEEDS_RECONCILIATION}.
+ * business id. Called on the driving thread by every drive of the intent API that meets such a
+ * record: {@code resumePending()}, {@code resume(id)}, a re-submit of the spec, and the drive that
+ * finds the record too old or the answer a replayed error. The interceptor has no reconciler: it
+ * fails the call with {@link NeedsReconciliationException} and leaves the record. The default
+ * answers {@link Resolution#unknown(String)}, leaving the record in {@code NEEDS_RECONCILIATION}.
  *
  * <p>A reconciler never resends the intent: a correction is a new intent with a new key.
  */

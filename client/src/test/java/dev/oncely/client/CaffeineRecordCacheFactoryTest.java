@@ -3,7 +3,6 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.RecordCache;
 import org.junit.jupiter.api.Test;
 
 class CaffeineRecordCacheFactoryTest {

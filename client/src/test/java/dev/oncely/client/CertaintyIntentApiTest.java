@@ -7,11 +7,6 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.spi.ForwardingIntentStore;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.NetworkGate;
-import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.testing.AsyncCalls;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
@@ -322,8 +317,8 @@ class CertaintyIntentApiTest {
     Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
     try {
-      OkHttpClient http = new OkHttpClient.Builder().addInterceptor(
-          IdempotencyInterceptor.builder().store(store).maxBodyBytes(64).build()).build();
+      OkHttpClient http = IdempotencyInterceptor.builder().store(store).maxBodyBytes(64).build()
+          .installOn(new OkHttpClient.Builder()).build();
       Request first = new Request.Builder().url(server.url("/orders"))
           .header("Idempotency-Key", "\"k-async\"")
           .post(RequestBody.create(BODY, MediaType.get("application/json"))).build();

@@ -3,8 +3,7 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.event.EventCounter;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.internal.Scopes;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.Fault;
@@ -94,9 +93,8 @@ class CertaintyRulesTest {
       IntentOutcome outcome = client.execute(spec);
       return new Result(store.get(spec.id()).orElseThrow(), outcome, 0, null);
     }
-    OkHttpClient http = new OkHttpClient.Builder()
-        .addInterceptor(IdempotencyInterceptor.builder().store(store).clock(clock).sleeper(sleeper)
-            .listener(events).retryPolicy(policy()).build())
+    OkHttpClient http = IdempotencyInterceptor.builder().store(store).clock(clock).sleeper(sleeper)
+            .listener(events).retryPolicy(policy()).build().installOn(new OkHttpClient.Builder())
         .build();
     String key = "k-" + System.nanoTime();
     Request request = new Request.Builder().url(server.url(path))
@@ -110,7 +108,7 @@ class CertaintyRulesTest {
     } catch (IOException e) {
       failure = e;
     }
-    IntentId id = IntentId.of(server.getHostName(), "POST " + path, key);
+    IntentId id = IntentId.of(Scopes.ofRequest(request), "POST " + path, key);
     return new Result(store.get(id).orElseThrow(), null, status, failure);
   }
 

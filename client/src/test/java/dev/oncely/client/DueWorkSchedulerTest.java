@@ -3,8 +3,6 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.event.EventCounter;
-import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.internal.Scopes;
 import dev.oncely.client.testing.AsyncCalls;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
@@ -57,7 +57,7 @@ class IdempotencyInterceptorTest {
   }
 
   private OkHttpClient plainClient(IdempotencyInterceptor interceptor) {
-    return new OkHttpClient.Builder().addInterceptor(interceptor).build();
+    return interceptor.installOn(new OkHttpClient.Builder()).build();
   }
 
   private Request post(String body) {
@@ -288,10 +288,11 @@ class IdempotencyInterceptorTest {
   @Test
   void call_timeout_bounds_the_whole_call() {
     server.enqueue(stall());
-    OkHttpClient client = new OkHttpClient.Builder()
-        .addInterceptor(interceptor().retryPolicy(RetryPolicy.builder()
-            .attemptTimeout(Duration.ofSeconds(30)).build()).build())
-        .callTimeout(Duration.ofMillis(300))
+    IdempotencyInterceptor patient = interceptor().retryPolicy(RetryPolicy.builder()
+        .attemptTimeout(Duration.ofSeconds(30)).build()).build();
+    // Long enough for the request to reach the server on a loaded machine, far below 30 s.
+    OkHttpClient client = patient.installOn(new OkHttpClient.Builder())
+        .callTimeout(Duration.ofMillis(1500))
         .build();
 
     assertThatThrownBy(() -> client.newCall(post(BODY)).execute())
@@ -315,7 +316,7 @@ class IdempotencyInterceptorTest {
     }
 
     assertThat(server.getRequestCount()).isEqualTo(1);
-    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-123");
+    IntentId id = IntentId.of(Scopes.ofRequest(request), "POST /orders", "k-123");
     assertThat(store.get(id).orElseThrow().state()).isEqualTo(IntentState.COMPLETED);
   }
 
@@ -334,7 +335,7 @@ class IdempotencyInterceptorTest {
     client.newCall(request).execute().close();
 
     assertThat(server.takeRequest().getHeaders().get("Authorization")).isEqualTo("Bearer secret");
-    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-auth");
+    IntentId id = IntentId.of(Scopes.ofRequest(request), "POST /orders", "k-auth");
     assertThat(store.get(id).orElseThrow().headers())
         .containsKey("X-Trace")
         .doesNotContainKeys("Authorization", "Cookie", "Idempotency-Key");
@@ -370,7 +371,7 @@ class IdempotencyInterceptorTest {
         .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
 
     assertThat(server.getRequestCount()).isEqualTo(2);
-    IntentId id = IntentId.of(server.getHostName(), "POST /orders", "k-stall");
+    IntentId id = IntentId.of(Scopes.ofRequest(request), "POST /orders", "k-stall");
     assertThat(store.get(id).orElseThrow().state()).isEqualTo(IntentState.PENDING);
     assertThat(store.get(id).orElseThrow().attempts()).isEqualTo(2);
     assertThat(events.gaveUpUnknown()).isEqualTo(1);

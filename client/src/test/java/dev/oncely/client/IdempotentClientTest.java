@@ -7,9 +7,6 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.NetworkGate;
-import dev.oncely.client.spi.StoredResponse;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.MaxJitter;
 import dev.oncely.client.testing.RecordingSleeper;
@@ -429,9 +426,11 @@ class IdempotentClientTest {
     IdempotentClient client = client(clientBuilder().jitter(new MaxJitter())
         .retryPolicy(RetryPolicy.builder()
             .maxAttempts(10)
-            .baseDelay(Duration.ofMillis(500))
-            .maxDelay(Duration.ofMillis(500))
-            .deadline(Duration.ofSeconds(1))
+            // Waits long against the attempts, so a slow first attempt on a loaded machine still
+            // leaves exactly one more before the deadline.
+            .baseDelay(Duration.ofMillis(2000))
+            .maxDelay(Duration.ofMillis(2000))
+            .deadline(Duration.ofSeconds(3))
             .attemptTimeout(Duration.ofMillis(150))
             .build()));
 

@@ -1,6 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
 
 class InMemoryIntentStoreTest extends IntentStoreContract {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.dialect.Dialects;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.Fault;
@@ -56,6 +55,7 @@ class InterceptorIntentTest {
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header("Authorization", "Bearer fresh").build()))
         .addInterceptor(interceptor)
+        .addNetworkInterceptor(interceptor)
         .build();
   }
 
@@ -295,7 +295,7 @@ class InterceptorIntentTest {
         .sleeper(sleeper).retryPolicy(RetryPolicy.builder().maxAttempts(1)
             .attemptTimeout(Duration.ofSeconds(5)).build()).build();
     // The app's client keeps OkHttp's default retryOnConnectionFailure(true).
-    OkHttpClient app = new OkHttpClient.Builder().addInterceptor(oneAttempt).build();
+    OkHttpClient app = oneAttempt.installOn(new OkHttpClient.Builder()).build();
     // A pooled connection: OkHttp retries a failure on a reused connection by itself.
     app.newCall(new Request.Builder().url(server.url("/health")).build()).execute().close();
 

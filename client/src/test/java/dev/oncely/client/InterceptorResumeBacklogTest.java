@@ -51,7 +51,7 @@ class InterceptorResumeBacklogTest {
     okhttp3.Dispatcher wide = new okhttp3.Dispatcher();
     wide.setMaxRequests(RECORDS * 2);
     wide.setMaxRequestsPerHost(RECORDS * 2);
-    return new OkHttpClient.Builder().dispatcher(wide).addInterceptor(interceptor).build();
+    return interceptor.installOn(new OkHttpClient.Builder().dispatcher(wide)).build();
   }
 
   private Request order(int n) {

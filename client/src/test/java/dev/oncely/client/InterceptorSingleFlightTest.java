@@ -48,7 +48,7 @@ class InterceptorSingleFlightTest {
         .retryPolicy(RetryPolicy.builder().maxAttempts(3).attemptTimeout(Duration.ofSeconds(10))
             .deadline(Duration.ofMinutes(1)).build())
         .build();
-    return new OkHttpClient.Builder().addInterceptor(interceptor).build();
+    return interceptor.installOn(new OkHttpClient.Builder()).build();
   }
 
   /**

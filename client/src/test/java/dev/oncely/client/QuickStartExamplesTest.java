@@ -74,11 +74,11 @@ class QuickStartExamplesTest {
     String ordersUrl = server.url("/orders").toString();
 
     // --- docs/client.md: plain OkHttp interceptor ---
-    OkHttpClient http = new OkHttpClient.Builder()
-        .addInterceptor(IdempotencyInterceptor.builder()
-            .dialect(Dialects.ietf())
-            .methods("POST", "PATCH")
-            .build())
+    OkHttpClient http = IdempotencyInterceptor.builder()
+        .dialect(Dialects.ietf())
+        .methods("POST", "PATCH")
+        .build()
+        .installOn(new OkHttpClient.Builder())   // application + network interceptor
         .build();
 
     Request request = new Request.Builder()

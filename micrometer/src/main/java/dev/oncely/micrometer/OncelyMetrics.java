@@ -1,10 +1,10 @@
 package dev.oncely.micrometer;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentId;
 import dev.oncely.micrometer.internal.BoundedNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,9 +1,9 @@
 package dev.oncely.micrometer;
 
-import dev.oncely.client.spi.DuplicateIntentException;
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.ForwardingIntentStore;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -20,8 +20,7 @@ import java.util.concurrent.TimeUnit;
  * {@code error}), plus the common tags given here. Wrap the store before handing it to the client:
  * {@code IdempotentClient.builder().store(new TimedIntentStore(store, registry))}.
  *
- * <p>Wrapping an in-memory store hides its {@link IntentStore.InMemoryStoreMarker}, so the client
- * no longer warns that restart-survival is off; time durable stores only.
+ * <p>It times every store the same way; timing the in-memory store measures only a map update.
  */
 public final class TimedIntentStore extends ForwardingIntentStore {
   /** Timer of store commits. */

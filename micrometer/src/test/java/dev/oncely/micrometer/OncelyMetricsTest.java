@@ -212,12 +212,11 @@ class OncelyMetricsTest {
   @Test
   void the_interceptors_path_based_operation_names_cannot_grow_the_registry_without_end()
       throws Exception {
-    OkHttpClient http = new OkHttpClient.Builder()
-        .addInterceptor(IdempotencyInterceptor.builder()
+    OkHttpClient http = IdempotencyInterceptor.builder()
             .clock(clock)
             .sleeper(new RecordingSleeper(clock))
             .listener(OncelyMetrics.builder(registry).maxOperations(2).build())
-            .build())
+            .build().installOn(new OkHttpClient.Builder())
         .build();
     for (int order = 1; order <= 4; order++) {
       server.enqueue(status(201));

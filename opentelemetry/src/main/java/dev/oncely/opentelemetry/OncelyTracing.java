@@ -1,9 +1,9 @@
 package dev.oncely.opentelemetry;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.opentelemetry.internal.IntentSpans;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.Fault;
@@ -315,12 +315,11 @@ class OncelyTracingTest {
   void calls_through_the_interceptor_get_the_same_intent_and_attempt_spans() throws Exception {
     server.enqueue(status(503));
     server.enqueue(status(201));
-    OkHttpClient http = new OkHttpClient.Builder()
-        .addInterceptor(IdempotencyInterceptor.builder()
+    OkHttpClient http = IdempotencyInterceptor.builder()
             .clock(clock)
             .sleeper(new RecordingSleeper(clock))
             .listener(OncelyTracing.create(otel).listener())
-            .build())
+            .build().installOn(new OkHttpClient.Builder())
         .build();
     Request request = new Request.Builder().url(server.url("/orders"))
         .post(RequestBody.create(BODY, MediaType.get("application/json"))).build();

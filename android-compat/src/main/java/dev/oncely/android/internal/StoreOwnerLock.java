@@ -1,7 +1,7 @@
 package dev.oncely.android.internal;
 
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
 import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;

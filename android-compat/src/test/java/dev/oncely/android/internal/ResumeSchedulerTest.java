@@ -2,8 +2,8 @@ package dev.oncely.android.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.time.Instant;
 import java.util.List;

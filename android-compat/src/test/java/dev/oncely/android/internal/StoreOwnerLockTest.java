@@ -3,7 +3,7 @@ package dev.oncely.android.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.StoreLockedException;
+import dev.oncely.client.StoreLockedException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

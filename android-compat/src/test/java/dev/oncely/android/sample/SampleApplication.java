@@ -25,7 +25,7 @@ public final class SampleApplication extends Application {
     OkHttpClient okHttp = new OkHttpClient();
     oncely = OncelyAndroid.start(this,
         IdempotentClient.builder().okHttpClient(okHttp).dialect(Dialects.stripe()));
-    plain = okHttp.newBuilder().addInterceptor(IdempotencyInterceptor.create()).build();
+    plain = IdempotencyInterceptor.create().installOn(okHttp.newBuilder()).build();
   }
 
   /** Submits one payment. */

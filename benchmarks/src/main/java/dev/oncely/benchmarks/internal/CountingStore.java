@@ -1,8 +1,8 @@
 package dev.oncely.benchmarks.internal;
 
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.ForwardingIntentStore;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

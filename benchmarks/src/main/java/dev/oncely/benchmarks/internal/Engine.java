@@ -1,7 +1,7 @@
 package dev.oncely.benchmarks.internal;
 
 import dev.oncely.client.InMemoryIntentStore;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
 import dev.oncely.persistence.StoreOptions;

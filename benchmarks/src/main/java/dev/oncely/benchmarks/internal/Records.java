@@ -1,10 +1,10 @@
 package dev.oncely.benchmarks.internal;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.internal.Keys;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package dev.oncely.benchmarks.internal;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentStore;
 import java.nio.file.Path;
 import okhttp3.OkHttpClient;
 

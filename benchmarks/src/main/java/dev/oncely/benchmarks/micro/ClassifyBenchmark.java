@@ -1,9 +1,9 @@
 package dev.oncely.benchmarks.micro;
 
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.dialect.Verdict;
-import dev.oncely.client.spi.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

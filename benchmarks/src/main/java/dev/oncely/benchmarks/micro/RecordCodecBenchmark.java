@@ -1,7 +1,7 @@
 package dev.oncely.benchmarks.micro;
 
 import dev.oncely.benchmarks.internal.Records;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.spi.RecordCodec;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

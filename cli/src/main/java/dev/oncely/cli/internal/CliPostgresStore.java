@@ -1,8 +1,8 @@
 package dev.oncely.cli.internal;
 
 import dev.oncely.cli.LeaseView;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.spi.ForwardingIntentStore;
-import dev.oncely.client.spi.IntentId;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.postgres.PostgresIntentStore;
 import java.sql.Connection;

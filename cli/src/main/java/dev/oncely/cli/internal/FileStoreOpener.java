@@ -2,7 +2,7 @@ package dev.oncely.cli.internal;
 
 import dev.oncely.cli.StoreNotFoundException;
 import dev.oncely.cli.StoreOpener;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.persistence.CorruptionPolicy;
 import dev.oncely.persistence.StoreEngine;

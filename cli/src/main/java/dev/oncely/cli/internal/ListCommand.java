@@ -2,9 +2,9 @@ package dev.oncely.cli.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.oncely.cli.OncelyCli;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;

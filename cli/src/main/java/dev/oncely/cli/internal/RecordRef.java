@@ -1,8 +1,8 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

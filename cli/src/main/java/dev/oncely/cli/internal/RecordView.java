@@ -2,8 +2,8 @@ package dev.oncely.cli.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoredResponse;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

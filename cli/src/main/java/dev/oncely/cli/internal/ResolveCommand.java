@@ -1,10 +1,10 @@
 package dev.oncely.cli.internal;
 
 import dev.oncely.cli.OncelyCli;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoredResponse;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.oncely.cli.internal;
 
 import dev.oncely.cli.OncelyCli;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

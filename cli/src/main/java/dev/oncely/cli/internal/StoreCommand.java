@@ -2,8 +2,8 @@ package dev.oncely.cli.internal;
 
 import dev.oncely.cli.LeaseView;
 import dev.oncely.cli.OncelyCli;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;

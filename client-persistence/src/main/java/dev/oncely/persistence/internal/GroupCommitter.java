@@ -1,6 +1,6 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

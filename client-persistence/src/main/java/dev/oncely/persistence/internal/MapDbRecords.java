@@ -1,12 +1,12 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -250,7 +250,7 @@ public final class MapDbRecords {
    * Decodes the first record and the first unfinished stub of {@code file}, so a wrong encryption
    * key fails at open instead of at the first read.
    *
-   * @throws dev.oncely.client.spi.StoreEncryptionException if they need another key
+   * @throws dev.oncely.client.StoreEncryptionException if they need another key
    * @throws StoreCorruptedException if they fail verification
    */
   public void checkKey(MapDbFile file) {

@@ -1,8 +1,8 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.RecordCache;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.RecordCache;
 import dev.oncely.persistence.StoreOptions;
 import java.util.List;
 import java.util.function.Function;

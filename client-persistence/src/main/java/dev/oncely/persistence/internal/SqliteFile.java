@@ -1,12 +1,12 @@
 package dev.oncely.persistence.internal;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreEncryptionException;
+import dev.oncely.client.StoreException;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreEncryptionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.sql.Connection;
 import java.sql.SQLException;
 

@@ -1,11 +1,11 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreEncryptionException;
+import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreEncryptionException;
-import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package dev.oncely.persistence.crash;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.StoreEngine;

@@ -1,8 +1,8 @@
 package dev.oncely.persistence.crash;
 
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.oncely.persistence.crash;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import dev.oncely.persistence.StoreOptions;
 import dev.oncely.persistence.internal.CommitCrashPoints;

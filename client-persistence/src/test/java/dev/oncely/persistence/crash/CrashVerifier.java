@@ -1,7 +1,7 @@
 package dev.oncely.persistence.crash;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -2,13 +2,13 @@ package dev.oncely.persistence.crash;
 
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -74,6 +74,7 @@ public final class InterceptorCrashChild {
         .dispatcher(dispatcher)
         .connectTimeout(Duration.ofSeconds(5))
         .addInterceptor(interceptor)
+        .addNetworkInterceptor(interceptor)
         .build();
     try {
       resumeAll(interceptor, http, store, out);

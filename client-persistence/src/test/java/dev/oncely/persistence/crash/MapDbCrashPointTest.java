@@ -2,7 +2,7 @@ package dev.oncely.persistence.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.internal.CommitCrashHook;
 import dev.oncely.persistence.internal.CommitCrashPoints;
 import dev.oncely.persistence.internal.MapDbCopies;

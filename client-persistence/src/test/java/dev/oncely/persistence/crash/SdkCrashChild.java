@@ -1,15 +1,15 @@
 package dev.oncely.persistence.crash;
 
 import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.persistence.internal.CommitCrashHook;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -57,7 +57,7 @@ public final class SdkCrashChild {
 
   private SdkCrashChild() {}
 
-  private static final java.util.Map<dev.oncely.client.spi.IntentId, Integer> submitted =
+  private static final java.util.Map<dev.oncely.client.IntentId, Integer> submitted =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   public static void main(String[] args) throws Exception {

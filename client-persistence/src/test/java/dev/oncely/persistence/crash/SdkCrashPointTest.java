@@ -2,7 +2,7 @@ package dev.oncely.persistence.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.persistence.internal.CommitCrashHook;
 import java.nio.file.Path;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.oncely.persistence.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.oncely.persistence.crash;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package dev.oncely.persistence.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

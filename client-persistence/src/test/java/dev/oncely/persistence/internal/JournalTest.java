@@ -3,7 +3,7 @@ package dev.oncely.persistence.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.StoreCorruptedException;
+import dev.oncely.client.StoreCorruptedException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

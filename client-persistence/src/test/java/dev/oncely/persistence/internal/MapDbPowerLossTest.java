@@ -2,9 +2,9 @@ package dev.oncely.persistence.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.spi.DuplicateIntentException;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreException;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.crash.CrashWorkload;
 import dev.oncely.persistence.internal.PowerCutFileIo.Loss;

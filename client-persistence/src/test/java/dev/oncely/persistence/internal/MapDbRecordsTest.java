@@ -4,11 +4,11 @@ import static dev.oncely.client.spi.IntentStoreContract.fullRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.UnfinishedEntry;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

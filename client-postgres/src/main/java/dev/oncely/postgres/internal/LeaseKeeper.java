@@ -1,6 +1,6 @@
 package dev.oncely.postgres.internal;
 
-import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.spi.RecordCodec;
 import java.sql.Array;
 import java.sql.Connection;

@@ -1,6 +1,6 @@
 package dev.oncely.postgres.internal;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import dev.oncely.postgres.DatabaseUnavailableException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;

@@ -1,6 +1,6 @@
 package dev.oncely.postgres.internal;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

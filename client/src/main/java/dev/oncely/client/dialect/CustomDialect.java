@@ -1,7 +1,7 @@
 package dev.oncely.client.dialect;
 
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.internal.Durations;
-import dev.oncely.client.spi.StoredResponse;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashSet;

@@ -1,6 +1,6 @@
 package dev.oncely.client.dialect;
 
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,6 @@
 package dev.oncely.client.dialect;
 
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 
 /**
  * Reads a {@code 2xx} answer of a {@code 202}'s status URL: is the operation finished, or is the

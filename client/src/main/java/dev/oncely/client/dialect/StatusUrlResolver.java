@@ -7,7 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.filter.FilteringParserDelegate;
 import com.fasterxml.jackson.core.filter.JsonPointerBasedFilter;
 import com.fasterxml.jackson.core.filter.TokenFilter;
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.io.IOException;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -30,7 +30,8 @@ public interface StatusUrlResolver {
    * Reads the string or number at JSON Pointer {@code pointer} of the body and puts it into
    * {@code template} in place of {@code {}}. For example {@code jsonPointer("/id",
    * "/v1/payments/{}")} turns {@code {"id":"p_42"}} into {@code /v1/payments/p_42}. The value is
-   * percent-encoded as one path segment.
+   * percent-encoded as one path segment; an empty value, {@code .} or {@code ..} (which a URL reads
+   * as this or the parent path, such as the collection of all payments) names no status URL.
    *
    * @throws IllegalArgumentException if the pointer is not a valid JSON Pointer or the template
    *     has no {@code {}}
@@ -51,7 +52,7 @@ public interface StatusUrlResolver {
         JsonToken token = parser.nextToken();
         if (token == JsonToken.VALUE_STRING || token == JsonToken.VALUE_NUMBER_INT) {
           String value = parser.getText();
-          if (value.isEmpty()) {
+          if (value.isEmpty() || value.equals(".") || value.equals("..")) {
             return null;
           }
           return template.replace("{}", okhttp3.HttpUrl.parse("http://x/").newBuilder()

@@ -1,7 +1,7 @@
 package dev.oncely.client.event;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.PendingReason;
-import dev.oncely.client.spi.IntentId;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 

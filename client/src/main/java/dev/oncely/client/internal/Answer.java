@@ -1,6 +1,6 @@
 package dev.oncely.client.internal;
 
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -21,20 +21,22 @@ import okhttp3.Response;
  * @param crossOriginHop whether a followed redirect left the origin of the request or changed its
  *     method, so the final answer is not one to the intent's own request
  * @param unsent whether the failure happened before the request was handed to the HTTP client
- * @param resentByClient whether the HTTP client sent follow-up requests of its own, so the answer
- *     is not to the first delivery
+ * @param resentByClient whether the HTTP client sent follow-up requests of its own, or wrote the
+ *     body more than once, so the answer is not to the first delivery
+ * @param written whether the body was written at least once in this attempt, so no failure proves
+ *     it unsent
  */
 public record Answer(StoredResponse response, HttpUrl url, IOException failure, int firstStatus,
-    boolean crossOriginHop, boolean unsent, boolean resentByClient) {
+    boolean crossOriginHop, boolean unsent, boolean resentByClient, boolean written) {
 
   /** A failure of an attempt to {@code url}. */
   public static Answer failed(HttpUrl url, IOException failure) {
-    return new Answer(null, url, failure, 0, false, false, false);
+    return new Answer(null, url, failure, 0, false, false, false, false);
   }
 
   /** A failure before anything was handed to the HTTP client (for example a header provider's). */
   public static Answer unsent(HttpUrl url, IOException failure) {
-    return new Answer(null, url, failure, 0, false, true, false);
+    return new Answer(null, url, failure, 0, false, true, false, false);
   }
 
   /**
@@ -60,7 +62,20 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
     // chain makes the final answer one about another request: judged like a cross-origin hop.
     boolean changedMethod = !first.request().method().equals(live.request().method());
     return new Answer(stored, live.request().url(), null, redirect,
-        redirect != 0 && (crossOrigin || changedMethod), false, resent);
+        redirect != 0 && (crossOrigin || changedMethod), false, resent, false);
+  }
+
+  /**
+   * This answer, knowing that its attempt wrote the body {@code writes} times: more than once means
+   * something sent the request again (not an answer to a first delivery), once or more means no
+   * failure proves the attempt unsent.
+   */
+  public Answer afterWrites(int writes) {
+    if (writes == 0) {
+      return this;
+    }
+    return new Answer(response, url, failure, firstStatus, crossOriginHop, false,
+        resentByClient || writes > 1, true);
   }
 
   /** Whether the HTTP client followed redirects before this answer. */
@@ -73,7 +88,7 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
    * failure may have happened after the request reached the server.
    */
   public boolean provablyUnsent() {
-    return unsent || failure instanceof ConnectException || failure instanceof UnknownHostException
-        || failure instanceof NoRouteToHostException;
+    return unsent || !written && (failure instanceof ConnectException
+        || failure instanceof UnknownHostException || failure instanceof NoRouteToHostException);
   }
 }

@@ -1,13 +1,13 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.PendingReason;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.StatusInterpreter;
 import dev.oncely.client.dialect.Verdict;
 import dev.oncely.client.event.IntentEvent;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.StoredResponse;
 import okhttp3.HttpUrl;
 
 /**

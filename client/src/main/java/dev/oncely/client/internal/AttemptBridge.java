@@ -1,36 +1,79 @@
 package dev.oncely.client.internal;
 
 import dev.oncely.client.HeaderProvider;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
-import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoredResponse;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
+import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
- * Record to network request, and network response to bounded answer, for the intent API. The key
- * travels in the record's pinned wire form and nothing else may set that header; stored headers and
- * the {@link HeaderProvider}'s credentials go only to the intent's origin (or origins the app
- * listed); a poll is a plain GET without body or key.
+ * The intent API's {@link Wire}: record to network request, sent through the client's own {@code
+ * Call.Factory}, and network response to bounded answer. The key travels in the record's pinned
+ * wire form and nothing else may set that header; stored headers and the {@link HeaderProvider}'s
+ * credentials go only to the intent's origin (or origins the app listed); a poll is a plain GET
+ * without body or key. A header value the HTTP client refuses is a failure of an unsent attempt,
+ * never an exception.
  */
-public final class AttemptBridge {
+public final class AttemptBridge implements Wire {
   private final EngineConfig c;
+  private final BodyWrites writes = new BodyWrites();
+  /** Parsed once per drive: a record's URL and body never change while it is driven. */
+  private HttpUrl intentUrl;
+  private RequestBody body;
 
-  /** A bridge for the client configured by {@code config}. */
+  /** A bridge for one drive of the client configured by {@code config}. */
   public AttemptBridge(EngineConfig config) {
     this.c = config;
   }
 
-  /** The request of attempt {@code exchange} for {@code record}. */
-  public Request request(IntentRecord record, Exchange exchange, boolean refresh)
+  @Override
+  public String stopped() {
+    return c.calls().isClosed() ? "the client was closed" : null;
+  }
+
+  @Override
+  public boolean pause(Duration delay) {
+    try {
+      c.drive().sleeper().sleep(delay);
+      return stopped() == null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
+  public Sent send(IntentRecord record, Exchange exchange, boolean refresh, long timeoutMillis) {
+    Request request;
+    try {
+      request = request(record, exchange, refresh);
+    } catch (IOException e) {
+      return new Sent(Answer.unsent(exchange.url(), e), null);
+    } catch (RuntimeException e) {
+      // A stored or provided header the HTTP client refuses (a line break in a token): nothing
+      // was sent, and the next attempt may get a usable value from the provider.
+      return new Sent(Answer.unsent(exchange.url(), new IOException("the request could not be"
+          + " built: " + e.getClass().getSimpleName() + ": " + e.getMessage(), e)), null);
+    }
+    int before = writes.count();
+    Answer answer = send(request, timeoutMillis);
+    return new Sent(answer.afterWrites(writes.count() - before), null);
+  }
+
+  private Request request(IntentRecord record, Exchange exchange, boolean refresh)
       throws IOException {
-    HttpUrl intentUrl = HttpUrl.get(record.url());
+    if (intentUrl == null) {
+      intentUrl = HttpUrl.get(record.url());
+      body = HttpParts.body(record.method(), record.body(), record.mediaType(), writes);
+    }
     HttpUrl target = exchange.url();
     boolean credentials = Origins.mayCarryCredentials(intentUrl, target, c.credentialOrigins());
     String keyHeader = record.keyHeader() != null ? record.keyHeader() : c.dialect().keyHeader();
@@ -45,8 +88,7 @@ public final class AttemptBridge {
     if (exchange.isPoll()) {
       request.get().removeHeader("Content-Type").removeHeader("Content-Length");
     } else {
-      request.method(record.method(), HttpParts.body(record.method(), record.body(),
-          record.mediaType()));
+      request.method(record.method(), body);
       request.header(keyHeader, record.keyValue() != null ? record.keyValue()
           : c.dialect().formatKey(record.id().key()));
     }
@@ -71,23 +113,26 @@ public final class AttemptBridge {
     return request.build();
   }
 
-  /** Sends {@code request} within {@code timeoutMillis}; never throws. */
-  public Answer send(Request request, long timeoutMillis) {
+  private Answer send(Request request, long timeoutMillis) {
+    Call call;
     try {
-      Call call = c.http().newCall(request);
+      call = c.http().newCall(request);
       call.timeout().timeout(timeoutMillis, TimeUnit.MILLISECONDS);
-      c.calls().add(call);
-      try (Response response = call.execute()) {
-        StoredResponse stored = HttpParts.read(response, c.maxResponseBytes());
-        return Answer.of(response, stored, request.url());
-      } finally {
-        c.calls().remove(call);
-      }
+    } catch (RuntimeException e) {
+      return Answer.unsent(request.url(), new IOException("the HTTP client refused the request: "
+          + e.getClass().getSimpleName(), e));
+    }
+    c.calls().add(call);
+    try (Response response = call.execute()) {
+      StoredResponse stored = HttpParts.read(response, c.maxResponseBytes());
+      return Answer.of(response, stored, request.url());
     } catch (IOException e) {
       return Answer.failed(request.url(), e);
     } catch (RuntimeException e) {
       return Answer.failed(request.url(), new IOException("the HTTP client failed: "
           + e.getClass().getSimpleName(), e));
+    } finally {
+      c.calls().remove(call);
     }
   }
 }

@@ -19,10 +19,6 @@ final class Failures {
     failures.add(failure);
   }
 
-  IOException last() {
-    return failures.isEmpty() ? null : failures.get(failures.size() - 1);
-  }
-
   /** Adds every recorded failure other than {@code reported} to it as suppressed; returns it. */
   <T extends Throwable> T attachTo(T reported) {
     if (reported != null) {

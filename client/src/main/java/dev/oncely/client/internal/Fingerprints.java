@@ -44,7 +44,7 @@ public final class Fingerprints {
   public static String ofJson(byte[] json, Collection<String> volatileFields) throws IOException {
     MessageDigest sha = sha256();
     sha.update(JSON_DOMAIN);
-    CanonicalJson.digest(json, VolatileFields.compile(volatileFields, false), sha);
+    CanonicalJson.digest(json, VolatileFields.compile(volatileFields), sha);
     return PREFIX + hex(sha.digest());
   }
 
@@ -60,45 +60,13 @@ public final class Fingerprints {
     return PREFIX + hex(sha.digest());
   }
 
-  /**
-   * Whether a stored fingerprint names the same payload as a new one. {@code current} is this
-   * version's fingerprint of {@code body}; a stored fingerprint without a version prefix (written
-   * before version 2) is compared with the old form of the same body, recomputed: a JSON body as
-   * JSON when {@code mediaType} names JSON and the body parses, else as bytes, which is how both
-   * the intent API and the interceptor chose before.
-   *
-   * @param stored the fingerprint of the stored record
-   * @param current {@link #ofJson} or {@link #ofBytes} of {@code body}
-   * @param body the new request's exact body bytes
-   * @param mediaType the new request's media type, or null
-   * @param volatileFields the fields left out of {@code current}
-   */
-  public static boolean matches(String stored, String current, byte[] body, String mediaType,
-      Collection<String> volatileFields) {
-    if (stored.equals(current)) {
-      return true;
-    }
-    if (stored.startsWith("v")) {
-      return false;
-    }
-    if (isJson(mediaType)) {
-      try {
-        return stored.equals(
-            LegacyFingerprints.ofJson(body, VolatileFields.compile(volatileFields, true)));
-      } catch (IOException notJson) {
-        // Fall through: before version 2 the interceptor hashed unparsable JSON as bytes.
-      }
-    }
-    return stored.equals(LegacyFingerprints.ofBytes(body, mediaType));
-  }
-
   /** Hex SHA-256 of {@code bytes}. */
   public static String sha256Hex(byte[] bytes) {
     return hex(sha256().digest(bytes));
   }
 
   /** A fresh SHA-256: a clone of one prototype, cheaper than a provider lookup per call. */
-  private static MessageDigest sha256() {
+  static MessageDigest sha256() {
     try {
       return (MessageDigest) SHA256.clone();
     } catch (CloneNotSupportedException e) {

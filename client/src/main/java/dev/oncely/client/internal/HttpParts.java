@@ -1,6 +1,6 @@
 package dev.oncely.client.internal;
 
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,22 +23,24 @@ public final class HttpParts {
    * A request body of exactly {@code bytes}, or null where the method takes none and none is set.
    * The body is {@linkplain #attemptOnly one-shot} for the HTTP client.
    */
-  public static RequestBody body(String method, byte[] bytes, String mediaType) {
+  public static RequestBody body(String method, byte[] bytes, String mediaType,
+      BodyWrites writes) {
     boolean noBodyMethod = method.equals("GET") || method.equals("HEAD");
     if (noBodyMethod || (bytes.length == 0 && mediaType == null
         && (method.equals("DELETE") || method.equals("OPTIONS")))) {
       return null;
     }
-    return attemptOnly(bytes, mediaType == null ? null : MediaType.parse(mediaType));
+    return attemptOnly(bytes, mediaType == null ? null : MediaType.parse(mediaType), writes);
   }
 
   /**
    * A body of {@code bytes} that tells OkHttp it is one-shot, so OkHttp never sends it again on its
    * own: no silent retry after the request was written (retryOnConnectionFailure) and no 307/308
    * follow-up. Every resend of an intent is then the engine's, counted, paced and judged as a
-   * repeat delivery. The engine itself may write the same bytes again in a later attempt.
+   * repeat delivery. The engine itself may write the same bytes again in a later attempt. Every
+   * write that starts is counted in {@code writes}, whoever starts it.
    */
-  public static RequestBody attemptOnly(byte[] bytes, MediaType type) {
+  public static RequestBody attemptOnly(byte[] bytes, MediaType type, BodyWrites writes) {
     RequestBody bytesBody = RequestBody.create(bytes, type);
     return new RequestBody() {
       @Override
@@ -58,6 +60,7 @@ public final class HttpParts {
 
       @Override
       public void writeTo(okio.BufferedSink sink) throws IOException {
+        writes.started();
         bytesBody.writeTo(sink);
       }
     };

@@ -1,38 +1,24 @@
 package dev.oncely.client.internal;
 
 import dev.oncely.client.BodyTooLargeException;
-import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentIOException;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentPendingException;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.NeedsReconciliationException;
-import dev.oncely.client.PayloadMismatchException;
-import dev.oncely.client.PendingReason;
-import dev.oncely.client.RetryBudget;
-import dev.oncely.client.RetryPolicy;
-import dev.oncely.client.Sleeper;
-import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.RetryBudgetExhaustedException;
+import dev.oncely.client.SecretHeaders;
+import dev.oncely.client.StoreException;
 import dev.oncely.client.dialect.Dialects;
-import dev.oncely.client.event.IntentEvent;
-import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.SecretHeaders;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoredResponse;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import okhttp3.Interceptor;
@@ -43,26 +29,29 @@ import okhttp3.Response;
 import okio.Buffer;
 
 /**
- * One call through the {@code IdempotencyInterceptor}: a sequencer over the same stages as the
- * intent API's driver ({@link RecordKeeper}, {@link AnswerPolicy}, {@link Pacer}), with the app's
- * own request as the bridge: the key header is set once, the body buffered once, and a poll of a
- * status URL on another origin carries none of the app's headers. Only {@link IOException}s leave
- * {@link #run()}. Lives for one {@code intercept} invocation.
+ * The interceptor's front end of the {@link DriveLoop}, for one {@code intercept} invocation: it
+ * resolves the call's identity (a resumed record, the app's own key, a tag's business id, or a key
+ * minted once per OkHttp call), buffers the body once, admits the record exactly as the intent API
+ * does ({@link Admission}), drives it through the app's chain ({@link ChainWire}) and renders how
+ * the drive ended as a {@link Response} or an {@link IOException}. Only {@code IOException}s leave
+ * {@link #run()}.
  */
 public final class InterceptedCall {
   /** Response header added when the answer comes from the store instead of the network. */
   public static final String STORED_RESPONSE_HEADER = "Oncely-Stored-Response";
-  private static final Duration SLICE = Duration.ofMillis(100);
   /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
   private static final List<String> KNOWN_KEY_HEADERS = List.of(
       Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
 
-  /** The interceptor's settings. */
-  public record Config(Dialect dialect, RetryPolicy policy, RetryBudget budget,
-      IntentListener listener, Clock clock, Sleeper sleeper, Random random,
-      IntentStore store, Set<String> methods, Function<Request, String> scope,
-      Function<Request, String> operation, long maxBodyBytes, Duration keyRetention,
-      long maxResponseBytes, Flights flights) {}
+  /**
+   * The interceptor's settings.
+   *
+   * @param networkHalf the interceptor as the app's client must also run it, as a network
+   *     interceptor, when it follows redirects
+   */
+  public record Config(DriveSettings drive, Set<String> methods, Function<Request, String> scope,
+      Function<Request, String> operation, long maxBodyBytes, long maxResponseBytes,
+      Flights flights, Interceptor networkHalf) {}
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
@@ -75,10 +64,6 @@ public final class InterceptedCall {
   private final Config c;
   private final Interceptor.Chain chain;
   private final Identity identity;
-  private IntentId id;
-  private RecordKeeper keeper;
-  private Exchange resumeAt;
-  private final Failures failures = new Failures();
 
   /** Prepares the call for {@code chain}; {@code identity} may be null. */
   public InterceptedCall(Config config, Interceptor.Chain chain, Identity identity) {
@@ -91,22 +76,25 @@ public final class InterceptedCall {
   public Response run() throws IOException {
     try {
       return runChecked();
-    } catch (PayloadMismatchException | InvalidIntentException | StoreException
-        | NeedsReconciliationException | IntentPendingException e) {
-      throw failures.attachTo(new IntentIOException(e));
+    } catch (RuntimeException e) {
+      // Refusals (payload changed, invalid key, a store failure) and any unexpected exception:
+      // OkHttp rethrows a non-IOException on its dispatcher thread, which crashes an Android app.
+      throw new IntentIOException(e);
     }
   }
 
   private Response runChecked() throws IOException {
+    RedirectGuard.checkInstalled(chain, c.networkHalf());
     Request original = chain.request();
+    CallMemory memory = CallMemory.of(chain.call());
     ResumedIntent resumed = original.tag(ResumedIntent.class);
-    IntentRecord resumedRecord = resumed == null ? null : c.store().get(resumed.id())
+    IntentRecord resumedRecord = resumed == null ? null : requireStore().get(resumed.id())
         .orElseThrow(() -> new StoreException("record " + resumed.id() + " is not in the store"));
     String appHeader = resumed != null ? null : appKeyHeader(original);
     String appKey = appHeader == null ? null : parseAppKey(original.header(appHeader));
     String flight = flightName(original, resumedRecord, appKey);
     try (Flights.Held held = c.flights().enter(flight, () -> chain.call().isCanceled())) {
-      return runAlone(original, resumedRecord, appHeader, appKey);
+      return runAlone(original, memory, resumedRecord, appHeader, appKey);
     }
   }
 
@@ -149,57 +137,172 @@ public final class InterceptedCall {
     }
   }
 
-  private Response runAlone(Request original, IntentRecord resumedRecord, String appHeader,
-      String appKey) throws IOException {
-    Request.Builder builder = original.newBuilder();
-    String keyHeader = c.dialect().keyHeader();
-    String key;
-    String keyValue;
-    // A resumed record, or (looked up only when neither a resume nor the app names the key: one
-    // store read per call) the record of a call re-issued after a restart for a business id that
-    // already has an intent: the same intent, so the same key, sent exactly as first sent.
-    IntentRecord known = resumedRecord != null ? resumedRecord
-        : appHeader != null ? null : knownByBusinessId();
-    if (known != null) {
-      id = known.id();
-      key = id.key();
-      keyHeader = known.keyHeader() != null ? known.keyHeader() : keyHeader;
-      keyValue = known.keyValue() != null ? known.keyValue() : c.dialect().formatKey(key);
-      builder.header(keyHeader, keyValue);
-    } else if (appHeader != null) {
-      // The app set the key itself, maybe under another dialect's header (it changed the
-      // interceptor's dialect, or talks to a server that reads that header): that is the intent's
-      // key, sent exactly as the app wrote it and never beside a second, different key.
-      keyHeader = appHeader;
-      key = appKey;
-      keyValue = original.header(keyHeader);
+  private Response runAlone(Request original, CallMemory memory, IntentRecord resumedRecord,
+      String appHeader, String appKey) throws IOException {
+    IntentRecord record;
+    boolean claimed;
+    if (resumedRecord != null) {
+      // A resumed record is sent as stored: its own bytes and key wire form, never recomputed.
+      record = resumedRecord;
+      claimed = false;
     } else {
-      key = identity != null ? identity.mint().get() : Keys.random();
-      keyValue = c.dialect().formatKey(key);
-      builder.header(keyHeader, keyValue);
+      IntentRecord fresh = fresh(original, memory, appHeader, appKey);
+      if (c.drive().store() == null) {
+        record = fresh;
+        claimed = true;
+      } else {
+        Admission.Admitted admitted = new Admission(c.drive()).admit(fresh);
+        if (admitted.failure() != null) {
+          throw admitted.failure();
+        }
+        record = admitted.record();
+        claimed = admitted.created();
+      }
     }
+    if (record.state().isTerminal()) {
+      return stored(original, record);
+    }
+    List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
+    keyHeaders.add(c.drive().dialect().keyHeader());
+    keyHeaders.add(record.keyHeader());
+    ChainWire wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
+        record.mediaType(), memory.writes()), memory.writes(), keyHeaders,
+        c.drive().sleeper(), c.maxResponseBytes());
+    DriveEnd end = DriveLoop.drive(c.drive(), wire, record, claimed,
+        memory.writes().count() > 0);
+    return render(original, record.id(), end);
+  }
+
+  /** The record this call would create: the app's request with its key, minus secret headers. */
+  private IntentRecord fresh(Request original, CallMemory memory, String appHeader,
+      String appKey) throws IOException {
     byte[] body = new byte[0];
-    MediaType type = null;
+    String mediaType = null;
     if (original.body() != null) {
       body = buffer(original.body());
-      type = original.body().contentType();
-      builder.method(original.method(), HttpParts.attemptOnly(body, type));
+      MediaType type = original.body().contentType();
+      mediaType = type == null ? null : type.toString();
     }
-    Request request = builder.build();
-    if (id == null) {
-      id = intentIdOf(original, key);
+    String key;
+    String keyHeader;
+    String keyValue;
+    if (appHeader != null) {
+      // The app set the key itself, maybe under another dialect's header: that is the intent's
+      // key, sent exactly as the app wrote it and never beside a second, different key.
+      key = appKey;
+      keyHeader = appHeader;
+      keyValue = original.header(appHeader);
+    } else {
+      key = memory.key(identity != null ? identity.mint() : Keys::random);
+      keyHeader = c.drive().dialect().keyHeader();
+      keyValue = c.drive().dialect().formatKey(key);
     }
-    Response stored = openRecord(request, body, type, keyHeader, keyValue);
-    if (stored != null) {
-      return stored;
+    Map<String, List<String>> headers = HttpParts.toMap(original.headers());
+    headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
+        || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
+    Instant now = c.drive().clock().instant();
+    return IntentRecord.builder()
+        .id(intentIdOf(original, key))
+        .businessId(identity != null ? identity.businessId() : null)
+        .method(original.method())
+        .url(original.url().toString())
+        .headers(headers)
+        .body(body, mediaType)
+        .fingerprint(fingerprint(body, mediaType))
+        .keyWireForm(keyHeader, keyValue)
+        // Created already claimed, before the first byte: one durable write, and a crash during
+        // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
+        .state(IntentState.IN_FLIGHT)
+        .maybeDelivered(memory.writes().count() > 0)
+        .createdAt(now)
+        .updatedAt(now)
+        .expiresAt(now.plus(c.drive().keyRetention()))
+        .build();
+  }
+
+  /** What the app gets for how the drive ended. */
+  private Response render(Request original, IntentId id, DriveEnd end) throws IOException {
+    IntentRecord record = end.record();
+    Response live = end.live();
+    switch (end.kind()) {
+      case SETTLED:
+        if (live == null) {
+          return stored(original, record);
+        }
+        if (record.state() == IntentState.NEEDS_RECONCILIATION && misleading(end.answer())) {
+          live.close();
+          throw new NeedsReconciliationException(id, record.reason());
+        }
+        return live;
+      case RECONCILE:
+        throw new NeedsReconciliationException(id, end.detail() != null ? end.detail()
+            : record.reason());
+      case LOST:
+        if (record != null && record.state().isTerminal() && record.lastResponse() != null) {
+          return stored(original, record);
+        }
+        throw new IntentPendingException(id, end.reason(), end.detail());
+      case STORE_FAILED:
+        throw (RuntimeException) end.cause();
+      default:
+        if (end.cause() instanceof RetryBudgetExhaustedException refused) {
+          // The budget refused a resend the answer asked for: that refusal is the news.
+          if (live != null) {
+            live.close();
+          }
+          throw refused;
+        }
+        if (live != null) {
+          if (misleading(end.answer())) {
+            live.close();
+            throw new IntentPendingException(id, end.reason(), end.detail());
+          }
+          return live;
+        }
+        if (end.cause() instanceof IOException failure) {
+          throw failure;
+        }
+        if (chain.call().isCanceled()) {
+          IOException canceled = new IOException("Canceled");
+          if (end.cause() != null) {
+            canceled.addSuppressed(end.cause());
+          }
+          throw canceled;
+        }
+        IntentIOException pending = new IntentIOException(
+            new IntentPendingException(id, end.reason(), end.detail()));
+        if (end.cause() != null) {
+          pending.addSuppressed(end.cause());
+        }
+        throw pending;
     }
-    return loop(request);
+  }
+
+  /** The stored answer of a finished record, marked as coming from the store. */
+  private static Response stored(Request original, IntentRecord record) {
+    if (record.lastResponse() == null) {
+      // A finished intent is never sent again, even when its record cannot answer for it.
+      throw new StoreException("record " + record.id() + " is " + record.state()
+          + " but holds no response to answer with; it is not sent again");
+    }
+    return HttpParts.toResponse(original, record.lastResponse(), STORED_RESPONSE_HEADER);
+  }
+
+  /**
+   * Whether handing {@code answer} to the app would read as a final refusal or redirect although
+   * the decision core did not accept it as one (a 3xx or 4xx): then the app gets a typed
+   * exception instead.
+   */
+  private static boolean misleading(Answer answer) {
+    return answer != null && answer.response() != null && (answer.followedRedirects()
+        || answer.response().status() >= 300 && answer.response().status() < 500);
   }
 
   /** The header under which the app set a key itself: the dialect's, or a known dialect's. */
   private String appKeyHeader(Request request) {
-    if (request.header(c.dialect().keyHeader()) != null) {
-      return c.dialect().keyHeader();
+    String own = c.drive().dialect().keyHeader();
+    if (request.header(own) != null) {
+      return own;
     }
     for (String name : KNOWN_KEY_HEADERS) {
       if (request.header(name) != null) {
@@ -211,7 +314,7 @@ public final class InterceptedCall {
 
   /** The key in a header value the app wrote: a quoted Structured Field string or a plain token. */
   private String parseAppKey(String header) {
-    String parsed = c.dialect().parseKey(header);
+    String parsed = c.drive().dialect().parseKey(header);
     String key = parsed != null ? parsed : header.trim();
     if (key.equals("\"\"")) {
       // An empty quoted string: every such call would share one intent.
@@ -224,12 +327,11 @@ public final class InterceptedCall {
     return key;
   }
 
-  private IntentRecord knownByBusinessId() {
-    if (identity == null || identity.businessId() == null || c.store() == null) {
-      return null;
+  private IntentStore requireStore() {
+    if (c.drive().store() == null) {
+      throw new StoreException("a resumed call needs the interceptor's store");
     }
-    return c.store().findByBusinessId(identity.scope(), identity.operation(),
-        identity.businessId()).orElse(null);
+    return c.drive().store();
   }
 
   private byte[] buffer(RequestBody body) throws IOException {
@@ -245,70 +347,6 @@ public final class InterceptedCall {
     return buffer.readByteArray();
   }
 
-  private Response openRecord(Request request, byte[] body, MediaType type, String keyHeader,
-      String keyValue) {
-    String mediaType = type == null ? null : type.toString();
-    String fingerprint = fingerprint(body, mediaType);
-    Optional<IntentRecord> existing = c.store() == null ? Optional.empty() : c.store().get(id);
-    if (existing.isPresent()) {
-      IntentRecord r = existing.get();
-      if (!Fingerprints.matches(r.fingerprint(), fingerprint, body, mediaType, Set.of())) {
-        throw new PayloadMismatchException(id);
-      }
-      if (r.state().isTerminal()) {
-        if (r.lastResponse() == null) {
-          // A finished intent is never sent again, even when its record cannot answer for it.
-          throw new StoreException("record " + id + " is " + r.state()
-              + " but holds no response to answer with; it is not sent again");
-        }
-        return HttpParts.toResponse(request, r.lastResponse(), STORED_RESPONSE_HEADER);
-      }
-      keeper = new RecordKeeper(c.store(), c.clock(), r, RecordKeeper.loadedMaybeDelivered(r),
-          true);
-      if (r.state() == IntentState.NEEDS_RECONCILIATION) {
-        throw new NeedsReconciliationException(id, r.reason() == null ? "needs reconciliation"
-            : r.reason());
-      }
-      if (keeper.maybeDelivered() && !withinRetention()) {
-        String reason = "older than the server's key retention (" + c.keyRetention()
-            + "): resending could create a second effect";
-        keeper.reconcile(reason);
-        emit(new IntentEvent.NeedsReconciliation(id, reason));
-        throw new NeedsReconciliationException(id, reason);
-      }
-      keeper.claim(keyHeader, keyValue);
-      if (r.pollUrl() != null) {
-        resumeAt = Exchange.poll(okhttp3.HttpUrl.get(r.pollUrl()));
-      }
-      return null;
-    }
-    Instant now = now();
-    Map<String, List<String>> headers = HttpParts.toMap(request.headers());
-    headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader));
-    IntentRecord fresh = IntentRecord.builder()
-        .id(id)
-        .businessId(identity != null ? identity.businessId() : null)
-        .method(request.method())
-        .url(request.url().toString())
-        .headers(headers)
-        .body(body, mediaType)
-        .fingerprint(fingerprint)
-        .keyWireForm(keyHeader, keyValue)
-        // Created already claimed, before the first byte: one durable write, and a crash during
-        // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
-        .state(IntentState.IN_FLIGHT)
-        .createdAt(now)
-        .updatedAt(now)
-        .expiresAt(now.plus(c.keyRetention()))
-        .build();
-    if (c.store() != null) {
-      c.store().create(fresh);
-      emit(new IntentEvent.Recorded(id));
-    }
-    keeper = new RecordKeeper(c.store(), c.clock(), fresh, false, true);
-    return null;
-  }
-
   private static String fingerprint(byte[] body, String mediaType) {
     if (Fingerprints.isJson(mediaType)) {
       try {
@@ -318,217 +356,5 @@ public final class InterceptedCall {
       }
     }
     return Fingerprints.ofBytes(body, mediaType);
-  }
-
-  private Response loop(Request request) throws IOException {
-    Pacer pacer = new Pacer(c.policy(), c.budget(),
-        new Waits(c.policy(), c.random(), c.listener(), id), c.clock());
-    AnswerPolicy policy = new AnswerPolicy(c.dialect(), id, request.url());
-    Exchange exchange = resumeAt != null ? resumeAt : Exchange.submit(request.url());
-    while (true) {
-      checkCanceled();
-      boolean deliveredBefore = keeper.maybeDelivered();
-      Request current = requestFor(request, exchange);
-      int n = keeper.attemptStarting();
-      pacer.attempted();
-      emit(new IntentEvent.AttemptStarted(id, n, current.method(), current.url().host(),
-          exchange.isPoll()));
-      long start = System.nanoTime();
-      Response response = null;
-      Answer answer;
-      try {
-        int ms = (int) pacer.attemptTimeoutMillis();
-        response = chain.withConnectTimeout(ms, TimeUnit.MILLISECONDS)
-            .withReadTimeout(ms, TimeUnit.MILLISECONDS)
-            .withWriteTimeout(ms, TimeUnit.MILLISECONDS)
-            .proceed(current);
-        StoredResponse seen = HttpParts.read(response, c.maxResponseBytes());
-        answer = Answer.of(response, seen, current.url());
-        emit(new IntentEvent.AttemptEnded(id, n, seen.status(), null, since(start)));
-      } catch (IOException e) {
-        if (response != null) {
-          response.close();
-          response = null;
-        }
-        emit(new IntentEvent.AttemptEnded(id, n, -1, e.getClass().getSimpleName(), since(start)));
-        failures.add(e);
-        if (chain.call().isCanceled()) {
-          park(PendingReason.INTERRUPTED, "the call was canceled", null);
-          throw failures.attachTo(e);
-        }
-        answer = Answer.failed(current.url(), e);
-      }
-      if (!answer.provablyUnsent()) {
-        keeper.attemptMayHaveReached();
-      }
-      Step step = policy.decide(exchange, deliveredBefore, answer, withinRetention());
-      if (answer.response() != null && answer.response().status() < 500
-          && answer.response().status() != 429) {
-        c.budget().recordSuccess(answer.url().host());
-      }
-      if (step instanceof Step.Finish finish) {
-        Response finished = finish(response, finish);
-        if (finish.state() == IntentState.NEEDS_RECONCILIATION && misleading(answer)) {
-          finished.close();
-          throw new NeedsReconciliationException(id, finish.reason());
-        }
-        return finished;
-      }
-      if (step instanceof Step.Park stop) {
-        park(stop.reason(), stop.detail(), answer.response());
-        if (response != null && misleading(answer)) {
-          response.close();
-          throw new IntentPendingException(id, stop.reason(), stop.detail());
-        }
-        return respondOrThrow(response, answer);
-      }
-      Step.Again again = (Step.Again) step;
-      if (again.event() != null) {
-        emit(again.event());
-      }
-      boolean replayed = answer.response() != null && c.dialect().isReplay(answer.response());
-      if (again.next().isPoll()) {
-        keeper.pollNext(again.next().url().toString(), answer.response(), replayed);
-      } else if (exchange.isPoll()) {
-        keeper.pollNext(null, answer.response(), replayed);
-      }
-      Pacer.Pace pace = pacer.next(answer.response(), again.chargeBudget(), again.processing(),
-          answer.url().host());
-      if (!pace.goesOn()) {
-        String detail = answer.failure() != null
-            ? "attempt " + n + " got no answer (" + answer.failure().getClass().getSimpleName()
-                + "); the server may have processed it"
-            : "attempt " + n + " was answered " + answer.response().status();
-        if (pace.refusal() != null) {
-          if (response != null) {
-            response.close();
-          }
-          emit(new IntentEvent.BudgetExhausted(id, answer.url().host()));
-          park(PendingReason.RETRY_BUDGET_EXHAUSTED, "the retry budget for "
-              + answer.url().host() + " is empty", answer.response());
-          throw failures.attachTo(pace.refusal());
-        }
-        park(pace.stop(), detail, answer.response());
-        if (response != null && misleading(answer)) {
-          response.close();
-          throw new IntentPendingException(id, pace.stop(), detail);
-        }
-        return respondOrThrow(response, answer);
-      }
-      if (response != null) {
-        response.close();
-      }
-      String cause = Pacer.serverChose(answer.response())
-          ? again.cause() + ", Retry-After" : again.cause();
-      waitBeforeRetry(n, pace.delay(), cause);
-      exchange = again.next();
-    }
-  }
-
-  /**
-   * The request for {@code exchange}: the app's request (key header set once, body buffered) for
-   * a submit, moved to a redirect target within the origin if need be; a bare GET for a poll,
-   * carrying the app's headers only on the intent's own origin.
-   */
-  private Request requestFor(Request request, Exchange exchange) {
-    if (!exchange.isPoll()) {
-      return exchange.url().equals(request.url()) ? request
-          : request.newBuilder().url(exchange.url()).build();
-    }
-    Request.Builder poll;
-    if (Origins.same(request.url(), exchange.url())) {
-      poll = request.newBuilder().url(exchange.url()).get();
-      poll.removeHeader(c.dialect().keyHeader());
-      poll.removeHeader("Content-Type");
-      poll.removeHeader("Content-Length");
-    } else {
-      poll = new Request.Builder().url(exchange.url()).get();
-    }
-    return poll.build();
-  }
-
-  /**
-   * Whether handing {@code answer} to the app would read as a final refusal or redirect although
-   * the decision core did not accept it as one (a 3xx or 4xx): then the app gets a typed
-   * exception instead.
-   */
-  private static boolean misleading(Answer answer) {
-    return answer.response() != null && (answer.followedRedirects()
-        || answer.response().status() >= 300 && answer.response().status() < 500);
-  }
-
-  private Response respondOrThrow(Response response, Answer answer) throws IOException {
-    if (response != null) {
-      return response;
-    }
-    throw failures.attachTo(answer.failure());
-  }
-
-  private boolean withinRetention() {
-    IntentRecord record = keeper.record();
-    return now().isBefore(record.expiresAt())
-        && now().isBefore(record.createdAt().plus(c.keyRetention()));
-  }
-
-  private void waitBeforeRetry(int attempt, Duration delay, String cause) throws IOException {
-    emit(new IntentEvent.RetryScheduled(id, attempt + 1, delay, cause));
-    Duration left = delay;
-    try {
-      while (!left.isNegative() && !left.isZero()) {
-        checkCanceled();
-        Duration slice = left.compareTo(SLICE) > 0 ? SLICE : left;
-        c.sleeper().sleep(slice);
-        left = left.minus(slice);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      park(PendingReason.INTERRUPTED, "interrupted while waiting to retry", null);
-      throw new InterruptedIOException("interrupted while waiting to retry");
-    }
-    checkCanceled();
-  }
-
-  private void checkCanceled() throws IOException {
-    if (chain.call().isCanceled()) {
-      park(PendingReason.INTERRUPTED, "the call was canceled", null);
-      throw failures.attachTo(new IOException("Canceled"));
-    }
-  }
-
-  private Response finish(Response response, Step.Finish finish) {
-    IntentState state = finish.state();
-    Duration retention = state.isTerminal()
-        ? max(IdempotentClient.DEFAULT_FINISHED_RETENTION, c.keyRetention()) : c.keyRetention();
-    try {
-      keeper.settle(state, finish.response(), finish.replayed(), finish.reason(), retention);
-    } catch (RuntimeException e) {
-      response.close();
-      throw e;
-    }
-    emit(finish.event());
-    return response;
-  }
-
-  private void park(PendingReason reason, String detail, StoredResponse last) {
-    if (keeper.record().state() != IntentState.PENDING) {
-      keeper.park(reason, detail, null, last != null ? last : keeper.record().lastResponse());
-    }
-    emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
-  }
-
-  private void emit(IntentEvent event) {
-    c.listener().onEvent(event);
-  }
-
-  private Instant now() {
-    return c.clock().instant();
-  }
-
-  private static Duration since(long startNanos) {
-    return Duration.ofNanos(System.nanoTime() - startNanos);
   }
 }

@@ -4,7 +4,7 @@ import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.RetryPolicy;
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,11 +59,6 @@ public final class Pacer {
   /** Counts an attempt of this drive. */
   public void attempted() {
     attempts++;
-  }
-
-  /** Attempts of this drive so far. */
-  public int attempts() {
-    return attempts;
   }
 
   /**

@@ -1,10 +1,10 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.PendingReason;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,8 +32,7 @@ public final class RecordKeeper {
     }
   }
 
-  private IntentStore store;
-  private final boolean detachOnLoss;
+  private final IntentStore store;
   private final Clock clock;
   private IntentRecord record;
   private int attempts;
@@ -45,17 +44,7 @@ public final class RecordKeeper {
    * @param deliveredBefore whether an attempt may already have reached the server
    */
   public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore) {
-    this(store, clock, record, deliveredBefore, false);
-  }
-
-  /**
-   * Keeps {@code record}; with {@code detachOnLoss} a lost compare-and-set does not throw but stops
-   * writing (the interceptor: another call drives the key, and the server's answer still stands).
-   */
-  public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore,
-      boolean detachOnLoss) {
     this.store = store;
-    this.detachOnLoss = detachOnLoss;
     this.clock = clock;
     this.record = record;
     this.attempts = record.attempts();
@@ -129,7 +118,7 @@ public final class RecordKeeper {
 
   /** Stops the drive {@code PENDING} with {@code reason}, due again at {@code due} (may be null). */
   public void park(PendingReason reason, String detail, Instant due, StoredResponse last) {
-    update(b -> b.state(IntentState.PENDING).reason(Outcomes.pendingReasonText(reason, detail))
+    update(b -> b.state(IntentState.PENDING).reason(reason.recordText(detail))
         .nextAttemptAt(due).lastResponse(last));
   }
 
@@ -144,10 +133,7 @@ public final class RecordKeeper {
     change.accept(b);
     IntentRecord next = b.build();
     if (store != null && !store.compareAndSet(record, next)) {
-      if (!detachOnLoss) {
-        throw new LostOwnership();
-      }
-      store = null;
+      throw new LostOwnership();
     }
     record = next;
   }

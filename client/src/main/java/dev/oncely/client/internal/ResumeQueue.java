@@ -1,7 +1,7 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
-import dev.oncely.client.spi.IntentId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,6 +1,6 @@
 package dev.oncely.client.internal;
 
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.IntentRecord;
 import okhttp3.Request;
 
 /**
@@ -15,8 +15,10 @@ public final class ResumeRequests {
   public static Request of(IntentRecord record) {
     Request.Builder request = new Request.Builder().url(record.url());
     record.headers().forEach((name, values) -> values.forEach(v -> request.addHeader(name, v)));
+    // The interceptor sends the record's own bytes; this body only carries them through the app's
+    // interceptors, so its writes are not the intent's.
     request.method(record.method(), HttpParts.body(record.method(), record.body(),
-        record.mediaType()));
+        record.mediaType(), new BodyWrites()));
     if (record.keyHeader() != null) {
       request.header(record.keyHeader(), record.keyValue());
     }

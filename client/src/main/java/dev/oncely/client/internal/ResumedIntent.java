@@ -1,6 +1,6 @@
 package dev.oncely.client.internal;
 
-import dev.oncely.client.spi.IntentId;
+import dev.oncely.client.IntentId;
 
 /**
  * Request tag of a call the interceptor's resume issued for a stored record: the interceptor

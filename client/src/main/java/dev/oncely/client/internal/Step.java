@@ -2,8 +2,8 @@ package dev.oncely.client.internal;
 
 import dev.oncely.client.IntentState;
 import dev.oncely.client.PendingReason;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
-import dev.oncely.client.spi.StoredResponse;
 
 /** What {@link AnswerPolicy} decided after one answer: finish, send again, or stop pending. */
 public sealed interface Step {

@@ -29,10 +29,8 @@ final class VolatileFields {
    * The matcher at the document root.
    *
    * @param names top-level member names or JSON Pointers
-   * @param legacyNameEscapes true to unescape the last pointer segment the way fingerprints
-   *     before version 2 did ({@code ~1} replaced before {@code ~0}, not scanned left to right)
    */
-  static VolatileFields compile(Collection<String> names, boolean legacyNameEscapes) {
+  static VolatileFields compile(Collection<String> names) {
     if (names.isEmpty()) {
       return NONE;
     }
@@ -48,8 +46,7 @@ final class VolatileFields {
         parent[i] = unescape(parent[i]);
       }
       String last = field.substring(cut + 1);
-      String name = legacyNameEscapes ? last.replace("~1", "/").replace("~0", "~") : unescape(last);
-      fields.add(new Field(parent, name));
+      fields.add(new Field(parent, unescape(last)));
     }
     return new VolatileFields(List.copyOf(fields), 0);
   }

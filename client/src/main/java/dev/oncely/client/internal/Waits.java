@@ -1,10 +1,10 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.StoredResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Random;

@@ -1,5 +1,9 @@
 package dev.oncely.client.spi;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.UnfinishedEntry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

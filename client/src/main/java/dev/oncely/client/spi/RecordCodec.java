@@ -1,12 +1,11 @@
 package dev.oncely.client.spi;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoredResponse;
-import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreEncryptionException;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreEncryptionException;
+import dev.oncely.client.StoredResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

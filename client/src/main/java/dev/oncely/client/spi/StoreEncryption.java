@@ -1,5 +1,6 @@
 package dev.oncely.client.spi;
 
+import dev.oncely.client.StoreEncryptionException;
 import java.util.Arrays;
 import java.util.Objects;
 import javax.crypto.SecretKey;

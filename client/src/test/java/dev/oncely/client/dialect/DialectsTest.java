@@ -3,7 +3,7 @@ package dev.oncely.client.dialect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.StoredResponse;
+import dev.oncely.client.StoredResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

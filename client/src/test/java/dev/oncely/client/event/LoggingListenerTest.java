@@ -2,8 +2,8 @@ package dev.oncely.client.event;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.PendingReason;
-import dev.oncely.client.spi.IntentId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

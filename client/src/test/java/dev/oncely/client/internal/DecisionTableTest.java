@@ -2,11 +2,11 @@ package dev.oncely.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.StoredResponse;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.StoredResponse;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -122,7 +122,7 @@ class DecisionTableTest {
       }
       StoredResponse response = StoredResponse.of(status, headers,
           body.getBytes(StandardCharsets.UTF_8));
-      answers.add(new Answer(response, answered, null, 0, false, false, false));
+      answers.add(new Answer(response, answered, null, 0, false, false, false, false));
     }
     assertThat(answers).as("statuses in row '%s'", row.answer()).isNotEmpty();
     return answers;

@@ -22,90 +22,10 @@ class FingerprintsTest {
     return Fingerprints.ofJson(text.getBytes(StandardCharsets.UTF_8), List.of(volatileFields));
   }
 
-  /** One row of fingerprints-v1.tsv: what the release before version 2 stored. */
-  private record Stored(byte[] body, String mediaType, List<String> volatileFields,
-      String fingerprint) {}
-
-  private static List<Stored> storedBeforeVersion2() throws IOException {
-    List<Stored> rows = new ArrayList<>();
-    try (InputStream in = FingerprintsTest.class.getResourceAsStream("/fingerprints-v1.tsv");
-        BufferedReader reader = new BufferedReader(
-            new InputStreamReader(in, StandardCharsets.UTF_8))) {
-      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-        if (line.startsWith("#")) {
-          continue;
-        }
-        String[] cells = line.split("\t", -1);
-        if (cells[0].equals("BYTES")) {
-          rows.add(new Stored(Base64.getDecoder().decode(cells[1]),
-              cells[2].isEmpty() ? null : cells[2], List.of(), cells[3]));
-        } else {
-          rows.add(new Stored(Base64.getDecoder().decode(cells[0]), JSON,
-              cells[1].isEmpty() ? List.of() : Arrays.asList(cells[1].split(",")), cells[2]));
-        }
-      }
-    }
-    return rows;
-  }
-
-  private static String current(Stored row) {
-    if (Fingerprints.isJson(row.mediaType)) {
-      try {
-        return Fingerprints.ofJson(row.body, row.volatileFields);
-      } catch (IOException notJson) {
-        return Fingerprints.ofBytes(row.body, row.mediaType);
-      }
-    }
-    return Fingerprints.ofBytes(row.body, row.mediaType);
-  }
-
   @Test
   void fingerprints_carry_the_version_prefix() throws IOException {
     assertThat(json("{\"a\":1}")).startsWith("v2:").hasSize(3 + 64);
     assertThat(Fingerprints.ofBytes(new byte[] {1, 2}, "text/plain")).startsWith("v2:");
-  }
-
-  @Test
-  void every_fingerprint_stored_before_version_2_matches_a_resubmit_of_the_same_payload()
-      throws IOException {
-    List<Stored> rows = storedBeforeVersion2();
-    assertThat(rows).hasSizeGreaterThan(30);
-    for (Stored row : rows) {
-      assertThat(Fingerprints.matches(row.fingerprint, current(row), row.body, row.mediaType,
-          row.volatileFields))
-          .as(new String(row.body, StandardCharsets.UTF_8) + " " + row.volatileFields)
-          .isTrue();
-    }
-  }
-
-  @Test
-  void a_fingerprint_stored_before_version_2_does_not_match_a_changed_payload()
-      throws IOException {
-    for (Stored row : storedBeforeVersion2()) {
-      byte[] changed = Arrays.copyOf(row.body, row.body.length + 1);
-      changed[row.body.length] = ' ';
-      byte[] other = ("{\"changed\":" + row.body.length + "}").getBytes(StandardCharsets.UTF_8);
-      String otherNow = Fingerprints.ofJson(other, List.of());
-      assertThat(Fingerprints.matches(row.fingerprint, otherNow, other, JSON, List.of()))
-          .isFalse();
-      if (!Fingerprints.isJson(row.mediaType)) {
-        String changedNow = Fingerprints.ofBytes(changed, row.mediaType);
-        assertThat(Fingerprints.matches(row.fingerprint, changedNow, changed, row.mediaType,
-            List.of())).isFalse();
-      }
-    }
-  }
-
-  @Test
-  void a_stored_fingerprint_of_this_version_is_compared_without_recomputing_the_old_form()
-      throws IOException {
-    byte[] body = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
-    String now = Fingerprints.ofJson(body, List.of());
-
-    assertThat(Fingerprints.matches(now, now, body, JSON, Set.of())).isTrue();
-    assertThat(Fingerprints.matches("v2:" + "0".repeat(64), now, body, JSON, Set.of())).isFalse();
-    assertThat(Fingerprints.matches("v3:" + now.substring(3), now, body, JSON, Set.of()))
-        .isFalse();
   }
 
   @Test

@@ -18,9 +18,40 @@ import java.util.stream.Collectors;
  * @param keyQuoting how the server reads the key header's value
  * @param otherDialectOnResume whether the resuming client has the other dialect (IETF sends the
  *     key quoted, Stripe plain): the record's pinned wire form must win
+ * @param twist what the app around the engine does to the intent (each entry point's test applies
+ *     the twists that exist for it and reads the others as none)
  */
 record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash crash,
-    KeyQuoting keyQuoting, boolean otherDialectOnResume) {
+    KeyQuoting keyQuoting, boolean otherDialectOnResume, Twist twist) {
+
+  /** The app's hostile ground (issue 19): what happens to the intent outside the engine. */
+  enum Twist {
+    /** Nothing unusual. */
+    NONE,
+    /**
+     * Intent API: a second submit of the same business id, under another key, from inside a slow
+     * listener right after the first's record was created and before its drive started.
+     */
+    CONCURRENT_SUBMIT,
+    /** Intent API: the header provider throws on its first call. */
+    PROVIDER_THROWS,
+    /** Intent API: the header provider's first value is one OkHttp refuses (a line break). */
+    PROVIDER_REFUSED_VALUE,
+    /** Interceptor: an app interceptor outside ours runs the chain once more after an IOException. */
+    OUTER_RETRY,
+    /** Interceptor: the call is canceled right after its first request went out. */
+    CANCEL_AFTER_WRITE,
+    /**
+     * Interceptor, untagged call: another account first sends the same app-set key; the intent's
+     * call must reach the server, never get the other account's stored response.
+     */
+    SECOND_SCOPE,
+    /**
+     * Both, with a crash: the other entry point resumes the record (the intent API's record with
+     * volatile fields in its body).
+     */
+    OTHER_ENTRY_POINT_RESUMES
+  }
 
   /** How the client's process ends before the intent is finished. */
   enum Crash {
@@ -90,6 +121,7 @@ record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash 
     return server + " requests[" + steps.stream().map(Step::toString)
         .collect(Collectors.joining(", ")) + "] firstRunAttempts=" + firstRunAttempts
         + " crash=" + crash + " serverKeys=" + keyQuoting
-        + (otherDialectOnResume ? " resumeWithOtherDialect" : "");
+        + (otherDialectOnResume ? " resumeWithOtherDialect" : "")
+        + (twist == Twist.NONE ? "" : " twist=" + twist);
   }
 }

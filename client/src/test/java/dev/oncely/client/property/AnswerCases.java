@@ -4,6 +4,7 @@ import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.property.AnswerCase.Mismatch;
 import dev.oncely.client.property.AnswerCase.Profile;
 import dev.oncely.client.property.AnswerCase.Step;
+import dev.oncely.client.property.AnswerCase.Twist;
 import dev.oncely.testing.Fault.Kind;
 import dev.oncely.testing.KeyQuoting;
 import dev.oncely.testing.PollStyle;
@@ -59,8 +60,17 @@ final class AnswerCases {
         Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just(KeyQuoting.EITHER)),
             Tuple.of(1, Arbitraries.just(KeyQuoting.QUOTED)),
             Tuple.of(1, Arbitraries.just(KeyQuoting.PLAIN))),
-        Arbitraries.of(false, true))
+        Arbitraries.of(false, true),
+        twists())
         .as(AnswerCase::new);
+  }
+
+  static Arbitrary<Twist> twists() {
+    return Arbitraries.frequencyOf(Tuple.of(10, Arbitraries.just(Twist.NONE)),
+        Tuple.of(2, Arbitraries.of(Twist.CONCURRENT_SUBMIT, Twist.OUTER_RETRY,
+            Twist.CANCEL_AFTER_WRITE, Twist.OTHER_ENTRY_POINT_RESUMES)),
+        Tuple.of(1, Arbitraries.of(Twist.PROVIDER_THROWS, Twist.PROVIDER_REFUSED_VALUE,
+            Twist.SECOND_SCOPE)));
   }
 
   static Arbitrary<Profile> profiles() {

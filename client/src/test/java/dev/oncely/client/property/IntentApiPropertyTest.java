@@ -3,15 +3,18 @@ package dev.oncely.client.property;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.HeaderProvider;
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.NetworkGate;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
-import dev.oncely.client.spi.NetworkGate;
+import dev.oncely.client.property.AnswerCase.Twist;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
@@ -22,6 +25,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -89,12 +94,24 @@ class IntentApiPropertyTest {
     RecordingSleeper sleeper = new RecordingSleeper(clock);
     Dialect dialect = SimulatedWorld.firstDialect(c);
     Dialect resumeDialect = SimulatedWorld.resumeDialect(c);
-    IntentSpec spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
-        .post(world.paymentsUrl().toString()).jsonBody(SimulatedWorld.BODY)
-        .businessId(SimulatedWorld.INTENT).build();
+    boolean otherResumes = c.twist() == Twist.OTHER_ENTRY_POINT_RESUMES && c.crash() != Crash.NONE;
+    IntentSpec spec = spec(world, otherResumes);
 
+    AtomicReference<IdempotentClient> current = new AtomicReference<>();
+    AtomicReference<CompletableFuture<IntentOutcome>> concurrent = new AtomicReference<>();
+    IntentListener listener = IntentListener.NONE;
+    if (c.twist() == Twist.CONCURRENT_SUBMIT) {
+      // The gap of issue 19: the record exists, the first drive has not started yet.
+      listener = event -> {
+        if (event instanceof IntentEvent.Recorded && concurrent.get() == null) {
+          concurrent.set(current.get().submit(spec(world, false)));
+          sleepQuietly(20);
+        }
+      };
+    }
     IdempotentClient first = client(store, clock, sleeper, dialect, c.firstRunAttempts(),
-        NetworkGate.ALWAYS_OPEN);
+        NetworkGate.ALWAYS_OPEN, provider(c.twist()), listener);
+    current.set(first);
     IntentOutcome outcome;
     boolean closeAfterSubmit = c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT
         || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY;
@@ -107,6 +124,10 @@ class IntentApiPropertyTest {
         outcome = first.execute(spec);
         promises.truthful("first run", outcome);
       }
+      if (concurrent.get() != null) {
+        promises.truthful("the concurrent submit",
+            await(concurrent.get(), promises, "the concurrent submit"));
+      }
     } finally {
       first.close();
     }
@@ -115,9 +136,12 @@ class IntentApiPropertyTest {
           "offline resume");
     }
     if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+      world.awaitQuiet(server);
       clock.advance(Duration.ofHours(25));
     }
-    if (c.crash() != Crash.NONE) {
+    if (otherResumes) {
+      outcome = resumeThroughInterceptor(store, clock, sleeper, resumeDialect, outcome, promises);
+    } else if (c.crash() != Crash.NONE) {
       outcome = resume(store, clock, sleeper, resumeDialect, NetworkGate.ALWAYS_OPEN, spec,
           outcome, promises, "after resume");
     }
@@ -133,11 +157,65 @@ class IntentApiPropertyTest {
     assertThat(promises.broken()).as("%s%n%s", c, details).isEmpty();
   }
 
+  /** The intent; with volatile fields when another entry point is to resume it. */
+  private static IntentSpec spec(SimulatedWorld world, boolean volatileFields) {
+    IntentSpec.Builder spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
+        .post(world.paymentsUrl().toString()).businessId(SimulatedWorld.INTENT);
+    if (volatileFields) {
+      return spec.jsonBody(SimulatedWorld.BODY_WITH_SENT_AT).volatileFields("sentAt").build();
+    }
+    return spec.jsonBody(SimulatedWorld.BODY).build();
+  }
+
+  /** The header provider: the app's credential, after a first call that fails as the twist says. */
+  private static HeaderProvider provider(Twist twist) {
+    AtomicBoolean first = new AtomicBoolean(true);
+    return (id, url) -> {
+      if (first.getAndSet(false)) {
+        if (twist == Twist.PROVIDER_THROWS) {
+          throw new IllegalStateException("the token service is down");
+        }
+        if (twist == Twist.PROVIDER_REFUSED_VALUE) {
+          return Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token\n");
+        }
+      }
+      return Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token");
+    };
+  }
+
+  /** A restart whose app resumes through the interceptor on its own OkHttp client. */
+  private static IntentOutcome resumeThroughInterceptor(InMemoryIntentStore store,
+      ManualClock clock, RecordingSleeper sleeper, Dialect dialect, IntentOutcome before,
+      Promises promises) throws Exception {
+    IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder().store(store)
+        .clock(clock).sleeper(sleeper).dialect(dialect).listener(IntentListener.NONE)
+        .keyRetention(SimulatedWorld.KEY_RETENTION).retryPolicy(policy(6, Duration.ofMinutes(2)))
+        .build();
+    OkHttpClient app = interceptor.installOn(http.newBuilder()
+        .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
+            .header(SimulatedWorld.CREDENTIAL, "Bearer app-token").build()))).build();
+    IntentOutcome outcome = before;
+    for (CompletableFuture<IntentOutcome> f : interceptor.resumePending(app, o -> { })) {
+      outcome = await(f, promises, "a future of the interceptor's resumePending()");
+    }
+    promises.truthful("after the interceptor's resume", outcome);
+    return outcome;
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private static IntentOutcome resume(InMemoryIntentStore store, ManualClock clock,
       RecordingSleeper sleeper, Dialect dialect, NetworkGate gate, IntentSpec spec,
       IntentOutcome before, Promises promises, String phase) throws Exception {
     IntentOutcome outcome = before;
-    try (IdempotentClient next = client(store, clock, sleeper, dialect, 6, gate)) {
+    try (IdempotentClient next = client(store, clock, sleeper, dialect, 6, gate,
+        provider(Twist.NONE), IntentListener.NONE)) {
       List<CompletableFuture<IntentOutcome>> resumed = next.resumePending();
       for (CompletableFuture<IntentOutcome> f : resumed) {
         outcome = await(f, promises, "a future of resumePending() (" + phase + ")");
@@ -161,11 +239,10 @@ class IntentApiPropertyTest {
   }
 
   private static IdempotentClient client(InMemoryIntentStore store, ManualClock clock,
-      RecordingSleeper sleeper, Dialect dialect, int attempts, NetworkGate gate) {
+      RecordingSleeper sleeper, Dialect dialect, int attempts, NetworkGate gate,
+      HeaderProvider credentials, IntentListener listener) {
     // Waiting for a closed gate takes real time up to the deadline: offline clients give up soon.
     Duration deadline = gate == OFFLINE ? Duration.ofMillis(50) : Duration.ofMinutes(2);
-    HeaderProvider credentials = (id, url) ->
-        Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token");
     return IdempotentClient.builder()
         .okHttpClient(http)
         .store(store)
@@ -175,14 +252,18 @@ class IntentApiPropertyTest {
         .headerProvider(credentials)
         .networkGate(gate)
         .keyRetention(SimulatedWorld.KEY_RETENTION)
-        .listener(IntentListener.NONE)
-        .retryPolicy(RetryPolicy.builder()
-            .maxAttempts(attempts)
-            .baseDelay(Duration.ofMillis(100))
-            .maxDelay(Duration.ofSeconds(5))
-            .deadline(deadline)
-            .attemptTimeout(Duration.ofMillis(100))
-            .build())
+        .listener(listener)
+        .retryPolicy(policy(attempts, deadline))
+        .build();
+  }
+
+  private static RetryPolicy policy(int attempts, Duration deadline) {
+    return RetryPolicy.builder()
+        .maxAttempts(attempts)
+        .baseDelay(Duration.ofMillis(100))
+        .maxDelay(Duration.ofSeconds(5))
+        .deadline(deadline)
+        .attemptTimeout(Duration.ofMillis(100))
         .build();
   }
 }

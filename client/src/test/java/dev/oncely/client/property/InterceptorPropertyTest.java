@@ -3,25 +3,29 @@ package dev.oncely.client.property;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IdempotencyInterceptor;
+import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
-import dev.oncely.client.spi.IntentRecord;
+import dev.oncely.client.property.AnswerCase.Twist;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -92,16 +96,27 @@ class InterceptorPropertyTest {
 
     IdempotencyInterceptor first = interceptor(store, clock, sleeper, dialect,
         c.firstRunAttempts());
-    String last = call(world, store, client(first), durable, promises, "first call");
+    OkHttpClient app = client(first, c.twist());
+    String appKey = null;
+    if (!durable && c.twist() == Twist.SECOND_SCOPE) {
+      appKey = "evt-1";
+      otherAccountFirst(world, app, appKey);
+    }
+    String last = call(world, store, app, durable, appKey, promises, "first call");
     if (durable) {
       judgeRecord(store, promises, "first call");
       if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
+        world.awaitQuiet(server);
         clock.advance(Duration.ofHours(25));
+      }
+      if (c.twist() == Twist.OTHER_ENTRY_POINT_RESUMES) {
+        last = resumeThroughIntentApi(store, clock, sleeper, SimulatedWorld.resumeDialect(c),
+            promises);
       }
       IdempotencyInterceptor restarted = interceptor(store, clock, sleeper,
           SimulatedWorld.resumeDialect(c), 6);
       for (CompletableFuture<IntentOutcome> f
-          : restarted.resumePending(client(restarted), outcome -> { })) {
+          : restarted.resumePending(client(restarted, Twist.NONE), outcome -> { })) {
         try {
           IntentOutcome outcome = f.get(5, TimeUnit.SECONDS);
           promises.truthful("after resume", outcome);
@@ -142,15 +157,21 @@ class InterceptorPropertyTest {
 
   /** Runs the call; returns null if its answer is final for the app, else what was unknown. */
   private static String call(SimulatedWorld world, InMemoryIntentStore store, OkHttpClient client,
-      boolean durable, Promises promises, String phase) {
+      boolean durable, String appKey, Promises promises, String phase) {
     Request.Builder request = new Request.Builder().url(world.paymentsUrl())
         .post(RequestBody.create(SimulatedWorld.BODY, JSON));
+    if (appKey != null) {
+      request.header("Idempotency-Key", "\"" + appKey + "\"");
+    }
     if (durable) {
       request.tag(IntentTag.class, IntentTag.builder().operation(OPERATION).scope(SCOPE)
           .businessId(SimulatedWorld.INTENT).build());
     }
     try (Response response = client.newCall(request.build()).execute()) {
       int status = response.code();
+      if (appKey != null && response.header(IdempotencyInterceptor.STORED_RESPONSE_HEADER) != null) {
+        promises.fail(Promises.NO_CROSS_SCOPE, phase + ": answered from another account's record");
+      }
       String stored = store.listUnfinished().stream().map(r -> r.state().toString())
           .reduce((a, b) -> a + "," + b).orElse(null);
       promises.truthfulResponse(phase, status, stored);
@@ -162,12 +183,75 @@ class InterceptorPropertyTest {
     }
   }
 
-  private static OkHttpClient client(IdempotencyInterceptor idempotency) {
-    return http.newBuilder()
-        .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
-            .header(SimulatedWorld.CREDENTIAL, "Bearer app-token").build()))
-        .addInterceptor(idempotency)
-        .build();
+  /**
+   * The app's client as an app builds it (redirects followed, silent retries on): an outer retry
+   * interceptor if the twist says so, the app's credential, Oncely, and an interceptor inside that
+   * cancels the call after its first request went out if the twist says so.
+   */
+  private static OkHttpClient client(IdempotencyInterceptor idempotency, Twist twist) {
+    OkHttpClient.Builder app = http.newBuilder();
+    if (twist == Twist.OUTER_RETRY) {
+      app.addInterceptor(chain -> {
+        try {
+          return chain.proceed(chain.request());
+        } catch (IOException first) {
+          return chain.proceed(chain.request());
+        }
+      });
+    }
+    app.addInterceptor(chain -> chain.request().header(SimulatedWorld.CREDENTIAL) != null
+        ? chain.proceed(chain.request())
+        : chain.proceed(chain.request().newBuilder()
+            .header(SimulatedWorld.CREDENTIAL, "Bearer app-token").build()));
+    idempotency.installOn(app);
+    if (twist == Twist.CANCEL_AFTER_WRITE) {
+      AtomicBoolean canceled = new AtomicBoolean();
+      app.addInterceptor(chain -> {
+        Response response = chain.proceed(chain.request());
+        if (!canceled.getAndSet(true)) {
+          response.close();
+          chain.call().cancel();
+          throw new IOException("Canceled");
+        }
+        return response;
+      });
+    }
+    return app.build();
+  }
+
+  /** Another account sends the same app-set key first, for an order of its own. */
+  private static void otherAccountFirst(SimulatedWorld world, OkHttpClient app, String appKey) {
+    Request other = new Request.Builder().url(world.paymentsUrl())
+        .header(SimulatedWorld.CREDENTIAL, "Bearer other-account")
+        .header("Idempotency-Key", "\"" + appKey + "\"")
+        .post(RequestBody.create("{\"order\":\"order-0\",\"amount\":5}", JSON)).build();
+    try (Response response = app.newCall(other).execute()) {
+      response.body().bytes();
+    } catch (IOException e) {
+      // Whatever the other account got, the intent's own call is judged next.
+    }
+  }
+
+  /** A restart whose app resumes the interceptor's record with the intent API. */
+  private static String resumeThroughIntentApi(InMemoryIntentStore store, ManualClock clock,
+      RecordingSleeper sleeper, Dialect dialect, Promises promises) {
+    String last = null;
+    try (IdempotentClient client = IdempotentClient.builder().okHttpClient(http).store(store)
+        .clock(clock).sleeper(sleeper).dialect(dialect).listener(IntentListener.NONE)
+        .keyRetention(SimulatedWorld.KEY_RETENTION)
+        .headerProvider((id, url) -> Map.of(SimulatedWorld.CREDENTIAL, "Bearer app-token"))
+        .retryPolicy(policy(6)).build()) {
+      for (CompletableFuture<IntentOutcome> f : client.resumePending()) {
+        try {
+          IntentOutcome outcome = f.get(5, TimeUnit.SECONDS);
+          promises.truthful("after the intent API's resume", outcome);
+          last = "resumed by the intent API: " + outcome;
+        } catch (TimeoutException | InterruptedException | ExecutionException e) {
+          promises.fail(Promises.REASON, "a future of the intent API's resume failed: " + e);
+        }
+      }
+    }
+    return last;
   }
 
   private static IdempotencyInterceptor interceptor(InMemoryIntentStore store, ManualClock clock,
@@ -179,13 +263,17 @@ class InterceptorPropertyTest {
         .dialect(dialect)
         .listener(IntentListener.NONE)
         .keyRetention(SimulatedWorld.KEY_RETENTION)
-        .retryPolicy(RetryPolicy.builder()
-            .maxAttempts(attempts)
-            .baseDelay(Duration.ofMillis(100))
-            .maxDelay(Duration.ofSeconds(5))
-            .deadline(Duration.ofMinutes(2))
-            .attemptTimeout(Duration.ofMillis(100))
-            .build())
+        .retryPolicy(policy(attempts))
+        .build();
+  }
+
+  private static RetryPolicy policy(int attempts) {
+    return RetryPolicy.builder()
+        .maxAttempts(attempts)
+        .baseDelay(Duration.ofMillis(100))
+        .maxDelay(Duration.ofSeconds(5))
+        .deadline(Duration.ofMinutes(2))
+        .attemptTimeout(Duration.ofMillis(100))
         .build();
   }
 }

@@ -1,8 +1,8 @@
 package dev.oncely.client.property;
 
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
 import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
@@ -22,6 +22,7 @@ final class Promises {
   static final String REFUSED_MEANS_NONE = "Rejected/KeyConflict only when no effect exists";
   static final String NO_LEAK = "no credential sent to a foreign origin";
   static final String REASON = "every intent ends with an outcome that carries a reason";
+  static final String NO_CROSS_SCOPE = "no response crosses scopes";
 
   private final IdempotentServer server;
   private final String intent;

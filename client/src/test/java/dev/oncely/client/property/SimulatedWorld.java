@@ -1,9 +1,9 @@
 package dev.oncely.client.property;
 
-import dev.oncely.client.property.AnswerCase.Profile;
-import dev.oncely.client.property.AnswerCase.Step;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.property.AnswerCase.Profile;
+import dev.oncely.client.property.AnswerCase.Step;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
@@ -25,6 +25,9 @@ import okhttp3.HttpUrl;
 final class SimulatedWorld implements AutoCloseable {
   static final String INTENT = "order-1";
   static final String BODY = "{\"order\":\"" + INTENT + "\",\"amount\":1250,\"currency\":\"eur\"}";
+  /** The intent's body with a field the intent API leaves out of the fingerprint. */
+  static final String BODY_WITH_SENT_AT = "{\"order\":\"" + INTENT
+      + "\",\"amount\":1250,\"currency\":\"eur\",\"sentAt\":\"2026-12-01T00:00:00Z\"}";
   static final String CREDENTIAL = "Authorization";
 
   private final MockWebServer api = new MockWebServer();
@@ -114,6 +117,34 @@ final class SimulatedWorld implements AutoCloseable {
       case LOST_RECORD: return Fault.lostRecord();
       case LOST_FINGERPRINT: return Fault.lostFingerprint();
       default: throw new IllegalArgumentException("no fault for " + s);
+    }
+  }
+
+  /**
+   * Waits (at most 2 s) until the server has answered every request it received and none arrived
+   * for 50 ms. Before the simulated clock jumps a day, a request a client gave up on must not still
+   * be on its way: a real server handles it within seconds, never after its key retention.
+   */
+  void awaitQuiet(IdempotentServer kit) {
+    long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    int seen = -1;
+    long stableSince = System.nanoTime();
+    while (System.nanoTime() < end) {
+      int received = api.getRequestCount() + foreign.getRequestCount();
+      boolean answered = kit.answers().size() >= kit.requestCount()
+          && kit.requestCount() >= received;
+      if (received != seen || !answered) {
+        seen = received;
+        stableSince = System.nanoTime();
+      } else if (System.nanoTime() - stableSince >= Duration.ofMillis(50).toNanos()) {
+        return;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.oncely.client.spi;
 
 import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.IntentStore;
 
 /** A forwarding store changes nothing: it passes the whole store contract over a real store. */
 class ForwardingIntentStoreTest extends IntentStoreContract {

@@ -3,6 +3,9 @@ package dev.oncely.client.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoredResponse;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

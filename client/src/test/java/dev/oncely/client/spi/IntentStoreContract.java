@@ -3,7 +3,14 @@ package dev.oncely.client.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoredResponse;
+import dev.oncely.client.UnfinishedEntry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,12 +3,10 @@ package dev.oncely.client.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStoreContract;
-import dev.oncely.client.spi.StoreCorruptedException;
-import dev.oncely.client.spi.StoreEncryption;
-import dev.oncely.client.spi.StoreEncryptionException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.StoreEncryptionException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;

@@ -21,12 +21,13 @@ import java.util.Set;
 public final class LoadCommand implements Command {
   private static final Set<String> VALUED = Set.of("target", "intents", "concurrency", "store",
       "dialect", "attempt-timeout-ms", "deadline-ms", "max-attempts", "seed", "engine", "entry",
-      "progress-ms");
+      "progress-ms", "status-url-pointer", "status-url-template");
   private static final Set<String> FLAGS = Set.of("retry-budget");
   private static final String OPTIONS = " [--dialect ietf|stripe] [--attempt-timeout-ms T]"
       + " [--deadline-ms D] [--seed S] [--concurrency C] [--max-attempts A]"
       + " [--engine sqlite|mapdb] [--entry intent-api|interceptor] [--retry-budget]"
-      + " [--progress-ms P]";
+      + " [--progress-ms P]"
+      + " [--status-url-pointer JSON-POINTER --status-url-template PATH-WITH-{}]";
 
   private final LoadDriver.Mode mode;
 
@@ -125,6 +126,7 @@ public final class LoadCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw o.bad("dialect", dialect, "ietf or stripe");
     }
+    statusUrlFromBody(o, b);
     if (o.has("engine")) {
       String engine = o.string("engine", "");
       try {
@@ -134,6 +136,33 @@ public final class LoadCommand implements Command {
       }
     }
     return b.build();
+  }
+
+  /** {@code --status-url-pointer} and {@code --status-url-template}: both or neither. */
+  private void statusUrlFromBody(Options o, LoadSettings.Builder b) throws UsageException {
+    String pointerOption = "status-url-pointer";
+    String templateOption = "status-url-template";
+    if (o.has(pointerOption) != o.has(templateOption)) {
+      String given = o.has(pointerOption) ? pointerOption : templateOption;
+      String missing = o.has(pointerOption) ? templateOption : pointerOption;
+      throw new UsageException("option --" + given + " of " + name() + " needs --" + missing
+          + " (both or neither)");
+    }
+    if (!o.has(pointerOption)) {
+      return;
+    }
+    String pointer = o.string(pointerOption, "");
+    try {
+      b.statusUrlPointer(pointer);
+    } catch (IllegalArgumentException e) {
+      throw o.bad(pointerOption, pointer, "a JSON Pointer such as /id");
+    }
+    String template = o.string(templateOption, "");
+    try {
+      b.statusUrlTemplate(template);
+    } catch (IllegalArgumentException e) {
+      throw o.bad(templateOption, template, LoadSettings.STATUS_URL_TEMPLATE_RULE);
+    }
   }
 
   private String required(Options o, String name) throws UsageException {

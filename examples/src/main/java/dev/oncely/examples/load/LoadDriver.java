@@ -4,16 +4,17 @@ import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.StoreLockedException;
+import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentStore;
-import dev.oncely.client.spi.StoreException;
-import dev.oncely.client.spi.StoreLockedException;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
 import java.io.IOException;
@@ -53,6 +54,10 @@ import okhttp3.Response;
  * store that already holds the run (and {@link Mode#RESUME} after a crash) drives only what is
  * unfinished: finished intents report their stored outcome without any I/O, unfinished ones continue
  * with their stored key and body, intents never recorded are recorded and sent.
+ *
+ * <p>The dialect is {@code ietf} or {@code stripe}; with {@link LoadSettings#statusUrlResolver()}
+ * set it also reads the status URL of a {@code 202} without {@code Location} from the body, so
+ * such an intent is polled instead of resent blindly until it parks {@code NO_STATUS_URL}.
  */
 public final class LoadDriver {
   /** The operation every intent is recorded under. */
@@ -180,7 +185,7 @@ public final class LoadDriver {
     return IdempotentClient.builder()
         .okHttpClient(http)
         .store(store)
-        .dialect(s.dialect().equals("stripe") ? Dialects.stripe() : Dialects.ietf())
+        .dialect(dialect(s))
         .retryPolicy(policy(s))
         .retryBudget(s.retryBudget() ? RetryBudget.standard() : RetryBudget.unlimited())
         .listener(listener)
@@ -231,7 +236,7 @@ public final class LoadDriver {
       this.store = store;
       this.interceptor = IdempotencyInterceptor.builder()
           .store(store)
-          .dialect(s.dialect().equals("stripe") ? Dialects.stripe() : Dialects.ietf())
+          .dialect(dialect(s))
           .retryPolicy(policy(s))
           .retryBudget(s.retryBudget() ? RetryBudget.standard() : RetryBudget.unlimited())
           .listener(listener)
@@ -244,6 +249,7 @@ public final class LoadDriver {
           .dispatcher(dispatcher)
           .connectionPool(new ConnectionPool(s.concurrency(), 1, TimeUnit.MINUTES))
           .addInterceptor(interceptor)
+          .addNetworkInterceptor(interceptor)
           .build();
     }
 
@@ -276,6 +282,15 @@ public final class LoadDriver {
       http.dispatcher().executorService().shutdown();
       http.connectionPool().evictAll();
     }
+  }
+
+  /**
+   * The dialect named by {@code --dialect}, finding a {@code 202}'s status URL in its body when
+   * {@code --status-url-pointer} and {@code --status-url-template} are given.
+   */
+  private static Dialect dialect(LoadSettings s) {
+    Dialect base = s.dialect().equals("stripe") ? Dialects.stripe() : Dialects.ietf();
+    return DialectWithStatusUrl.of(base, s.statusUrlResolver());
   }
 
   private static RetryPolicy policy(LoadSettings s) {

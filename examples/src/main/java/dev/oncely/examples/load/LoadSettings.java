@@ -1,5 +1,6 @@
 package dev.oncely.examples.load;
 
+import dev.oncely.client.dialect.StatusUrlResolver;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -18,6 +19,9 @@ public final class LoadSettings {
   public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(5);
   /** Default deadline of one drive. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(2);
+  /** What {@link Builder#statusUrlTemplate(String)} accepts, worded for messages. */
+  public static final String STATUS_URL_TEMPLATE_RULE = "an absolute path with {} where the value"
+      + " goes (not in the query), such as /payments/{}";
 
   private final String target;
   private final int intents;
@@ -31,6 +35,9 @@ public final class LoadSettings {
   private final long seed;
   private final boolean retryBudget;
   private final boolean interceptor;
+  private final String statusUrlPointer;
+  private final String statusUrlTemplate;
+  private final StatusUrlResolver statusUrlResolver;
 
   private LoadSettings(Builder b) {
     this.target = b.target;
@@ -45,6 +52,11 @@ public final class LoadSettings {
     this.seed = b.seed;
     this.retryBudget = b.retryBudget;
     this.interceptor = b.interceptor;
+    this.statusUrlPointer = b.statusUrlPointer;
+    this.statusUrlTemplate = b.statusUrlTemplate;
+    this.statusUrlResolver = b.statusUrlPointer == null
+        ? StatusUrlResolver.NONE
+        : StatusUrlFromBody.resolver(b.statusUrlPointer, b.statusUrlTemplate);
   }
 
   /**
@@ -115,6 +127,25 @@ public final class LoadSettings {
     return retryBudget;
   }
 
+  /** The JSON Pointer to a {@code 202} body's status id, or null when bodies are not read. */
+  public String statusUrlPointer() {
+    return statusUrlPointer;
+  }
+
+  /** The status URL template with {@code {}} for the id, or null when bodies are not read. */
+  public String statusUrlTemplate() {
+    return statusUrlTemplate;
+  }
+
+  /**
+   * How the dialect finds the status URL of a {@code 202} without {@code Location}: from its body
+   * by {@link #statusUrlPointer()} and {@link #statusUrlTemplate()}, or {@link
+   * StatusUrlResolver#NONE} when they are not set.
+   */
+  public StatusUrlResolver statusUrlResolver() {
+    return statusUrlResolver;
+  }
+
   /** The durable engines a run can use. */
   public enum StoreEngine {
     /** {@code dev.oncely.persistence.SqliteIntentStore}, file {@code intents.sqlite}. */
@@ -164,6 +195,8 @@ public final class LoadSettings {
     private long seed;
     private boolean retryBudget;
     private boolean interceptor;
+    private String statusUrlPointer;
+    private String statusUrlTemplate;
 
     private Builder() {}
 
@@ -260,7 +293,34 @@ public final class LoadSettings {
     }
 
     /**
-     * @throws IllegalStateException if the target or store directory is missing
+     * The JSON Pointer (RFC 6901) to the string or number in a {@code 202} body that names its
+     * status resource, for example {@code /id}; goes with {@link #statusUrlTemplate(String)}.
+     *
+     * @throws IllegalArgumentException if it is not a JSON Pointer
+     */
+    public Builder statusUrlPointer(String pointer) {
+      this.statusUrlPointer = StatusUrlFromBody.checkPointer(pointer);
+      return this;
+    }
+
+    /**
+     * The status URL with {@code {}} where the value at {@link #statusUrlPointer(String)} goes,
+     * for example {@code /payments/{}}, resolved against the target; the value is percent-encoded
+     * as one path segment, so it can neither leave the target's origin nor change the path around
+     * it.
+     *
+     * @throws IllegalArgumentException if it is not {@link LoadSettings#STATUS_URL_TEMPLATE_RULE
+     *     an absolute path with the placeholder in its path part} (a template starting with
+     *     {@code //}, which names a host, or with the placeholder in the query is refused)
+     */
+    public Builder statusUrlTemplate(String template) {
+      this.statusUrlTemplate = StatusUrlFromBody.checkTemplate(template);
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException if the target or store directory is missing, or only one of
+     *     the status URL pointer and template is set
      */
     public LoadSettings build() {
       if (target == null) {
@@ -268,6 +328,10 @@ public final class LoadSettings {
       }
       if (storeDir == null) {
         throw new IllegalStateException("store is required");
+      }
+      if ((statusUrlPointer == null) != (statusUrlTemplate == null)) {
+        throw new IllegalStateException(
+            "status-url-pointer and status-url-template go together: set both or neither");
       }
       return new LoadSettings(this);
     }

@@ -3,7 +3,7 @@ package dev.oncely.examples.snippets;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.examples.server.FaultPlan;
 import dev.oncely.examples.server.ReferenceServer;
 import dev.oncely.persistence.SqliteIntentStore;

@@ -28,8 +28,7 @@ public final class InterceptorExample {
         .faults(FaultPlan.parse("drop=0.5,seed=3"))
         .build()
         .start()) {
-      OkHttpClient http = new OkHttpClient.Builder()
-          .addInterceptor(IdempotencyInterceptor.create())
+      OkHttpClient http = IdempotencyInterceptor.create().installOn(new OkHttpClient.Builder())
           .build();
 
       Request pay = new Request.Builder()

@@ -2,8 +2,8 @@ package dev.oncely.examples.snippets;
 
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IntentIOException;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.IntentTag;
-import dev.oncely.client.spi.IntentStore;
 import dev.oncely.examples.server.FaultPlan;
 import dev.oncely.examples.server.ReferenceServer;
 import dev.oncely.persistence.StoreEngine;
@@ -77,8 +77,8 @@ public final class RetrofitExample {
   }
 
   private static Payments payments(ReferenceServer server, IntentStore store) {
-    OkHttpClient http = new OkHttpClient.Builder()
-        .addInterceptor(IdempotencyInterceptor.builder().store(store).build())
+    IdempotencyInterceptor oncely = IdempotencyInterceptor.builder().store(store).build();
+    OkHttpClient http = oncely.installOn(new OkHttpClient.Builder())
         .build();
     return new Retrofit.Builder().baseUrl(server.baseUrl()).client(http).build()
         .create(Payments.class);

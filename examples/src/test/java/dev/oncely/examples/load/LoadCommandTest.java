@@ -7,15 +7,29 @@ import dev.oncely.examples.server.FaultPlan;
 import dev.oncely.examples.server.ReferenceServer;
 import dev.oncely.examples.server.ServerDialect;
 import dev.oncely.examples.server.ServerStats;
+import dev.oncely.testing.Fault;
+import dev.oncely.testing.FaultScript;
+import dev.oncely.testing.IdempotentServer;
+import dev.oncely.testing.ReceivedRequest;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code run} and {@code resume} against the real reference server with a real SQLite store. */
 class LoadCommandTest {
   @TempDir Path dir;
   private ReferenceServer server;
+  private IdempotentServer kit;
+  private MockWebServer kitWeb;
 
   private String start(ReferenceServer.Builder builder) {
     server = builder.retryAfterSeconds(0).build().start();
@@ -27,6 +41,50 @@ class LoadCommandTest {
     if (server != null) {
       server.close();
     }
+    if (kit != null) {
+      kit.close();
+      kitWeb.close();
+    }
+  }
+
+  /**
+   * A payments server that accepts every payment with {@code 202} + {@code Location:
+   * /payments/pay_…} and the body {@code {"id":"pay_…","status":"processing"}}, loses the first
+   * answer of every key after committing the payment, and replays the {@code 202} without its
+   * {@code Location} until the status URL is polled (it completes on the second poll).
+   */
+  private String startServerWhoseReplayed202LosesLocation() throws IOException {
+    kit = IdempotentServer.builder()
+        .asynchronous(true)
+        .locationOnReplay(false)
+        .statusPath("/payments/")
+        .idPrefix("pay_")
+        .retryAfterSeconds(0)
+        .intentOf(IdempotentServer.jsonField("order"))
+        .faults(FaultScript.builder().onRequestOfKey(1, Fault.dropAfterCommit()).build())
+        .build();
+    kitWeb = new MockWebServer();
+    kitWeb.setDispatcher(kit);
+    kitWeb.start(InetAddress.getLoopbackAddress(), 0);
+    return kitWeb.url("/payments").toString();
+  }
+
+  private static List<String> orders(int n) {
+    return IntStream.range(0, n).mapToObj(i -> "o-" + i).toList();
+  }
+
+  /** The paths of the status URLs polled, without repeats. */
+  private List<String> polledStatusPaths() {
+    return kit.requests().all().stream().filter(r -> r.method().equals("GET"))
+        .map(ReceivedRequest::url).map(u -> u.encodedPath()).distinct().sorted()
+        .collect(Collectors.toList());
+  }
+
+  /** The status path of every payment the server committed. */
+  private List<String> committedStatusPaths() {
+    return kit.ledger().all().stream()
+        .map(e -> "/payments/pay_" + String.format("%06d", e.sequence())).sorted()
+        .collect(Collectors.toList());
   }
 
   private String store() {
@@ -94,6 +152,78 @@ class LoadCommandTest {
     assertThat(stats.effects()).isEqualTo(4);
     assertThat(stats.duplicates()).isZero();
     assertThat(stats.replays()).isGreaterThanOrEqualTo(4);
+  }
+
+  @ParameterizedTest(name = "--entry {0}")
+  @ValueSource(strings = {"intent-api", "interceptor"})
+  void status_url_flags_resolve_a_replayed_202_without_location_by_polling_the_id_in_its_body(
+      String entry) throws Exception {
+    String target = startServerWhoseReplayed202LosesLocation();
+    LoadCli run = LoadCli.main(LoadCli.args("run", target, store(), "--intents", "6",
+        "--concurrency", "3", "--entry", entry,
+        "--status-url-pointer", "/id", "--status-url-template", "/payments/{}"));
+
+    assertThat(run.exitCode).as(run.stderr).isZero();
+    assertThat(run.report().get("completed").asInt()).isEqualTo(6);
+    assertThat(run.report().get("pending").asInt()).isZero();
+    assertThat(run.stderr).doesNotContain("NO_STATUS_URL");
+    kit.ledger().assertExactlyOneEffectEach(orders(6));
+    assertThat(kit.ledger().size()).isEqualTo(6);
+    assertThat(polledStatusPaths()).isEqualTo(committedStatusPaths());
+    assertThat(kit.acceptedPending()).isZero();
+  }
+
+  @Test
+  void without_the_flags_such_202s_stay_pending_no_status_url_and_resume_with_them_finishes()
+      throws Exception {
+    String target = startServerWhoseReplayed202LosesLocation();
+    LoadCli run = LoadCli.main(LoadCli.args("run", target, store(), "--intents", "6",
+        "--concurrency", "3"));
+
+    assertThat(run.exitCode).as(run.stderr).isEqualTo(3);
+    assertThat(run.report().get("completed").asInt()).isZero();
+    assertThat(run.report().get("pending").asInt()).isEqualTo(6);
+    assertThat(run.stderr).contains("pending by reason: NO_STATUS_URL=6");
+    assertThat(polledStatusPaths()).isEmpty();
+    kit.ledger().assertExactlyOneEffectEach(orders(6));
+
+    LoadCli resume = LoadCli.main(LoadCli.args("resume", target, store(),
+        "--status-url-pointer", "/id", "--status-url-template", "/payments/{}"));
+    assertThat(resume.exitCode).as(resume.stderr).isZero();
+    assertThat(resume.report().get("completed").asInt()).isEqualTo(6);
+    kit.ledger().assertExactlyOneEffectEach(orders(6));
+    assertThat(kit.ledger().size()).isEqualTo(6);
+    assertThat(polledStatusPaths()).isEqualTo(committedStatusPaths());
+  }
+
+  @Test
+  void status_url_flags_go_together_and_each_bad_value_exits_2_naming_it() {
+    String target = "http://127.0.0.1:9/payments";
+    LoadCli pointerOnly = LoadCli.main(LoadCli.args("run", target, store(), "--intents", "3",
+        "--status-url-pointer", "/id"));
+    LoadCli templateOnly = LoadCli.main(LoadCli.args("resume", target, store(),
+        "--status-url-template", "/payments/{}"));
+    LoadCli badPointer = LoadCli.main(LoadCli.args("run", target, store(), "--intents", "3",
+        "--status-url-pointer", "id", "--status-url-template", "/payments/{}"));
+    LoadCli noPlaceholder = LoadCli.main(LoadCli.args("run", target, store(), "--intents", "3",
+        "--status-url-pointer", "/id", "--status-url-template", "/payments/id"));
+
+    assertThat(pointerOnly.exitCode).isEqualTo(2);
+    assertThat(pointerOnly.stderr).startsWith("run: option --status-url-pointer of run needs"
+        + " --status-url-template (both or neither)\n");
+    assertThat(templateOnly.exitCode).isEqualTo(2);
+    assertThat(templateOnly.stderr).startsWith("resume: option --status-url-template of resume"
+        + " needs --status-url-pointer (both or neither)\n");
+    assertThat(badPointer.exitCode).isEqualTo(2);
+    assertThat(badPointer.stderr).startsWith("run: option --status-url-pointer of run must be a"
+        + " JSON Pointer such as /id, was 'id'\n");
+    assertThat(noPlaceholder.exitCode).isEqualTo(2);
+    assertThat(noPlaceholder.stderr).startsWith("run: option --status-url-template of run must be"
+        + " an absolute path with {} where the value goes (not in the query), such as"
+        + " /payments/{}, was '/payments/id'\n");
+    assertThat(dir.resolve("store")).doesNotExist();
+    assertThat(LoadCli.main("resume", "--help").stdout)
+        .contains(" [--status-url-pointer JSON-POINTER --status-url-template PATH-WITH-{}]");
   }
 
   @Test

@@ -1,8 +1,8 @@
 package dev.oncely.opentelemetry.internal;
 
+import dev.oncely.client.IntentId;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.spi.IntentId;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;

@@ -1,7 +1,7 @@
 package dev.oncely.spring.boot;
 
 import dev.oncely.client.InMemoryIntentStore;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;

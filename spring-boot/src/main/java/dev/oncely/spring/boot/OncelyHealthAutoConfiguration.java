@@ -1,6 +1,6 @@
 package dev.oncely.spring.boot;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import java.time.Clock;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

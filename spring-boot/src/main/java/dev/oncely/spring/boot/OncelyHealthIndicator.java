@@ -1,8 +1,8 @@
 package dev.oncely.spring.boot;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.oncely.spring.boot;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.postgres.PostgresIntentStore;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

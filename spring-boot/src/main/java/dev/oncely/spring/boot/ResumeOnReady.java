@@ -1,6 +1,6 @@
 package dev.oncely.spring.boot;
 
-import dev.oncely.client.spi.StoreException;
+import dev.oncely.client.StoreException;
 import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
 import java.util.Objects;
 import java.util.logging.Level;

@@ -2,10 +2,10 @@ package dev.oncely.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.MapDbIntentStore;
-import dev.oncely.postgres.SpringTestFixtures;
 import dev.oncely.postgres.SpringTestFixtures.Child;
+import dev.oncely.postgres.SpringTestFixtures;
 import dev.oncely.spring.boot.app.PaymentApp;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentStore;
+import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.postgres.SpringTestFixtures;

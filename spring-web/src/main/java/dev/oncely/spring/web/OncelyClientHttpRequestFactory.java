@@ -97,7 +97,7 @@ public final class OncelyClientHttpRequestFactory implements ClientHttpRequestFa
    * @return one future per unfinished record, oldest first
    * @throws NullPointerException if {@code outcomes} is null
    * @throws IllegalStateException if the interceptor has no store
-   * @throws dev.oncely.client.spi.StoreException if the store cannot list the records
+   * @throws dev.oncely.client.StoreException if the store cannot list the records
    */
   public List<CompletableFuture<IntentOutcome>> resumePending(Consumer<IntentOutcome> outcomes) {
     return interceptor.resumePending(client, outcomes);

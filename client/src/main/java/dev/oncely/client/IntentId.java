@@ -1,0 +1,92 @@
+package dev.oncely.client;
+
+import dev.oncely.client.spi.KeyHashes;
+import java.util.Objects;
+
+/**
+ * The identity of one intent record: the idempotency key <em>within</em> a scope (tenant or
+ * account) and an operation name. Two ids with the same key string but another scope or operation
+ * are different records, so a key can never collide across accounts or operations.
+ *
+ * <p>{@link #toString()} never prints the key; it prints a short hash of it.
+ */
+public final class IntentId {
+  /** Longest accepted scope, operation or key, in characters. */
+  public static final int MAX_PART_LENGTH = 255;
+
+  private final String scope;
+  private final String operation;
+  private final String key;
+
+  private IntentId(String scope, String operation, String key) {
+    this.scope = check("scope", scope);
+    this.operation = check("operation", operation);
+    this.key = check("key", key);
+  }
+
+  /**
+   * Returns the id of the record for {@code key} in {@code scope} and {@code operation}.
+   *
+   * @throws NullPointerException if any argument is null
+   * @throws IllegalArgumentException if any argument is blank, longer than {@link #MAX_PART_LENGTH}
+   *     or contains a control character
+   */
+  public static IntentId of(String scope, String operation, String key) {
+    return new IntentId(scope, operation, key);
+  }
+
+  private static String check(String what, String value) {
+    Objects.requireNonNull(value, what);
+    if (value.isBlank()) {
+      throw new IllegalArgumentException(what + " must not be blank");
+    }
+    if (value.length() > MAX_PART_LENGTH) {
+      throw new IllegalArgumentException(
+          what + " is " + value.length() + " characters; the limit is " + MAX_PART_LENGTH);
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new IllegalArgumentException(what + " contains a control character at index " + i);
+      }
+    }
+    return value;
+  }
+
+  /** The tenant, account or actor the key belongs to. */
+  public String scope() {
+    return scope;
+  }
+
+  /** The business operation, for example {@code "create-payment"}. */
+  public String operation() {
+    return operation;
+  }
+
+  /** The idempotency key itself. Secret-ish: never log it, use {@link #safeKey()}. */
+  public String key() {
+    return key;
+  }
+
+  /** A short, stable, non-reversible label for the key, safe for logs and error messages. */
+  public String safeKey() {
+    return KeyHashes.shortHash(key);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof IntentId other
+        && scope.equals(other.scope)
+        && operation.equals(other.operation)
+        && key.equals(other.key);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(scope, operation, key);
+  }
+
+  @Override
+  public String toString() {
+    return scope + "/" + operation + "/" + safeKey();
+  }
+}

@@ -1,0 +1,133 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.Sleeper;
+import dev.oncely.client.StoredResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+
+/**
+ * The interceptor's {@link Wire}: each attempt is the app's own request sent with {@code
+ * chain.proceed}, its body the buffered bytes (one-shot, every write counted in the call's
+ * {@link BodyWrites}), the key in the record's wire form and no other key header, and a mark that
+ * tells the interceptor's network half to hide redirects from OkHttp. A poll of a status URL on
+ * another origin carries none of the app's headers. Waits are cut in slices so a canceled call
+ * stops promptly.
+ */
+final class ChainWire implements Wire {
+  private static final Duration SLICE = Duration.ofMillis(100);
+
+  private final Interceptor.Chain chain;
+  private final Request template;
+  private final RequestBody body;
+  private final BodyWrites writes;
+  private final List<String> keyHeaders;
+  private final Sleeper sleeper;
+  private final long maxResponseBytes;
+
+  /**
+   * @param template the app's request, as this interceptor received it
+   * @param body the buffered body (null for none), counting into {@code writes}
+   * @param keyHeaders every header name that may carry a key, removed before the record's is set
+   */
+  ChainWire(Interceptor.Chain chain, Request template, RequestBody body, BodyWrites writes,
+      List<String> keyHeaders, Sleeper sleeper, long maxResponseBytes) {
+    this.chain = chain;
+    this.template = template;
+    this.body = body;
+    this.writes = writes;
+    this.keyHeaders = keyHeaders;
+    this.sleeper = sleeper;
+    this.maxResponseBytes = maxResponseBytes;
+  }
+
+  @Override
+  public String stopped() {
+    return chain.call().isCanceled() ? "the call was canceled" : null;
+  }
+
+  @Override
+  public boolean pause(Duration delay) {
+    Duration left = delay;
+    try {
+      while (!left.isNegative() && !left.isZero()) {
+        if (stopped() != null) {
+          return false;
+        }
+        Duration slice = left.compareTo(SLICE) > 0 ? SLICE : left;
+        sleeper.sleep(slice);
+        left = left.minus(slice);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return stopped() == null;
+  }
+
+  @Override
+  public Sent send(IntentRecord record, Exchange exchange, boolean refresh, long timeoutMillis) {
+    Request request;
+    try {
+      request = requestFor(record, exchange);
+    } catch (RuntimeException e) {
+      return new Sent(Answer.unsent(exchange.url(), new IOException("the request could not be"
+          + " built: " + e.getClass().getSimpleName() + ": " + e.getMessage(), e)), null);
+    }
+    int before = writes.count();
+    Response response = null;
+    try {
+      int ms = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
+      response = RedirectGuard.restore(chain.withConnectTimeout(ms, TimeUnit.MILLISECONDS)
+          .withReadTimeout(ms, TimeUnit.MILLISECONDS)
+          .withWriteTimeout(ms, TimeUnit.MILLISECONDS)
+          .proceed(request));
+      StoredResponse seen = HttpParts.read(response, maxResponseBytes);
+      return new Sent(Answer.of(response, seen, request.url())
+          .afterWrites(writes.count() - before), response);
+    } catch (IOException e) {
+      close(response);
+      return new Sent(Answer.failed(request.url(), e).afterWrites(writes.count() - before), null);
+    } catch (RuntimeException e) {
+      close(response);
+      return new Sent(Answer.failed(request.url(), new IOException("the call failed: "
+          + e.getClass().getSimpleName(), e)).afterWrites(writes.count() - before), null);
+    }
+  }
+
+  private static void close(Response response) {
+    if (response != null) {
+      response.close();
+    }
+  }
+
+  /**
+   * The request for {@code exchange}: the app's request with the record's key and bytes for a
+   * submit (moved to a redirect target within the origin if need be); a bare GET for a poll,
+   * carrying the app's headers only on the intent's own origin.
+   */
+  private Request requestFor(IntentRecord record, Exchange exchange) {
+    Request.Builder request;
+    if (!exchange.isPoll()) {
+      request = template.newBuilder().url(exchange.url());
+      keyHeaders.forEach(request::removeHeader);
+      request.method(record.method(), body);
+      request.header(record.keyHeader(), record.keyValue());
+    } else if (Origins.same(okhttp3.HttpUrl.get(record.url()), exchange.url())) {
+      request = template.newBuilder().url(exchange.url()).get();
+      keyHeaders.forEach(request::removeHeader);
+      request.removeHeader("Content-Type");
+      request.removeHeader("Content-Length");
+    } else {
+      request = new Request.Builder().url(exchange.url()).get();
+    }
+    return request.tag(RedirectGuard.Mark.class, new RedirectGuard.Mark(exchange.url()))
+        .build();
+  }
+}

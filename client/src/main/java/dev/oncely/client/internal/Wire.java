@@ -1,0 +1,40 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.IntentRecord;
+import java.time.Duration;
+import okhttp3.Response;
+
+/**
+ * The one thing the two entry points do differently: how an attempt reaches the wire. The intent
+ * API sends through its own {@code Call.Factory}; the interceptor through the app's {@code
+ * chain.proceed}. Everything else about a drive lives once, in {@link DriveLoop}.
+ */
+public interface Wire {
+  /**
+   * What one attempt brought back: the bounded {@code answer}, and for the interceptor the {@code
+   * live} response the app may be handed (null for the intent API, which closes it at once).
+   */
+  record Sent(Answer answer, Response live) {
+    /** Closes the live response, if any. */
+    void discard() {
+      if (live != null) {
+        live.close();
+      }
+    }
+  }
+
+  /** Null while attempts may go on; else why they must stop now (canceled call, closed client). */
+  String stopped();
+
+  /**
+   * Sends one attempt of {@code exchange} for {@code record} within {@code timeoutMillis}. Never
+   * throws: a failure of any kind, the HTTP client's or the app's, is the answer's failure, marked
+   * {@linkplain Answer#provablyUnsent() unsent} only when nothing can have been written.
+   *
+   * @param refreshCredentials whether the last answer asked for fresh credentials
+   */
+  Sent send(IntentRecord record, Exchange exchange, boolean refreshCredentials, long timeoutMillis);
+
+  /** Waits {@code delay}; false if the wait was interrupted or {@link #stopped()} turned true. */
+  boolean pause(Duration delay);
+}
