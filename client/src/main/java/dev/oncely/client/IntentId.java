@@ -1,6 +1,5 @@
 package dev.oncely.client;
 
-import dev.oncely.client.spi.KeyHashes;
 import java.util.Objects;
 
 /**
