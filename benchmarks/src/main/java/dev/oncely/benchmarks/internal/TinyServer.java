@@ -36,6 +36,13 @@ public final class TinyServer implements AutoCloseable {
       .getBytes(StandardCharsets.UTF_8);
   private static final AtomicInteger SERVERS = new AtomicInteger();
 
+  static {
+    // The JDK server writes the status line and headers, then the body, in two writes: with Nagle
+    // on, the second waits for the client's delayed ACK (~40 ms per answer on Linux loopback).
+    // Read once, when the JDK's server configuration class loads.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
   private final HttpServer server;
   private final ExecutorService workers;
   private final List<Thread> workerThreads = new CopyOnWriteArrayList<>();
