@@ -133,10 +133,9 @@ final class ProfileRun {
     long t0 = System.nanoTime();
     while (true) {
       Load.Result r = Load.run(s.op(), concurrency, settings.settleWindow(), false, meter);
-      long compile = r.cost().compileMillis();
-      System.out.printf(Locale.ROOT, "    warm %-18s %8.0f intents/s, JIT %4d ms%n", s.label(),
-          r.rate(), compile);
-      if (compile <= settings.jitQuiet().toMillis()
+      System.out.printf(Locale.ROOT, "    warm %-18s %8.0f intents/s, %s%n", s.label(),
+          r.rate(), r.cost().describeCompiler());
+      if (!r.cost().compilerBusy(settings.jitQuiet())
           || System.nanoTime() - t0 > settings.settleCap().toNanos()) {
         return;
       }

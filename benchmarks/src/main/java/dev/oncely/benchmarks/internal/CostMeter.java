@@ -1,7 +1,11 @@
 package dev.oncely.benchmarks.internal;
 
+import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -24,11 +28,14 @@ public final class CostMeter {
   private static final com.sun.management.OperatingSystemMXBean OS =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
+  /** USER_HZ: the unit of the CPU times in {@code /proc}; 100 on every Linux ABI in use. */
+  private static final long CLOCK_TICKS = 100;
 
   private final Set<Long> serverThreads;
   private long processCpu0;
   private long serverCpu0;
   private long compileMillis0;
+  private long compilerCpu0;
   private Map<Long, Long> allocated0 = Map.of();
 
   /**
@@ -37,10 +44,29 @@ public final class CostMeter {
    * @param clientCpuNanos process CPU minus the server threads' CPU
    * @param serverCpuNanos CPU of the server's threads
    * @param clientAllocatedBytes bytes allocated by threads that are not the server's
-   * @param compileMillis time the JIT compilers spent during the window
+   * @param compileMillis time the JIT compilers spent during the window (wall time of each
+   *     compilation, as {@link CompilationMXBean} counts it: inflated when the machine is busy)
+   * @param compilerCpuNanos CPU time of the JIT compiler threads during the window, or -1 where
+   *     it cannot be read (it comes from {@code /proc/self/task}, so Linux only)
    */
   public record Cost(long clientCpuNanos, long serverCpuNanos, long clientAllocatedBytes,
-      long compileMillis) {}
+      long compileMillis, long compilerCpuNanos) {
+    /**
+     * Whether the JIT was busy enough to distort the window: its CPU time (or, where that is not
+     * known, its compile time) above {@code share} of the client's CPU time.
+     */
+    public boolean compilerBusy(double share) {
+      long jit = compilerCpuNanos >= 0 ? compilerCpuNanos : compileMillis * 1_000_000L;
+      return jit > share * clientCpuNanos;
+    }
+
+    /** The compiler's work in the window for the console: CPU where known, and compile time. */
+    public String describeCompiler() {
+      return (compilerCpuNanos >= 0 ? String.format(java.util.Locale.ROOT, "JIT CPU %4d ms, ",
+          compilerCpuNanos / 1_000_000) : "") + String.format(java.util.Locale.ROOT,
+          "compile time %4d ms", compileMillis);
+    }
+  }
 
   /** A meter that treats {@code serverThreads} as the server's and every other thread as the client's. */
   public CostMeter(Set<Long> serverThreads) {
@@ -62,17 +88,51 @@ public final class CostMeter {
     return compileTimeMeasured() ? JIT.getTotalCompilationTime() : 0;
   }
 
+  /**
+   * CPU time of the JIT compiler threads ({@code C1/C2 CompilerThread}, which the management
+   * beans do not list) from {@code /proc/self/task/<tid>/stat}, or -1 where that is not readable.
+   */
+  public static long compilerCpuNanos() {
+    Path tasks = Path.of("/proc/self/task");
+    if (!Files.isDirectory(tasks)) {
+      return -1;
+    }
+    long ticks = 0;
+    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tasks)) {
+      for (Path task : dirs) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          int open = stat.indexOf('(');
+          int close = stat.lastIndexOf(')');
+          if (open < 0 || close < open || !stat.substring(open + 1, close).contains("Compiler")) {
+            continue;
+          }
+          // Fields after the name: state is field 3, utime field 14, stime field 15.
+          String[] f = stat.substring(close + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException | RuntimeException gone) {
+          // The thread ended between listing and reading: its time is lost either way.
+        }
+      }
+    } catch (IOException e) {
+      return -1;
+    }
+    return ticks * (1_000_000_000L / CLOCK_TICKS);
+  }
+
   /** Marks the start of a window. */
   public void start() {
     allocated0 = allocatedByClientThreads();
     serverCpu0 = serverCpu();
     compileMillis0 = compileMillis();
+    compilerCpu0 = compilerCpuNanos();
     processCpu0 = OS.getProcessCpuTime();
   }
 
   /** What happened since {@link #start()}; call while the window's threads are still alive. */
   public Cost stop() {
     long processCpu = OS.getProcessCpuTime();
+    long compilerCpu = compilerCpuNanos();
     long compile = compileMillis();
     long serverCpu = serverCpu();
     Map<Long, Long> allocated = allocatedByClientThreads();
@@ -81,7 +141,8 @@ public final class CostMeter {
       bytes += e.getValue() - allocated0.getOrDefault(e.getKey(), 0L);
     }
     long server = serverCpu - serverCpu0;
-    return new Cost(processCpu - processCpu0 - server, server, bytes, compile - compileMillis0);
+    return new Cost(processCpu - processCpu0 - server, server, bytes, compile - compileMillis0,
+        compilerCpu < 0 || compilerCpu0 < 0 ? -1 : compilerCpu - compilerCpu0);
   }
 
   private long serverCpu() {
