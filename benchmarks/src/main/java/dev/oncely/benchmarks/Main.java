@@ -16,7 +16,7 @@ import java.util.Set;
  *
  * <pre>
  * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
- *     [--only a,b] [--out DIR]
+ *     [--jit-quiet SHARE] [--only a,b] [--out DIR]
  * java -jar benchmarks/target/oncely-benchmarks.jar --profile memory,mapdb [--profile-c N]
  *     [--profile-seconds N] [--out DIR]
  * </pre>
@@ -58,6 +58,8 @@ public final class Main {
           case "--resume-intents" -> settings =
               settings.withResumeIntents(Integer.parseInt(value(arg, argv)));
           case "--out" -> out = Path.of(value(arg, argv));
+          case "--jit-quiet" -> settings =
+              settings.withJitQuiet(Double.parseDouble(value(arg, argv)));
           case "--profile" -> profile = ProfileRun.subjects(value(arg, argv));
           case "--profile-c" -> profileConcurrency = positive(arg, value(arg, argv));
           case "--profile-seconds" -> profileSeconds = positive(arg, value(arg, argv));
@@ -76,7 +78,7 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
-          + " [--only " + SCENARIOS + "] [--out DIR]");
+          + " [--jit-quiet SHARE] [--only " + SCENARIOS + "] [--out DIR]");
       System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
           + " [--profile-c N] [--profile-seconds N] [--out DIR]");
       return 2;

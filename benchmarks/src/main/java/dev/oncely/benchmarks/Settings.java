@@ -92,6 +92,17 @@ public record Settings(
         outageClients, outage, microIterations, microIterationTime, microForks);
   }
 
+  /** This settings with {@code jitQuiet} as the largest JIT share of a settled window. */
+  public Settings withJitQuiet(double jitQuiet) {
+    if (!(jitQuiet > 0)) {
+      throw new IllegalArgumentException("jitQuiet must be > 0, was " + jitQuiet);
+    }
+    return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
+        jitQuiet, serverThreads, commitWindow,
+        commitConcurrency, resumeIntents, heapRecords, retryIntents, retryConcurrency,
+        outageClients, outage, microIterations, microIterationTime, microForks);
+  }
+
   /** This settings with {@code reps} repetitions. */
   public Settings withReps(int reps) {
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
