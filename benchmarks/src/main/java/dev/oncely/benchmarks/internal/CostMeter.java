@@ -53,11 +53,12 @@ public final class CostMeter {
       long compileMillis, long compilerCpuNanos) {
     /**
      * Whether the JIT was busy enough to distort the window: its CPU time (or, where that is not
-     * known, its compile time) above {@code share} of the client's CPU time.
+     * known, its compile time) above {@code share} of the client's CPU time, and above two ticks
+     * of {@code /proc}'s clock (20 ms), below which the reading is only its resolution.
      */
     public boolean compilerBusy(double share) {
       long jit = compilerCpuNanos >= 0 ? compilerCpuNanos : compileMillis * 1_000_000L;
-      return jit > share * clientCpuNanos;
+      return jit > share * clientCpuNanos && jit > 2 * (1_000_000_000L / CLOCK_TICKS);
     }
 
     /** The compiler's work in the window for the console: CPU where known, and compile time. */
