@@ -29,8 +29,9 @@ import one.profiler.Counter;
 /**
  * {@code --profile}: runs the throughput scenario's subjects one at a time against the minimal
  * server, warms each until the JIT settles, then records one CPU profile (async-profiler, {@code
- * event=itimer}) and one allocation profile ({@code event=alloc}, weighted by bytes) of a fixed
- * window. Writes, per subject, a flame graph ({@code .html}), the collapsed stacks ({@code
+ * event=itimer}), one allocation profile ({@code event=alloc}, weighted by bytes) and one lock
+ * contention profile ({@code event=lock}, weighted by time waited) of a fixed window each.
+ * Writes, per subject and profile, a flame graph ({@code .html}), the collapsed stacks ({@code
  * .collapsed}, for any flame graph tool) and {@code profile-summary.md}: where the client's samples
  * go by owner (SDK, OkHttp, store engine, JDK logging, JVM), the hottest leaf frames, and the SDK
  * methods with the largest inclusive share. The server's threads are left out of every figure.
@@ -108,6 +109,13 @@ final class ProfileRun {
             Files.writeString(out.resolve(name + "-alloc.collapsed"), allocStacks);
             profiler.execute("flamegraph,total,title=" + name + " allocation,file="
                 + out.resolve(name + "-alloc.html"));
+            profiler.execute("start,event=lock,threads");
+            Load.run(s.op(), concurrency, window, false, meter);
+            profiler.execute("stop");
+            String lockStacks = profiler.dumpCollapsed(Counter.TOTAL);
+            Files.writeString(out.resolve(name + "-lock.collapsed"), lockStacks);
+            profiler.execute("flamegraph,total,title=" + name + " lock contention,file="
+                + out.resolve(name + "-lock.html"));
             summary.append("## ").append(s.label()).append("\n\n");
             summary.append(String.format(Locale.ROOT, "CPU window: %.0f intents/s, client %.0f us"
                     + " CPU/intent; allocation window: %.0f intents/s, %.1f KB/intent.%n%n",
@@ -116,6 +124,8 @@ final class ProfileRun {
                     / Math.max(1, alloc.ok())));
             summary.append(Stacks.parse(cpuStacks, SERVER_THREADS).summary("CPU samples"));
             summary.append(Stacks.parse(allocStacks, SERVER_THREADS).summary("allocated bytes"));
+            summary.append(Stacks.parse(lockStacks, SERVER_THREADS)
+                .summary("nanoseconds waited for contended locks"));
             Files.writeString(out.resolve("profile-summary.md"), summary);
             System.out.println("    profiled " + s.label() + " -> " + out.toAbsolutePath());
           }
