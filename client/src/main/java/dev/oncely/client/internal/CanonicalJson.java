@@ -39,6 +39,7 @@ final class CanonicalJson {
   private String[] names = new String[16];
   private int[] starts = new int[16];
   private int members;
+  private byte[] scratch = new byte[0];
 
   private CanonicalJson(JsonParser parser, int capacity) {
     this.parser = parser;
@@ -61,10 +62,7 @@ final class CanonicalJson {
   private static CanonicalJson parse(byte[] json, VolatileFields volatileFields)
       throws IOException {
     try (JsonParser parser = FACTORY.createParser(json)) {
-      // The form is about as long as the text; twice that leaves room to sort the root object's
-      // members in the buffer's tail (see reorder) without growing it.
-      CanonicalJson c = new CanonicalJson(parser,
-          (int) Math.min(2L * json.length + 16, Integer.MAX_VALUE - 8));
+      CanonicalJson c = new CanonicalJson(parser, json.length + 8);
       JsonToken root = parser.nextToken();
       if (root == null) {
         throw new IOException("empty JSON body");
@@ -127,10 +125,7 @@ final class CanonicalJson {
     put('}');
   }
 
-  /**
-   * Rewrites the members {@code first} (inclusive) to {@code last} (exclusive) in name order: they
-   * are copied sorted past the end of the output, then moved back over their unsorted bytes.
-   */
+  /** Rewrites the members {@code first} (inclusive) to {@code last} (exclusive) in name order. */
   private void reorder(int first, int last) {
     int count = last - first;
     int[] order = new int[count];
@@ -145,15 +140,17 @@ final class CanonicalJson {
     }
     int start = starts[first];
     int length = size - start;
-    ensure(length);
-    int at = size;
+    if (scratch.length < length) {
+      scratch = new byte[Math.max(length, scratch.length * 2)];
+    }
+    System.arraycopy(out, start, scratch, 0, length);
+    int at = start;
     for (int member : order) {
-      int from = starts[member];
-      int to = member + 1 < last ? starts[member + 1] : size;
-      System.arraycopy(out, from, out, at, to - from);
+      int from = starts[member] - start;
+      int to = (member + 1 < last ? starts[member + 1] : size) - start;
+      System.arraycopy(scratch, from, out, at, to - from);
       at += to - from;
     }
-    System.arraycopy(out, size, out, start, length);
   }
 
   private void array(VolatileFields fields) throws IOException {
