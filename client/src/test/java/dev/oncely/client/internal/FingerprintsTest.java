@@ -153,6 +153,17 @@ class FingerprintsTest {
   }
 
   @Test
+  void a_duplicate_member_name_is_not_one_json_value_even_when_the_member_is_volatile() {
+    for (String doc : List.of("{\"a\":1,\"a\":1}", "{\"x\":{\"b\":1,\"c\":2,\"b\":3}}",
+        "[{\"k\":1},{\"k\":2,\"j\":0,\"i\":0,\"k\":2}]")) {
+      assertThatThrownBy(() -> json(doc)).as(doc).isInstanceOf(IOException.class);
+    }
+    assertThatThrownBy(() -> Fingerprints.ofJson(
+        "{\"ts\":1,\"a\":2,\"ts\":3}".getBytes(StandardCharsets.UTF_8), Set.of("ts")))
+        .isInstanceOf(IOException.class);
+  }
+
+  @Test
   void array_order_types_and_values_change_the_fingerprint() throws IOException {
     assertThat(json("[1,2]")).isNotEqualTo(json("[2,1]"));
     assertThat(json("{\"a\":1}")).isNotEqualTo(json("{\"a\":\"1\"}"));
