@@ -1,5 +1,6 @@
 package dev.oncely.benchmarks;
 
+import dev.oncely.benchmarks.internal.Engine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,11 +16,14 @@ import java.util.Set;
  *
  * <pre>
  * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
- *     [--only a,b] [--out DIR]
+ *     [--jit-quiet SHARE] [--only a,b] [--out DIR]
+ * java -jar benchmarks/target/oncely-benchmarks.jar --profile memory,mapdb [--profile-c N]
+ *     [--profile-seconds N] [--out DIR]
  * </pre>
  *
  * <p>{@code --only} takes any of {@value #SCENARIOS}; {@code --out} defaults to
- * {@code benchmarks/results}. Exit code 0 on success, 2 on bad usage.
+ * {@code benchmarks/results} ({@code benchmarks/results/profile} with {@code --profile}, which
+ * runs {@link ProfileRun} instead of the scenarios). Exit code 0 on success, 2 on bad usage.
  */
 public final class Main {
   static final String SCENARIOS = "throughput,commit,resume,retry,outage,micro";
@@ -39,7 +43,10 @@ public final class Main {
   /** Runs the harness and returns the exit code instead of exiting. */
   public static int run(String[] args) {
     Settings settings = Settings.full();
-    Path out = Path.of("benchmarks", "results");
+    Path out = null;
+    List<Engine> profile = null;
+    int profileConcurrency = 64;
+    int profileSeconds = 20;
     Set<String> only = new LinkedHashSet<>(Arrays.asList(SCENARIOS.split(",")));
     List<String> argv = new ArrayList<>(Arrays.asList(args));
     try {
@@ -51,6 +58,11 @@ public final class Main {
           case "--resume-intents" -> settings =
               settings.withResumeIntents(Integer.parseInt(value(arg, argv)));
           case "--out" -> out = Path.of(value(arg, argv));
+          case "--jit-quiet" -> settings =
+              settings.withJitQuiet(Double.parseDouble(value(arg, argv)));
+          case "--profile" -> profile = ProfileRun.subjects(value(arg, argv));
+          case "--profile-c" -> profileConcurrency = positive(arg, value(arg, argv));
+          case "--profile-seconds" -> profileSeconds = positive(arg, value(arg, argv));
           case "--only" -> {
             only = new LinkedHashSet<>(Arrays.asList(value(arg, argv).split(",")));
             for (String s : only) {
@@ -66,8 +78,18 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
-          + " [--only " + SCENARIOS + "] [--out DIR]");
+          + " [--jit-quiet SHARE] [--only " + SCENARIOS + "] [--out DIR]");
+      System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
+          + " [--profile-c N] [--profile-seconds N] [--out DIR]");
       return 2;
+    }
+    if (profile != null) {
+      new ProfileRun(settings, profile, profileConcurrency, Duration.ofSeconds(profileSeconds),
+          out == null ? Path.of("benchmarks", "results", "profile") : out).run();
+      return 0;
+    }
+    if (out == null) {
+      out = Path.of("benchmarks", "results");
     }
     String command = COMMAND + (args.length == 0 ? "" : " " + String.join(" ", args));
     Results results = new Results(Machine.describe(settings, command));
@@ -97,6 +119,14 @@ public final class Main {
       case "micro" -> new MicroScenario(settings, results).run();
       default -> throw new IllegalArgumentException("unknown scenario " + name);
     }
+  }
+
+  private static int positive(String option, String value) {
+    int n = Integer.parseInt(value);
+    if (n < 1) {
+      throw new IllegalArgumentException(option + " must be >= 1, was " + n);
+    }
+    return n;
   }
 
   private static String value(String option, List<String> argv) {

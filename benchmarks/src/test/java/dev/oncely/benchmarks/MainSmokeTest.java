@@ -35,4 +35,13 @@ class MainSmokeTest {
   void an_unknown_scenario_is_bad_usage(@TempDir Path out) {
     assertThat(Main.run(new String[] {"--only", "nope", "--out", out.toString()})).isEqualTo(2);
   }
+
+  @Test
+  void an_unknown_profile_subject_or_a_bad_jit_share_is_bad_usage(@TempDir Path out) {
+    assertThat(Main.run(new String[] {"--profile", "memory,nope", "--out", out.toString()}))
+        .isEqualTo(2);
+    assertThat(Main.run(new String[] {"--jit-quiet", "0", "--out", out.toString()})).isEqualTo(2);
+    assertThat(Main.run(new String[] {"--profile-seconds", "0", "--out", out.toString()}))
+        .isEqualTo(2);
+  }
 }

@@ -13,6 +13,9 @@ final class Headers {
 
   static Map<String, List<String>> copyOf(Map<String, List<String>> headers, boolean refuseSecrets) {
     Objects.requireNonNull(headers, "headers");
+    if (headers.isEmpty()) {
+      return Collections.emptyMap();
+    }
     Map<String, List<String>> copy = new LinkedHashMap<>();
     for (Map.Entry<String, List<String>> e : headers.entrySet()) {
       String name = Objects.requireNonNull(e.getKey(), "header name");

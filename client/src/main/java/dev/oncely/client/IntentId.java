@@ -16,6 +16,8 @@ public final class IntentId {
   private final String scope;
   private final String operation;
   private final String key;
+  /** {@link #safeKey()}, computed on first use (a benign race: every thread computes the same). */
+  private String safeKey;
 
   private IntentId(String scope, String operation, String key) {
     this.scope = check("scope", scope);
@@ -68,7 +70,12 @@ public final class IntentId {
 
   /** A short, stable, non-reversible label for the key, safe for logs and error messages. */
   public String safeKey() {
-    return KeyHashes.shortHash(key);
+    String hash = safeKey;
+    if (hash == null) {
+      hash = KeyHashes.shortHash(key);
+      safeKey = hash;
+    }
+    return hash;
   }
 
   @Override
@@ -81,7 +88,8 @@ public final class IntentId {
 
   @Override
   public int hashCode() {
-    return Objects.hash(scope, operation, key);
+    // The value of Objects.hash(scope, operation, key), without its varargs array.
+    return 31 * (31 * (31 + scope.hashCode()) + operation.hashCode()) + key.hashCode();
   }
 
   @Override

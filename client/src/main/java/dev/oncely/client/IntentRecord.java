@@ -47,10 +47,16 @@ public final class IntentRecord {
   private IntentRecord(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
     this.businessId = b.businessId;
-    this.method = requireToken(b.method, "method");
+    // A successor shares the fields it did not change with its source, which copied and checked
+    // them already (they are immutable or never handed out), so a transition copies no map.
+    IntentRecord from = b.from;
+    this.method = from != null && b.method == from.method ? from.method
+        : requireToken(b.method, "method");
     this.url = Objects.requireNonNull(b.url, "url");
-    this.headers = Headers.copyOf(b.headers, true);
-    this.body = Objects.requireNonNull(b.body, "body").clone();
+    this.headers = from != null && b.headers == from.headers ? from.headers
+        : Headers.copyOf(b.headers, true);
+    this.body = from != null && b.body == from.body ? from.body
+        : Objects.requireNonNull(b.body, "body").clone();
     this.mediaType = b.mediaType;
     this.fingerprint = Objects.requireNonNull(b.fingerprint, "fingerprint");
     this.state = Objects.requireNonNull(b.state, "state");
@@ -76,9 +82,11 @@ public final class IntentRecord {
     }
     this.keyHeader = b.keyHeader;
     this.keyValue = b.keyValue;
-    this.traceContext = Collections.unmodifiableMap(new LinkedHashMap<>(
-        Objects.requireNonNull(b.traceContext, "traceContext")));
-    this.notes = List.copyOf(Objects.requireNonNull(b.notes, "notes"));
+    this.traceContext = from != null && b.traceContext == from.traceContext ? from.traceContext
+        : Collections.unmodifiableMap(new LinkedHashMap<>(
+            Objects.requireNonNull(b.traceContext, "traceContext")));
+    this.notes = from != null && b.notes == from.notes ? from.notes
+        : List.copyOf(Objects.requireNonNull(b.notes, "notes"));
   }
 
   private static String requireToken(String value, String what) {
@@ -349,10 +357,15 @@ public final class IntentRecord {
     private String keyValue;
     private Map<String, String> traceContext = Map.of();
     private List<Note> notes = List.of();
+    /** The record this builder started from, whose unchanged fields the result shares. */
+    private final IntentRecord from;
 
-    private Builder() {}
+    private Builder() {
+      from = null;
+    }
 
     private Builder(IntentRecord r) {
+      from = r;
       id = r.id;
       businessId = r.businessId;
       method = r.method;

@@ -1,6 +1,7 @@
 package dev.oncely.client;
 
 import dev.oncely.client.internal.Fingerprints;
+import dev.oncely.client.internal.ParsedUrls;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -62,13 +63,18 @@ public final class IntentSpec {
     this.mediaType = b.mediaType;
     this.headers = copyHeaders(b.headers);
     this.businessId = b.businessId;
-    this.volatileFields = Collections.unmodifiableSet(new LinkedHashSet<>(b.volatileFields));
+    this.volatileFields = b.volatileFields.isEmpty() ? Collections.emptySet()
+        : Collections.unmodifiableSet(new LinkedHashSet<>(b.volatileFields));
     this.id = id;
     this.fingerprint = fingerprint;
-    this.traceContext = Collections.unmodifiableMap(new LinkedHashMap<>(b.traceContext));
+    this.traceContext = b.traceContext.isEmpty() ? Collections.emptyMap()
+        : Collections.unmodifiableMap(new LinkedHashMap<>(b.traceContext));
   }
 
   private static Map<String, List<String>> copyHeaders(Map<String, List<String>> headers) {
+    if (headers.isEmpty()) {
+      return Collections.emptyMap();
+    }
     Map<String, List<String>> copy = new LinkedHashMap<>();
     headers.forEach((name, values) -> copy.put(name, List.copyOf(values)));
     return Collections.unmodifiableMap(copy);
@@ -223,6 +229,10 @@ public final class IntentSpec {
      * @throws InvalidIntentException if it is not an HTTP token
      */
     public Builder method(String method) {
+      if ("POST".equals(method)) {
+        this.method = "POST";
+        return this;
+      }
       if (method == null || method.isEmpty()
           || !method.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
         throw new InvalidIntentException("method", "must be an HTTP token like POST");
@@ -237,7 +247,7 @@ public final class IntentSpec {
      * @throws InvalidIntentException if it is not an absolute http or https URL
      */
     public Builder url(String url) {
-      HttpUrl parsed = url == null ? null : HttpUrl.parse(url);
+      HttpUrl parsed = url == null ? null : ParsedUrls.parse(url);
       if (parsed == null) {
         throw new InvalidIntentException("url", "must be an absolute http:// or https:// URL");
       }
@@ -260,7 +270,7 @@ public final class IntentSpec {
       if (json == null) {
         throw new InvalidIntentException("body", "must not be null");
       }
-      return jsonBody(json.getBytes(StandardCharsets.UTF_8));
+      return ownJson(json.getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -273,7 +283,12 @@ public final class IntentSpec {
       if (json == null) {
         throw new InvalidIntentException("body", "must not be null");
       }
-      this.body = json.clone();
+      return ownJson(json.clone());
+    }
+
+    /** Sets a JSON body from bytes nobody else holds. */
+    private Builder ownJson(byte[] json) {
+      this.body = json;
       this.mediaType = "application/json; charset=utf-8";
       this.json = true;
       return this;

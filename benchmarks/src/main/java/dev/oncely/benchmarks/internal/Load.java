@@ -28,9 +28,10 @@ public final class Load {
    * @param seconds the measured window
    * @param latencies nanoseconds of each successful operation (empty unless asked for)
    * @param firstError the first exception thrown, or null
+   * @param cost what the window cost the client, or null when no meter was given
    */
   public record Result(long ok, long failed, double seconds, Histogram latencies,
-      Throwable firstError) {
+      Throwable firstError, CostMeter.Cost cost) {
     /** Successful operations per second. */
     public double rate() {
       return ok / seconds;
@@ -44,6 +45,16 @@ public final class Load {
 
   /** Runs {@code op} from {@code threads} threads for {@code window}. */
   public static Result run(Op op, int threads, Duration window, boolean recordLatency) {
+    return run(op, threads, window, recordLatency, null);
+  }
+
+  /**
+   * Runs {@code op} from {@code threads} threads for {@code window}, and when {@code meter} is not
+   * null measures the window with it: started just before the threads go, stopped once every
+   * thread has left its loop but before any has ended.
+   */
+  public static Result run(Op op, int threads, Duration window, boolean recordLatency,
+      CostMeter meter) {
     AtomicLong seq = new AtomicLong();
     AtomicLong ok = new AtomicLong();
     AtomicLong failed = new AtomicLong();
@@ -51,8 +62,11 @@ public final class Load {
     List<Histogram> lat = new ArrayList<>();
     CountDownLatch ready = new CountDownLatch(threads);
     CountDownLatch go = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(threads);
+    CountDownLatch release = new CountDownLatch(1);
     long[] window0 = new long[2];
     List<Thread> workers = new ArrayList<>();
+    CostMeter.Cost cost;
     for (int t = 0; t < threads; t++) {
       Histogram mine = new Histogram(SIGNIFICANT_DIGITS);
       lat.add(mine);
@@ -89,6 +103,12 @@ public final class Load {
             failed.incrementAndGet();
           }
         }
+        done.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }, "bench-load-" + t);
       worker.setDaemon(true);
       workers.add(worker);
@@ -98,7 +118,13 @@ public final class Load {
       ready.await();
       window0[0] = System.nanoTime();
       window0[1] = window0[0] + window.toNanos();
+      if (meter != null) {
+        meter.start();
+      }
       go.countDown();
+      done.await();
+      cost = meter == null ? null : meter.stop();
+      release.countDown();
       for (Thread w : workers) {
         w.join();
       }
@@ -110,6 +136,7 @@ public final class Load {
     for (Histogram h : lat) {
       all.add(h);
     }
-    return new Result(ok.get(), failed.get(), window.toNanos() / 1e9, all, firstError.get());
+    return new Result(ok.get(), failed.get(), window.toNanos() / 1e9, all, firstError.get(),
+        cost);
   }
 }

@@ -13,6 +13,23 @@ public final class Payloads {
         + seq + "\"}";
   }
 
+  /**
+   * A realistic checkout body for order {@code seq}, about 750 bytes: amount, customer, three line
+   * items, a shipping address and metadata (what the end-to-end throughput runs send).
+   */
+  public static String order(long seq) {
+    return "{\"amount\":12900,\"currency\":\"EUR\",\"customer\":\"cus_" + (seq % 997)
+        + "\",\"order\":\"ord-" + seq + "\",\"description\":\"Checkout of a web shop basket\","
+        + "\"items\":[{\"sku\":\"sku-10442\",\"name\":\"Espresso beans 1 kg\",\"qty\":2,"
+        + "\"unit_price\":2450},{\"sku\":\"sku-20017\",\"name\":\"Milk jug, steel\",\"qty\":1,"
+        + "\"unit_price\":1900},{\"sku\":\"sku-30981\",\"name\":\"Descaler, 3 pack\",\"qty\":1,"
+        + "\"unit_price\":1100}],\"shipping\":{\"name\":\"A. Customer\",\"line1\":\"12 Example"
+        + " Street\",\"line2\":null,\"city\":\"Lyon\",\"postal_code\":\"69002\",\"country\":\"FR\"},"
+        + "\"metadata\":{\"channel\":\"web\",\"campaign\":\"winter-sale\",\"cart_id\":\"cart-"
+        + (seq * 31 % 100_000) + "\",\"gift\":false,\"tax_included\":true},"
+        + "\"statement_descriptor\":\"EXAMPLE SHOP\",\"capture\":\"automatic\"}";
+  }
+
   /** A JSON object of about {@code size} bytes: line items with mixed field types. */
   public static byte[] jsonOfSize(int size) {
     Random random = new Random(size);

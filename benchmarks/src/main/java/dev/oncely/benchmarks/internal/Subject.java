@@ -6,6 +6,7 @@ import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.event.IntentListener;
 import java.nio.file.Path;
+import java.util.function.LongFunction;
 import okhttp3.OkHttpClient;
 
 /**
@@ -38,28 +39,44 @@ public final class Subject implements AutoCloseable {
 
   /** Plain OkHttp: one keyed POST per intent, no record, no retry. */
   public static Subject plain(OkHttpClient http, String url) {
-    return new Subject(PLAIN, seq -> Http.plainPost(http, url, Payloads.payment(seq)), null, null,
-        null);
+    return plain(http, url, Payloads::payment);
+  }
+
+  /** Plain OkHttp sending {@code body(seq)}: one keyed POST per intent, no record, no retry. */
+  public static Subject plain(OkHttpClient http, String url, LongFunction<String> body) {
+    return new Subject(PLAIN, seq -> Http.plainPost(http, url, body.apply(seq)), null, null, null);
   }
 
   /**
-   * The SDK over {@code engine}: each intent is built ({@code IntentSpec}: key minted, payload
-   * fingerprinted) and executed on the calling thread until it completes.
+   * The SDK over {@code engine} with {@link IntentListener#NONE}: each intent is built ({@code
+   * IntentSpec}: key minted, payload fingerprinted) and executed on the calling thread until it
+   * completes.
    */
   public static Subject sdk(Engine engine, OkHttpClient http, String url) {
+    return sdk(engine, http, url, IntentListener.NONE, Payloads::payment);
+  }
+
+  /**
+   * The SDK over {@code engine} with {@code listener}, sending {@code body(seq)}; {@code null}
+   * keeps the builder's default listener, as a user who sets none gets.
+   */
+  public static Subject sdk(Engine engine, OkHttpClient http, String url, IntentListener listener,
+      LongFunction<String> body) {
     Path dir = engine.durable() ? TempDirs.create(engine.name().toLowerCase()) : null;
     IntentStore store = engine.open(dir);
-    IdempotentClient client = IdempotentClient.builder()
+    IdempotentClient.Builder builder = IdempotentClient.builder()
         .okHttpClient(http)
-        .store(store)
-        .listener(IntentListener.NONE)
-        .build();
+        .store(store);
+    if (listener != null) {
+      builder.listener(listener);
+    }
+    IdempotentClient client = builder.build();
     Load.Op op = seq -> {
       IntentSpec spec = IntentSpec.builder()
           .operation("create-payment")
           .scope("bench")
           .post(url)
-          .jsonBody(Payloads.payment(seq))
+          .jsonBody(body.apply(seq))
           .build();
       return client.execute(spec) instanceof IntentOutcome.Completed;
     };

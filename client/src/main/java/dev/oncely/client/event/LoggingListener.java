@@ -7,9 +7,11 @@ import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 /**
  * The default listener: writes one line per event to the {@link System.Logger} named
  * {@code dev.oncely.client}, so an app routes it like the rest of its logs (to SLF4J/Logback with
- * {@code org.slf4j:slf4j-jdk-platform-logging}, to Log4j with {@code log4j-jpl}; without a bridge
- * the JDK hands it to {@code java.util.logging}). Where {@code System.Logger} does not exist
- * (Android) the same lines go to the {@code java.util.logging} logger of that name, which reaches
+ * {@code org.slf4j:slf4j-jdk-platform-logging}, to Log4j with {@code log4j-jpl}). Without a bridge
+ * the JDK would hand each line to the {@code java.util.logging} logger of that name; the listener
+ * then writes there itself, at the same levels, naming itself as the line's source, which spares
+ * {@code java.util.logging} a stack walk per line to find it. Where {@code System.Logger} does not
+ * exist (Android) the same lines go to that {@code java.util.logging} logger too, which reaches
  * logcat.
  *
  * <p>Levels: durable creates, attempts, retries and waits at {@code DEBUG} ({@code FINE} in
@@ -78,20 +80,28 @@ public final class LoggingListener implements IntentListener {
 
     String name();
 
-    /** {@code System.Logger} where the platform has it (every JVM from 9), else JUL (Android). */
+    /**
+     * {@code System.Logger} where the platform has it (every JVM from 9) and a bridge replaced the
+     * JDK's own backend, else JUL: on Android, and on a JVM whose {@code System.Logger} is the
+     * JDK's, which writes to JUL anyway.
+     */
     static Sink pick() {
       try {
         Class.forName("java.lang.System$Logger");
-        return SystemLoggerSink.named(LOGGER_NAME);
       } catch (ClassNotFoundException | LinkageError e) {
         return new JulSink(Logger.getLogger(LOGGER_NAME));
       }
+      return SystemLoggerSink.jdkBackend()
+          ? new JulSink(Logger.getLogger(LOGGER_NAME))
+          : SystemLoggerSink.named(LOGGER_NAME);
     }
   }
 
   /** Writes to a {@code System.Logger}; never loaded where that type is missing. */
   @IgnoreJRERequirement
   private static final class SystemLoggerSink implements Sink {
+    /** The JDK's {@code LoggerFinder} when {@code java.logging} is present and no bridge is. */
+    private static final String JDK_JUL_FINDER = "sun.util.logging.internal.LoggingProviderImpl";
     private final System.Logger logger;
 
     SystemLoggerSink(System.Logger logger) {
@@ -100,6 +110,15 @@ public final class LoggingListener implements IntentListener {
 
     static Sink named(String name) {
       return new SystemLoggerSink(System.getLogger(name));
+    }
+
+    /** Whether {@code System.Logger} is the JDK's own, backed by {@code java.util.logging}. */
+    static boolean jdkBackend() {
+      try {
+        return JDK_JUL_FINDER.equals(System.LoggerFinder.getLoggerFinder().getClass().getName());
+      } catch (SecurityException | LinkageError e) {
+        return false;
+      }
     }
 
     @Override
@@ -131,6 +150,7 @@ public final class LoggingListener implements IntentListener {
 
   /** Writes to a {@code java.util.logging} logger, for platforms without {@code System.Logger}. */
   private static final class JulSink implements Sink {
+    private static final String SOURCE_CLASS = LoggingListener.class.getName();
     private final Logger logger;
 
     JulSink(Logger logger) {
@@ -142,9 +162,10 @@ public final class LoggingListener implements IntentListener {
       return logger.isLoggable(level(severity));
     }
 
+    /** The source named on every record, so JUL never walks the stack to infer it. */
     @Override
     public void log(Severity severity, String line) {
-      logger.log(level(severity), line);
+      logger.logp(level(severity), SOURCE_CLASS, "onEvent", line);
     }
 
     @Override

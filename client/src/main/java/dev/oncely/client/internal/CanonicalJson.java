@@ -1,13 +1,17 @@
 package dev.oncely.client.internal;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The version 2 canonical form of one JSON value, built in one streaming pass (jackson-core only):
@@ -28,9 +32,12 @@ import java.util.Arrays;
  * null.
  */
 final class CanonicalJson {
-  static final JsonFactory FACTORY = JsonFactory.builder()
-      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .build();
+  /**
+   * The parser of the canonical form: it finds duplicate member names itself (while it sorts the
+   * members, and in skipped volatile members), so Jackson's detector, which allocates a set per
+   * object of more than two members, is off.
+   */
+  private static final JsonFactory PARSER = JsonFactory.builder().build();
 
   private final JsonParser parser;
   private byte[] out;
@@ -61,7 +68,7 @@ final class CanonicalJson {
 
   private static CanonicalJson parse(byte[] json, VolatileFields volatileFields)
       throws IOException {
-    try (JsonParser parser = FACTORY.createParser(json)) {
+    try (JsonParser parser = PARSER.createParser(json)) {
       CanonicalJson c = new CanonicalJson(parser, json.length + 8);
       JsonToken root = parser.nextToken();
       if (root == null) {
@@ -97,19 +104,32 @@ final class CanonicalJson {
     put('{');
     int first = members;
     boolean sorted = true;
+    List<String> removed = null;
     for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
       String name = parser.currentName();
       JsonToken valueToken = parser.nextToken();
       if (fields.removes(name)) {
-        parser.skipChildren();
+        if (removed == null) {
+          removed = new ArrayList<>(2);
+        } else if (removed.contains(name)) {
+          throw duplicate(name);
+        }
+        removed.add(name);
+        skip(valueToken);
         continue;
       }
       if (members == names.length) {
         names = Arrays.copyOf(names, members * 2);
         starts = Arrays.copyOf(starts, members * 2);
       }
-      if (members > first && names[members - 1].compareTo(name) > 0) {
-        sorted = false;
+      if (members > first) {
+        int order = names[members - 1].compareTo(name);
+        if (order == 0) {
+          throw duplicate(name);
+        }
+        if (order > 0) {
+          sorted = false;
+        }
       }
       names[members] = name;
       starts[members] = size;
@@ -126,7 +146,7 @@ final class CanonicalJson {
   }
 
   /** Rewrites the members {@code first} (inclusive) to {@code last} (exclusive) in name order. */
-  private void reorder(int first, int last) {
+  private void reorder(int first, int last) throws IOException {
     int count = last - first;
     int[] order = new int[count];
     for (int i = 0; i < count; i++) {
@@ -135,6 +155,9 @@ final class CanonicalJson {
       while (j > 0 && names[order[j - 1]].compareTo(names[member]) > 0) {
         order[j] = order[j - 1];
         j--;
+      }
+      if (j > 0 && names[order[j - 1]].equals(names[member])) {
+        throw duplicate(names[member]);
       }
       order[j] = member;
     }
@@ -151,6 +174,31 @@ final class CanonicalJson {
       System.arraycopy(scratch, from, out, at, to - from);
       at += to - from;
     }
+  }
+
+  /**
+   * Skips the value that starts with {@code token} (a volatile member's), still refusing a
+   * duplicate member name anywhere inside it, as the whole body must be one JSON value.
+   */
+  private void skip(JsonToken token) throws IOException {
+    if (token == JsonToken.START_OBJECT) {
+      Set<String> seen = new HashSet<>();
+      for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
+        String name = parser.currentName();
+        if (!seen.add(name)) {
+          throw duplicate(name);
+        }
+        skip(parser.nextToken());
+      }
+    } else if (token == JsonToken.START_ARRAY) {
+      for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
+        skip(t);
+      }
+    }
+  }
+
+  private JsonParseException duplicate(String name) {
+    return new JsonParseException(parser, "duplicate member name '" + name + "'");
   }
 
   private void array(VolatileFields fields) throws IOException {

@@ -17,6 +17,10 @@ import okhttp3.ResponseBody;
 
 /** Conversions between OkHttp values and the stored forms. */
 public final class HttpParts {
+  /** The JSON type {@code IntentSpec.jsonBody} sets, parsed once instead of on every attempt. */
+  private static final String JSON_TYPE = "application/json; charset=utf-8";
+  private static final MediaType JSON = MediaType.get(JSON_TYPE);
+
   private HttpParts() {}
 
   /**
@@ -30,7 +34,11 @@ public final class HttpParts {
         && (method.equals("DELETE") || method.equals("OPTIONS")))) {
       return null;
     }
-    return attemptOnly(bytes, mediaType == null ? null : MediaType.parse(mediaType), writes);
+    return attemptOnly(bytes, mediaType == null ? null : mediaType(mediaType), writes);
+  }
+
+  private static MediaType mediaType(String mediaType) {
+    return mediaType.equals(JSON_TYPE) ? JSON : MediaType.parse(mediaType);
   }
 
   /**
@@ -71,9 +79,20 @@ public final class HttpParts {
     Map<String, List<String>> map = new LinkedHashMap<>();
     for (int i = 0; i < headers.size(); i++) {
       String name = headers.name(i);
-      String existing = map.keySet().stream().filter(name::equalsIgnoreCase).findFirst()
-          .orElse(name);
-      map.computeIfAbsent(existing, n -> new ArrayList<>()).add(headers.value(i));
+      List<String> values = map.get(name);
+      if (values == null) {
+        for (Map.Entry<String, List<String>> e : map.entrySet()) {
+          if (e.getKey().equalsIgnoreCase(name)) {
+            values = e.getValue();
+            break;
+          }
+        }
+      }
+      if (values == null) {
+        values = new ArrayList<>(1);
+        map.put(name, values);
+      }
+      values.add(headers.value(i));
     }
     return map;
   }

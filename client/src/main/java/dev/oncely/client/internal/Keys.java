@@ -7,6 +7,7 @@ import java.util.Base64;
 public final class Keys {
   private static final int RANDOM_BYTES = 24;
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
   private Keys() {}
 
@@ -14,6 +15,6 @@ public final class Keys {
   public static String random() {
     byte[] bytes = new byte[RANDOM_BYTES];
     RANDOM.nextBytes(bytes);
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    return ENCODER.encodeToString(bytes);
   }
 }

@@ -46,8 +46,11 @@ class LoggingListenerTest {
   }
 
   @Test
-  void the_default_listener_writes_through_system_logger_on_the_jvm() {
-    assertThat(LoggingListener.instance().backend()).isEqualTo("System.Logger");
+  void without_a_bridge_the_default_listener_writes_to_java_util_logging_itself() {
+    // This JVM has no System.Logger bridge: the JDK's System.Logger would write to JUL anyway.
+    assertThat(System.LoggerFinder.getLoggerFinder().getClass().getName())
+        .isEqualTo("sun.util.logging.internal.LoggingProviderImpl");
+    assertThat(LoggingListener.instance().backend()).isEqualTo("java.util.logging");
   }
 
   @Test
@@ -108,6 +111,11 @@ class LoggingListenerTest {
     assertThat(records).allSatisfy(r -> assertThat(r.getMessage()).doesNotContain(KEY));
     assertThat(records).filteredOn(r -> r.getLevel() == Level.WARNING).hasSize(5);
     assertThat(records).filteredOn(r -> r.getLevel() == Level.FINE).hasSize(7);
+    assertThat(records).allSatisfy(r -> {
+      assertThat(r.getLoggerName()).isEqualTo("dev.oncely.client");
+      assertThat(r.getSourceClassName()).isEqualTo(LoggingListener.class.getName());
+      assertThat(r.getSourceMethodName()).isEqualTo("onEvent");
+    });
   }
 
   /** A System.Logger that keeps what it was given. */

@@ -55,4 +55,36 @@ class IntentRecordTest {
     assertThatThrownBy(() -> IntentId.of("s", "op", "k\n"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
   }
+
+  @Test
+  void a_successor_keeps_every_unchanged_field_and_still_copies_what_was_set() {
+    IntentRecord first = IntentStoreContract.newRecord("s", "op", "k").toBuilder()
+        .headers(Map.of("X-Request", List.of("a")))
+        .body(new byte[] {1, 2}, "application/octet-stream")
+        .traceContext(Map.of("traceparent", "00-1-2-01"))
+        .build();
+    IntentRecord next = first.successor().attempts(3).build();
+
+    assertThat(next.headers()).isEqualTo(first.headers());
+    assertThat(next.body()).containsExactly(1, 2);
+    assertThat(next.traceContext()).isEqualTo(first.traceContext());
+    assertThat(next.revision()).isEqualTo(first.revision() + 1);
+    assertThat(next.attempts()).isEqualTo(3);
+
+    byte[] changed = {7};
+    IntentRecord third = next.successor().body(changed, "application/octet-stream").build();
+    changed[0] = 8;
+    assertThat(third.body()).containsExactly(7);
+    assertThatThrownBy(() -> next.successor().headers(Map.of("Cookie", List.of("c"))).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Cookie");
+  }
+
+  @Test
+  void intent_id_hash_and_safe_key_are_stable() {
+    IntentId id = IntentId.of("s", "op", "k");
+    assertThat(id.hashCode()).isEqualTo(java.util.Objects.hash("s", "op", "k"))
+        .isEqualTo(IntentId.of("s", "op", "k").hashCode());
+    assertThat(id.safeKey()).isEqualTo(id.safeKey()).matches("k#[0-9a-f]{12}")
+        .isEqualTo(IntentId.of("other", "op", "k").safeKey());
+  }
 }
