@@ -97,7 +97,8 @@ public final class IdempotentClient implements AutoCloseable {
     DriveSettings drive = new DriveSettings(store, dialect, b.retryPolicy, b.retryBudget,
         new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.networkGate, keyRetention,
         max(b.finishedRetention, keyRetention), b.reconciler,
-        caches.create(FINISHED_CACHE_SIZE));
+        // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
+        store instanceof InMemoryIntentStore ? null : caches.create(FINISHED_CACHE_SIZE));
     this.config = new EngineConfig(
         drive,
         // The engine counts, budgets and reports every resend itself, so OkHttp must not add
@@ -355,7 +356,8 @@ public final class IdempotentClient implements AutoCloseable {
    * a resume listing the fresh record meanwhile joins it too, so the record is never driven twice.
    */
   private CompletableFuture<IntentOutcome> admitAndDrive(IntentSpec spec, boolean inline) {
-    IntentRecord finished = config.finished().getIfPresent(spec.id());
+    IntentRecord finished = config.finished() == null ? null
+        : config.finished().getIfPresent(spec.id());
     if (finished != null) {
       CompletableFuture<IntentOutcome> answered = new CompletableFuture<>();
       try {
@@ -725,7 +727,8 @@ public final class IdempotentClient implements AutoCloseable {
 
     /**
      * Sets the factory of the finished-records cache (default {@link CaffeineRecordCacheFactory};
-     * Android passes one that does not use Caffeine).
+     * Android passes one that does not use Caffeine). Not used with an {@link InMemoryIntentStore},
+     * which answers repeats as fast as a cache.
      */
     public Builder recordCacheFactory(RecordCache.Factory recordCacheFactory) {
       this.recordCacheFactory = Objects.requireNonNull(recordCacheFactory, "recordCacheFactory");

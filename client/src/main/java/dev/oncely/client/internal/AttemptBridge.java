@@ -71,7 +71,7 @@ public final class AttemptBridge implements Wire {
   private Request request(IntentRecord record, Exchange exchange, boolean refresh)
       throws IOException {
     if (intentUrl == null) {
-      intentUrl = HttpUrl.get(record.url());
+      intentUrl = ParsedUrls.get(record.url());
       body = HttpParts.body(record.method(), record.body(), record.mediaType(), writes);
     }
     HttpUrl target = exchange.url();

@@ -119,7 +119,7 @@ final class ChainWire implements Wire {
       keyHeaders.forEach(request::removeHeader);
       request.method(record.method(), body);
       request.header(record.keyHeader(), record.keyValue());
-    } else if (Origins.same(okhttp3.HttpUrl.get(record.url()), exchange.url())) {
+    } else if (Origins.same(ParsedUrls.get(record.url()), exchange.url())) {
       request = template.newBuilder().url(exchange.url()).get();
       keyHeaders.forEach(request::removeHeader);
       request.removeHeader("Content-Type");

@@ -154,10 +154,10 @@ public final class DriveLoop {
         return park(PendingReason.INTERRUPTED, notBefore, null);
       }
     }
-    HttpUrl intentUrl = HttpUrl.get(record.url());
+    HttpUrl intentUrl = ParsedUrls.get(record.url());
     AnswerPolicy policy = new AnswerPolicy(s.dialect(), id, intentUrl);
     Exchange exchange = record.pollUrl() != null
-        ? Exchange.poll(HttpUrl.get(record.pollUrl())) : Exchange.submit(intentUrl);
+        ? Exchange.poll(ParsedUrls.get(record.pollUrl())) : Exchange.submit(intentUrl);
     boolean refresh = false;
     boolean processing = record.pollUrl() != null;
     while (true) {

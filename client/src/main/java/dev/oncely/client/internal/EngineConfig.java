@@ -43,7 +43,7 @@ public record EngineConfig(
     return drive.clock();
   }
 
-  /** The cache of finished records. */
+  /** The cache of finished records, or null (the in-memory store needs none). */
   public RecordCache<IntentId, IntentRecord> finished() {
     return drive.finished();
   }

@@ -29,5 +29,18 @@ public final class ParsedUrls {
     return parsed;
   }
 
+  /**
+   * What {@code HttpUrl.get(url)} returns, from the cache.
+   *
+   * @throws IllegalArgumentException if {@code url} is not an http(s) URL
+   */
+  public static HttpUrl get(String url) {
+    HttpUrl parsed = parse(url);
+    if (parsed == null) {
+      throw new IllegalArgumentException("not an http(s) URL");
+    }
+    return parsed;
+  }
+
   private record Entry(String text, HttpUrl url) {}
 }
