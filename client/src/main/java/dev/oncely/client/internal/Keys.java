@@ -13,7 +13,13 @@ import java.util.Base64;
  */
 public final class Keys {
   private static final int RANDOM_BYTES = 24;
-  private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(Keys::generator);
+  // Not ThreadLocal.withInitial: Android API 24 lacks it.
+  private static final ThreadLocal<SecureRandom> RANDOM = new ThreadLocal<>() {
+    @Override
+    protected SecureRandom initialValue() {
+      return generator();
+    }
+  };
   private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
   private Keys() {}

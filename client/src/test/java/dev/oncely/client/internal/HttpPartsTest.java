@@ -29,16 +29,18 @@ class HttpPartsTest {
 
   @Test
   void a_json_body_carries_the_media_type_it_was_given() throws Exception {
+    BodyWrites writes = new BodyWrites();
     RequestBody json = HttpParts.body("POST", new byte[] {'{', '}'},
-        "application/json; charset=utf-8");
-    RequestBody other = HttpParts.body("POST", new byte[] {1}, "application/vnd.api+json");
+        "application/json; charset=utf-8", writes);
+    RequestBody other = HttpParts.body("POST", new byte[] {1}, "application/vnd.api+json",
+        writes);
 
     assertThat(json.contentType()).isEqualTo(MediaType.parse("application/json; charset=utf-8"));
     assertThat(json.contentType().toString()).isEqualTo("application/json; charset=utf-8");
     assertThat(json.contentLength()).isEqualTo(2);
     assertThat(json.isOneShot()).isTrue();
     assertThat(other.contentType()).isEqualTo(MediaType.parse("application/vnd.api+json"));
-    assertThat(HttpParts.body("GET", new byte[0], null)).isNull();
+    assertThat(HttpParts.body("GET", new byte[0], null, writes)).isNull();
   }
 
   @Test
