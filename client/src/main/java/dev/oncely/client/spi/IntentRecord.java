@@ -47,7 +47,8 @@ public final class IntentRecord {
 
   private IntentRecord(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
-    this.businessId = b.businessId;
+    this.businessId = b.businessId == null ? null
+        : Identifiers.checkText("businessId", b.businessId);
     this.method = requireToken(b.method, "method");
     this.url = Objects.requireNonNull(b.url, "url");
     this.headers = Headers.copyOf(b.headers, true);
@@ -75,7 +76,8 @@ public final class IntentRecord {
     if ((b.keyHeader == null) != (b.keyValue == null)) {
       throw new IllegalArgumentException("keyHeader and keyValue are set together or not at all");
     }
-    this.keyHeader = b.keyHeader;
+    this.keyHeader = b.keyHeader == null ? null
+        : Identifiers.checkHeaderName("keyHeader", b.keyHeader);
     this.keyValue = b.keyValue;
     this.traceContext = Collections.unmodifiableMap(new LinkedHashMap<>(
         Objects.requireNonNull(b.traceContext, "traceContext")));
