@@ -1,9 +1,5 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.IntentState;
-import dev.oncely.client.spi.IntentId;
-import dev.oncely.client.spi.IntentRecord;
-import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreCorruptedException;
 import dev.oncely.client.spi.StoreException;
 import dev.oncely.client.spi.StoreEncryptionException;
@@ -12,17 +8,16 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-import java.nio.file.attribute.PosixFilePermissions;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteOpenMode;
 
@@ -78,7 +73,7 @@ public final class SqliteFile {
 
   /**
    * Opens {@code path}, creating a new store if neither it nor its WAL exists, and verifies it.
-   * {@code encrypted} says whether {@code codec} seals records.
+   * {@code encrypted} says whether the store seals records; {@code canary} checks the key.
    *
    * @throws StoreCorruptedException if the file is damaged, not a database or not an Oncely store
    * @throws StoreEncryptionException if the encryption setting or key does not match the file's

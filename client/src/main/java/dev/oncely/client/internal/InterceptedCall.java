@@ -285,22 +285,28 @@ public final class InterceptedCall {
     Instant now = now();
     Map<String, List<String>> headers = HttpParts.toMap(request.headers());
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader));
-    IntentRecord fresh = IntentRecord.builder()
-        .id(id)
-        .businessId(identity != null ? identity.businessId() : null)
-        .method(request.method())
-        .url(request.url().toString())
-        .headers(headers)
-        .body(body, mediaType)
-        .fingerprint(fingerprint)
-        .keyWireForm(keyHeader, keyValue)
-        // Created already claimed, before the first byte: one durable write, and a crash during
-        // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
-        .state(IntentState.IN_FLIGHT)
-        .createdAt(now)
-        .updatedAt(now)
-        .expiresAt(now.plus(c.keyRetention()))
-        .build();
+    IntentRecord fresh;
+    try {
+      fresh = IntentRecord.builder()
+          .id(id)
+          .businessId(identity != null ? identity.businessId() : null)
+          .method(request.method())
+          .url(request.url().toString())
+          .headers(headers)
+          .body(body, mediaType)
+          .fingerprint(fingerprint)
+          .keyWireForm(keyHeader, keyValue)
+          // Created already claimed, before the first byte: one durable write, and a crash
+          // during the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
+          .state(IntentState.IN_FLIGHT)
+          .createdAt(now)
+          .updatedAt(now)
+          .expiresAt(now.plus(c.keyRetention()))
+          .build();
+    } catch (IllegalArgumentException e) {
+      // A header name or URL the record cannot hold (Identifiers): refused before any I/O.
+      throw new InvalidIntentException("request", e.getMessage());
+    }
     if (c.store() != null) {
       c.store().create(fresh);
       emit(new IntentEvent.Recorded(id));

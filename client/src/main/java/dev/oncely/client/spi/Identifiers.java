@@ -112,6 +112,20 @@ public final class Identifiers {
   }
 
   /**
+   * Returns {@code url} unless it is an http or https URL carrying user info.
+   *
+   * @throws IllegalArgumentException if it carries user info
+   */
+  public static String checkNoUserInfo(String what, String url) {
+    HttpUrl parsed = HttpUrl.parse(url);
+    if (parsed != null && (!parsed.username().isEmpty() || !parsed.password().isEmpty())) {
+      throw new IllegalArgumentException(what + " must not carry user info (user:password@):"
+          + " it would be stored in clear; supply credentials from a HeaderProvider");
+    }
+    return url;
+  }
+
+  /**
    * Returns the parsed {@code url} if it is absolute http or https without user info.
    *
    * @throws NullPointerException if {@code url} is null
@@ -123,10 +137,7 @@ public final class Identifiers {
     if (parsed == null) {
       throw new IllegalArgumentException(what + " must be an absolute http:// or https:// URL");
     }
-    if (!parsed.username().isEmpty() || !parsed.password().isEmpty()) {
-      throw new IllegalArgumentException(what + " must not carry user info (user:password@):"
-          + " it would be stored in clear; supply credentials from a HeaderProvider");
-    }
+    checkNoUserInfo(what, url);
     return parsed;
   }
 }

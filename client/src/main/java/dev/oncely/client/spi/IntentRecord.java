@@ -50,7 +50,7 @@ public final class IntentRecord {
     this.businessId = b.businessId == null ? null
         : Identifiers.checkText("businessId", b.businessId);
     this.method = requireToken(b.method, "method");
-    this.url = Objects.requireNonNull(b.url, "url");
+    this.url = Identifiers.checkNoUserInfo("url", Objects.requireNonNull(b.url, "url"));
     this.headers = Headers.copyOf(b.headers, true);
     this.body = Objects.requireNonNull(b.body, "body").clone();
     this.mediaType = b.mediaType;
@@ -514,8 +514,10 @@ public final class IntentRecord {
      * Returns the record.
      *
      * @throws NullPointerException if a required field is missing
-     * @throws IllegalArgumentException if a header is secret, the method is not an HTTP token,
-     *     attempts or revision is negative, or only one of key header and key value is set
+     * @throws IllegalArgumentException if a header is secret, a header name, the key header or the
+     *     method is not an HTTP token, the URL carries user info, the business id is not a valid
+     *     text id ({@link Identifiers}), attempts or revision is negative, or only one of key
+     *     header and key value is set
      */
     public IntentRecord build() {
       return new IntentRecord(this);
