@@ -147,13 +147,21 @@ public final class Journal implements AutoCloseable {
    * @throws StoreException if it cannot be read
    */
   public static Scan verify(Path path, long after) {
+    return verify(path, after, null);
+  }
+
+  /**
+   * Like {@link #verify(Path, long)}, also handing each frame after {@code after} to
+   * {@code frames} (to check its payload; it must not write).
+   */
+  public static Scan verify(Path path, long after, Frames frames) {
     if (!Files.isRegularFile(path)) {
       throw new StoreCorruptedException(path + ": the journal is missing; the commits it"
           + " acknowledged after the checkpoint are lost");
     }
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
       Journal reader = new Journal(path, channel);
-      return reader.scan(after, null);
+      return reader.scan(after, frames);
     } catch (IOException e) {
       throw new StoreException("cannot read the journal " + path + ": " + e, e);
     }

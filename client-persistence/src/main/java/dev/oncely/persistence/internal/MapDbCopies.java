@@ -138,7 +138,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       moved = true;
     }
     canary.check(storedCanary, store.toString());
-    Journal.verify(journalPath, state.sequence());
+    Journal.verify(journalPath, state.sequence(), (n, payload) -> {
+      try {
+        MapDbBatch.check(payload);
+      } catch (IllegalArgumentException e) {
+        throw new StoreCorruptedException(journalPath + ": commit " + n + ": " + e.getMessage(),
+            e);
+      }
+    });
     // Verified: from here on the files may change.
     control = ControlFile.open(store, io);
     control.read();
