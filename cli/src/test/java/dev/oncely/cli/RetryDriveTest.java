@@ -79,6 +79,8 @@ class RetryDriveTest {
     server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"pay_9\"}").build());
     Path credentials = Files.writeString(dir.resolve("creds"),
         "# test account\nAuthorization: Bearer test-token\n");
+    Files.setPosixFilePermissions(credentials,
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
 
     CliRun run = CliRun.of(Clock.systemUTC(), "retry", "--business-id", "order-9", "--store",
         file.toString(), "--drive", "--header-file", credentials.toString(), "--author", "ops");

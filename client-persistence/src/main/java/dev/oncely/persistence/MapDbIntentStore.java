@@ -10,6 +10,7 @@ import dev.oncely.client.StoreRules;
 import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.persistence.internal.FileIo;
 import dev.oncely.persistence.internal.GroupCommitter;
+import dev.oncely.persistence.internal.KeyCanary;
 import dev.oncely.persistence.internal.MapDbBatch;
 import dev.oncely.persistence.internal.MapDbCopies;
 import dev.oncely.persistence.internal.MapDbRecords;
@@ -58,6 +59,14 @@ import java.util.logging.Logger;
  * after a purge that deleted records, rebuilt so the files shrink; at close): close and force the
  * working copy, write "image = this copy, commit n, length, CRC32" to the control file and force
  * it, empty the journal, copy the new image over the old one, which becomes the working copy.
+ *
+ * <p><b>Opening verifies before it writes.</b> The control file, the image's checksum, the
+ * encryption canary (stored in the control file when the store is created) and the whole journal
+ * are checked with reads only; a refused open ({@link StoreCorruptedException},
+ * {@link dev.oncely.client.StoreEncryptionException}) leaves every file byte for byte as it
+ * was, and {@link CorruptionPolicy#QUARANTINE} moves aside the original bytes. The journal names
+ * the length it has reached in its header, so a journal cut at a frame boundary or deleted is
+ * {@link StoreCorruptedException}, never a silent loss of acknowledged commits.
  *
  * <p><b>Crash semantics.</b> After a crash the working copy is distrusted: it is rebuilt by copying
  * the image (checked against length and CRC32 first) and replaying the journal frames after the
@@ -153,7 +162,8 @@ public final class MapDbIntentStore implements IntentStore {
 
   private static MapDbCopies openChecked(Path path, MapDbRecords records,
       StoreOptions options) {
-    return MapDbCopies.open(path, FileIo.DEFAULT, options.journalLimit(), records::checkKey);
+    return MapDbCopies.open(path, FileIo.DEFAULT, options.journalLimit(),
+        new KeyCanary(options.encryption()));
   }
 
   /** The control file's path; the other files sit beside it. */

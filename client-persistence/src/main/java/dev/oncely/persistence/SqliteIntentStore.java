@@ -12,6 +12,7 @@ import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.persistence.internal.BusinessKey;
 import dev.oncely.persistence.internal.GroupCommitter;
+import dev.oncely.persistence.internal.KeyCanary;
 import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.persistence.internal.SqliteErrors;
@@ -62,7 +63,8 @@ import java.util.function.Consumer;
  * ignores WAL frames without a valid commit frame and checksums); a crash after it loses nothing.
  * A new file is created under a temporary name and renamed into place once its schema is
  * committed, so an existing file without a schema is damage, never a fresh store. On open, SQLite
- * replays the WAL; then this class checks, with reads only, the SQLite header,
+ * replays the WAL; before that, this class checks, with reads only (an immutable connection, or a
+ * private copy when a WAL is present), the SQLite header,
  * {@code PRAGMA integrity_check} (which, unlike {@code quick_check}, also compares indexes with the
  * table: a damaged key index would otherwise hide a record), the schema version and the canary.
  * A file that fails is reported as {@link StoreCorruptedException} naming the path
@@ -139,15 +141,16 @@ public final class SqliteIntentStore implements IntentStore {
     try {
       RecordCodec codec = new RecordCodec(options.encryption());
       boolean encrypted = options.encryption() != null;
+      KeyCanary canary = new KeyCanary(options.encryption());
       SqliteFile.Connections connections;
       try {
-        connections = SqliteFile.open(path, codec, encrypted);
+        connections = SqliteFile.open(path, canary, encrypted);
       } catch (StoreCorruptedException e) {
         if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
           throw e;
         }
         StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
-        connections = SqliteFile.open(path, codec, encrypted);
+        connections = SqliteFile.open(path, canary, encrypted);
       }
       try {
         return new SqliteIntentStore(path, options, codec, lock, connections);

@@ -18,7 +18,8 @@ final class Headers {
     }
     Map<String, List<String>> copy = new LinkedHashMap<>();
     for (Map.Entry<String, List<String>> e : headers.entrySet()) {
-      String name = Objects.requireNonNull(e.getKey(), "header name");
+      String name = Identifiers.checkHeaderName("header name",
+          Objects.requireNonNull(e.getKey(), "header name"));
       if (SecretHeaders.isSecret(name)) {
         if (refuseSecrets) {
           throw new IllegalArgumentException(

@@ -20,37 +20,21 @@ public final class IntentId {
   private String safeKey;
 
   private IntentId(String scope, String operation, String key) {
-    this.scope = check("scope", scope);
-    this.operation = check("operation", operation);
-    this.key = check("key", key);
+    this.scope = Identifiers.checkText("scope", scope);
+    this.operation = Identifiers.checkText("operation", operation);
+    this.key = Identifiers.checkKey("key", key);
   }
 
   /**
    * Returns the id of the record for {@code key} in {@code scope} and {@code operation}.
    *
    * @throws NullPointerException if any argument is null
-   * @throws IllegalArgumentException if any argument is blank, longer than {@link #MAX_PART_LENGTH}
-   *     or contains a control character
+   * @throws IllegalArgumentException if any argument is blank, longer than {@link #MAX_PART_LENGTH},
+   *     contains a control character or a lone surrogate, or the key holds a character outside
+   *     visible ASCII ({@link Identifiers})
    */
   public static IntentId of(String scope, String operation, String key) {
     return new IntentId(scope, operation, key);
-  }
-
-  private static String check(String what, String value) {
-    Objects.requireNonNull(value, what);
-    if (value.isBlank()) {
-      throw new IllegalArgumentException(what + " must not be blank");
-    }
-    if (value.length() > MAX_PART_LENGTH) {
-      throw new IllegalArgumentException(
-          what + " is " + value.length() + " characters; the limit is " + MAX_PART_LENGTH);
-    }
-    for (int i = 0; i < value.length(); i++) {
-      if (Character.isISOControl(value.charAt(i))) {
-        throw new IllegalArgumentException(what + " contains a control character at index " + i);
-      }
-    }
-    return value;
   }
 
   /** The tenant, account or actor the key belongs to. */

@@ -46,13 +46,15 @@ public final class IntentRecord {
 
   private IntentRecord(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
-    this.businessId = b.businessId;
+    this.businessId = b.businessId == null ? null
+        : Identifiers.checkText("businessId", b.businessId);
     // A successor shares the fields it did not change with its source, which copied and checked
     // them already (they are immutable or never handed out), so a transition copies no map.
     IntentRecord from = b.from;
     this.method = from != null && b.method == from.method ? from.method
         : requireToken(b.method, "method");
-    this.url = Objects.requireNonNull(b.url, "url");
+    this.url = from != null && b.url == from.url ? from.url
+        : Identifiers.checkNoUserInfo("url", Objects.requireNonNull(b.url, "url"));
     this.headers = from != null && b.headers == from.headers ? from.headers
         : Headers.copyOf(b.headers, true);
     this.body = from != null && b.body == from.body ? from.body
@@ -80,7 +82,8 @@ public final class IntentRecord {
     if ((b.keyHeader == null) != (b.keyValue == null)) {
       throw new IllegalArgumentException("keyHeader and keyValue are set together or not at all");
     }
-    this.keyHeader = b.keyHeader;
+    this.keyHeader = b.keyHeader == null ? null
+        : Identifiers.checkHeaderName("keyHeader", b.keyHeader);
     this.keyValue = b.keyValue;
     this.traceContext = from != null && b.traceContext == from.traceContext ? from.traceContext
         : Collections.unmodifiableMap(new LinkedHashMap<>(
@@ -524,8 +527,10 @@ public final class IntentRecord {
      * Returns the record.
      *
      * @throws NullPointerException if a required field is missing
-     * @throws IllegalArgumentException if a header is secret, the method is not an HTTP token,
-     *     attempts or revision is negative, or only one of key header and key value is set
+     * @throws IllegalArgumentException if a header is secret, a header name, the key header or the
+     *     method is not an HTTP token, the URL carries user info, the business id is not a valid
+     *     text id ({@link Identifiers}), attempts or revision is negative, or only one of key
+     *     header and key value is set
      */
     public IntentRecord build() {
       return new IntentRecord(this);

@@ -244,14 +244,18 @@ public final class IntentSpec {
     /**
      * Sets the request URL.
      *
-     * @throws InvalidIntentException if it is not an absolute http or https URL
+     * @throws InvalidIntentException if it is not an absolute http or https URL, or it carries user
+     *     info ({@code user:password@}), a credential that would be stored in clear
      */
     public Builder url(String url) {
-      HttpUrl parsed = url == null ? null : ParsedUrls.parse(url);
-      if (parsed == null) {
+      if (url == null) {
         throw new InvalidIntentException("url", "must be an absolute http:// or https:// URL");
       }
-      this.url = parsed;
+      try {
+        this.url = Identifiers.checkUrl("url", url);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidIntentException("url", e.getMessage().substring("url ".length()));
+      }
       return this;
     }
 
@@ -318,13 +322,18 @@ public final class IntentSpec {
     /**
      * Adds a request header sent on every attempt and stored with the record.
      *
-     * @throws InvalidIntentException if the name or value is not valid HTTP, or the header carries
+     * @throws InvalidIntentException if the name is not an HTTP token (RFC 9110: no {@code :},
+     *     space or other separator), the value is not valid HTTP, or the header carries
      *     credentials ({@code Authorization}, {@code Cookie}, ...): supply those from a {@link
      *     HeaderProvider} at send time
      */
     public Builder header(String name, String value) {
       if (name == null || value == null) {
         throw new InvalidIntentException("header", "name and value must not be null");
+      }
+      if (!Identifiers.isToken(name)) {
+        throw new InvalidIntentException("header", "a header name must be an HTTP token"
+            + " (letters, digits and !#$%&'*+-.^_`|~; no ':' or space)");
       }
       if (SecretHeaders.isSecret(name)) {
         throw new InvalidIntentException("header", "'" + name + "' carries credentials and is"
@@ -473,19 +482,14 @@ public final class IntentSpec {
     }
 
     static String checkPart(String setting, String value) {
-      if (value == null || value.isBlank()) {
+      if (value == null) {
         throw new InvalidIntentException(setting, "must not be blank");
       }
-      if (value.length() > IntentId.MAX_PART_LENGTH) {
-        throw new InvalidIntentException(setting, "is " + value.length()
-            + " characters; the limit is " + IntentId.MAX_PART_LENGTH);
+      try {
+        return Identifiers.checkText(setting, value);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidIntentException(setting, e.getMessage().substring(setting.length() + 1));
       }
-      for (int i = 0; i < value.length(); i++) {
-        if (Character.isISOControl(value.charAt(i))) {
-          throw new InvalidIntentException(setting, "contains a control character at index " + i);
-        }
-      }
-      return value;
     }
   }
 }

@@ -52,14 +52,12 @@ public abstract class KeyStrategy {
    * The given key, unchanged: for keys the app already stores elsewhere.
    *
    * @throws NullPointerException if {@code key} is null
-   * @throws IllegalArgumentException if {@code key} is blank
+   * @throws IllegalArgumentException if {@code key} is blank, longer than
+   *     {@link IntentId#MAX_PART_LENGTH} or holds a character a header cannot carry (keys are
+   *     visible ASCII, {@link Identifiers#checkKey})
    */
   public static KeyStrategy existing(String key) {
-    Objects.requireNonNull(key, "key");
-    if (key.isBlank()) {
-      throw new IllegalArgumentException("key must not be blank");
-    }
-    return new Existing(key);
+    return new Existing(Identifiers.checkKey("key", key));
   }
 
   /** Whether this strategy needs a business id on the intent. */

@@ -106,6 +106,25 @@ class InterceptorIntentTest {
     assertThat(store.get(pending.id()).orElseThrow().state()).isEqualTo(IntentState.COMPLETED);
   }
 
+  /** Issue 23: the interceptor path goes through the same identifier validation. */
+  @Test
+  void a_request_the_record_cannot_hold_is_an_invalid_intent_before_any_io() throws Exception {
+    Request colonName = payment(BODY).newBuilder().header("X-Note:x", "v").build();
+    Request userInfo = payment(BODY).newBuilder()
+        .url(server.url("/payments").newBuilder().username("alice").password("pw").build())
+        .build();
+    for (Request request : List.of(colonName, userInfo)) {
+      assertThatThrownBy(() -> appClient(interceptor()).newCall(request).execute())
+          .as(request.toString())
+          .isInstanceOf(IntentIOException.class)
+          .hasCauseInstanceOf(InvalidIntentException.class);
+    }
+    assertThatThrownBy(() -> IntentTag.builder().businessId("order-\uD800"))
+        .isInstanceOf(InvalidIntentException.class);
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
   @Test
   void a_changed_body_under_a_known_business_id_is_refused_before_any_io() throws Exception {
     server.enqueue(created());

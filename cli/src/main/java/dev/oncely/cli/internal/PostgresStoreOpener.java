@@ -35,8 +35,6 @@ import org.postgresql.util.PSQLException;
 public final class PostgresStoreOpener implements StoreOpener {
   static final String ENGINE = "postgresql";
   private static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 5;
-  private static final int FLAGS_OFFSET = 3;
-  private static final int FLAG_ENCRYPTED = 1;
 
   /** The opener, found by {@code ServiceLoader}. */
   public PostgresStoreOpener() {}
@@ -123,13 +121,8 @@ public final class PostgresStoreOpener implements StoreOpener {
       if (!rs.next()) {
         return;
       }
-      byte[] newest = rs.getBytes(1);
-      new RecordCodec(encryption).decode(newest, name + ": the newest record");
-      boolean sealed = newest.length > FLAGS_OFFSET && (newest[FLAGS_OFFSET] & FLAG_ENCRYPTED) != 0;
-      if (encryption != null && !sealed) {
-        throw new StoreEncryptionException(name + ": the store's records are not encrypted, but a"
-            + " store key was given", null);
-      }
+      // A codec with a key refuses a plain record (StoreEncryptionException) by itself.
+      new RecordCodec(encryption).decode(rs.getBytes(1), name + ": the newest record");
     }
   }
 

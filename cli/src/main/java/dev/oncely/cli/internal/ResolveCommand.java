@@ -48,6 +48,9 @@ public final class ResolveCommand extends StoreCommand {
     }
   }
 
+  /** The longest retention a resolution may ask for: beyond it the expiry time overflows. */
+  static final Duration MAX_FINISHED_RETENTION = Duration.ofDays(36_500);
+
   @Mixin
   RecordRef ref;
 
@@ -92,8 +95,10 @@ public final class ResolveCommand extends StoreCommand {
       throw CliException.usage("--evidence-status " + evidenceStatus + " does not fit --as "
           + verdict + " (completed: 2xx, rejected: 4xx or 5xx)");
     }
-    if (finishedRetention.isNegative() || finishedRetention.isZero()) {
-      throw CliException.usage("--finished-retention must be positive, was " + finishedRetention);
+    if (finishedRetention.isNegative() || finishedRetention.isZero()
+        || finishedRetention.compareTo(MAX_FINISHED_RETENTION) > 0) {
+      throw CliException.usage("--finished-retention must be positive and at most "
+          + MAX_FINISHED_RETENTION.toDays() + " days, was " + finishedRetention);
     }
     IntentRecord record = ref.find(store);
     if (record.state().isTerminal()) {

@@ -28,7 +28,12 @@ abstract class StoreCommand implements Callable<Integer> {
   @Override
   public final Integer call() {
     try (IntentStore opened = store.open(context)) {
-      return run(opened, spec.commandLine().getOut());
+      PrintWriter out = TerminalText.safe(spec.commandLine().getOut());
+      try {
+        return run(opened, out);
+      } finally {
+        out.flush();
+      }
     }
   }
 

@@ -24,7 +24,9 @@ import java.util.zip.CRC32;
  *   crc32 u32 over the 36 bytes before it
  * </pre>
  * Each write is one positional write of 40 bytes followed by {@link FileChannel#force}. Written
- * only at a checkpoint, never per commit. Not thread-safe: only the committer thread writes, and
+ * only at a checkpoint, never per commit. At offset {@value #CANARY_OFFSET} the file also holds
+ * the store's {@link KeyCanary} (u32 length, then its bytes), written once when the store is
+ * created, before the first slot. Not thread-safe: only the committer thread writes, and
  * opening reads before it starts.
  */
 public final class ControlFile implements AutoCloseable {
@@ -33,6 +35,8 @@ public final class ControlFile implements AutoCloseable {
 
   static final int SLOT_DISTANCE = 4096;
   static final int SLOT_BYTES = 40;
+  static final long CANARY_OFFSET = 2L * SLOT_DISTANCE;
+  private static final int CANARY_MAX = 4096;
   private static final byte[] MAGIC = {'O', 'M', 'D', 'B'};
 
   /**
@@ -71,6 +75,70 @@ public final class ControlFile implements AutoCloseable {
       return new ControlFile(path, io.open(path));
     } catch (IOException e) {
       throw new StoreException("cannot open the control file " + path + ": " + e, e);
+    }
+  }
+
+  /**
+   * Opens the control file at {@code path} for reading only, or returns null if it does not exist:
+   * checking a store before opening it writes nothing, permissions included.
+   *
+   * @throws StoreException if the file cannot be opened
+   */
+  public static ControlFile openReadOnly(Path path) {
+    if (!java.nio.file.Files.exists(path)) {
+      return null;
+    }
+    try {
+      return new ControlFile(path, FileChannel.open(path, java.nio.file.StandardOpenOption.READ));
+    } catch (IOException e) {
+      throw new StoreException("cannot open the control file " + path + ": " + e, e);
+    }
+  }
+
+  /**
+   * Returns the stored {@link KeyCanary} bytes, or null if none was written.
+   *
+   * @throws StoreException if the file cannot be read
+   */
+  public byte[] readCanary() {
+    try {
+      ByteBuffer length = ByteBuffer.allocate(4);
+      channel.read(length, CANARY_OFFSET);
+      int n = length.getInt(0);
+      if (length.position() < 4 || n <= 0 || n > CANARY_MAX) {
+        return null;
+      }
+      ByteBuffer bytes = ByteBuffer.allocate(n);
+      while (bytes.hasRemaining()) {
+        if (channel.read(bytes, CANARY_OFFSET + 4 + bytes.position()) < 0) {
+          return null;
+        }
+      }
+      return bytes.array();
+    } catch (IOException e) {
+      throw new StoreException("cannot read the control file " + path + ": " + e, e);
+    }
+  }
+
+  /**
+   * Durably stores the {@link KeyCanary} bytes.
+   *
+   * @throws StoreException if the write or the flush fails
+   */
+  public void writeCanary(byte[] canary) {
+    if (canary.length > CANARY_MAX) {
+      throw new IllegalArgumentException("canary of " + canary.length + " bytes exceeds "
+          + CANARY_MAX);
+    }
+    ByteBuffer buffer = ByteBuffer.allocate(4 + canary.length).putInt(canary.length).put(canary);
+    ((Buffer) buffer).flip();
+    try {
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, CANARY_OFFSET + buffer.position());
+      }
+      channel.force(false);
+    } catch (IOException e) {
+      throw new StoreException("cannot write the control file " + path + ": " + e, e);
     }
   }
 

@@ -163,6 +163,20 @@ public final class MapDbBatch {
    *     this means a bug or a frame written by another layout)
    */
   static void apply(byte[] payload, MapDbFile file) {
+    read(payload, file);
+  }
+
+  /**
+   * Checks that {@code payload} is a well-formed group of changes without applying it, so opening
+   * can refuse a malformed journal before it writes anything.
+   *
+   * @throws IllegalArgumentException if it is malformed
+   */
+  static void check(byte[] payload) {
+    read(payload, null);
+  }
+
+  private static void read(byte[] payload, MapDbFile file) {
     ByteBuffer in = ByteBuffer.wrap(payload);
     try {
       int count = in.getInt();
@@ -175,11 +189,19 @@ public final class MapDbBatch {
         in.get(key);
         int length = in.getInt();
         if (length == REMOVED) {
-          file.remove(map, key);
+          if (file != null) {
+            file.remove(map, key);
+          }
         } else {
+          if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException("value length " + length + " with "
+                + in.remaining() + " bytes left");
+          }
           byte[] value = new byte[length];
           in.get(value);
-          file.put(map, key, value);
+          if (file != null) {
+            file.put(map, key, value);
+          }
         }
       }
       if (in.hasRemaining()) {

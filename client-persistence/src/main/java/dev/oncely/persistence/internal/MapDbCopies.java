@@ -8,10 +8,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.zip.CRC32;
 
@@ -31,6 +31,11 @@ import java.util.zip.CRC32;
  * journal; copy the new image over the old one, which becomes the next working copy. After a purge
  * the image is first rebuilt into a fresh file with only the live entries, so the files shrink.
  *
+ * <p><b>Verify before write.</b> Opening first checks, reading only (no copy, replay, cut or
+ * permission change): the control file, the image's length and CRC32, the key canary, and the
+ * whole journal (its acknowledged length, every frame's checksum and sequence). Only a store that
+ * passes is touched, so a refused open leaves every file byte for byte as it was found.
+ *
  * <p><b>Crash semantics.</b> After any crash the working copy is distrusted (MapDB may have been
  * half-way through a change). Opening checks the image against the length and CRC32 in the
  * control file, copies it over the working copy (unless that already matches byte for byte), and
@@ -49,8 +54,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private final Path journalPath;
   private final FileIo io;
   private final long journalLimit;
-  private final Consumer<MapDbFile> keyCheck;
-  private final ControlFile control;
+  private final Path store;
+  private final KeyCanary canary;
+  private ControlFile control;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private Journal journal;
   private MapDbFile working;
@@ -59,13 +65,13 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private long sequence;
   private volatile StoreException broken;
 
-  private MapDbCopies(Path store, FileIo io, long journalLimit, Consumer<MapDbFile> keyCheck) {
+  private MapDbCopies(Path store, FileIo io, long journalLimit, KeyCanary canary) {
+    this.store = store;
     this.paths = new Path[] {copyPath(store, 'a'), copyPath(store, 'b')};
     this.journalPath = journalPath(store);
     this.io = io;
     this.journalLimit = journalLimit;
-    this.keyCheck = keyCheck;
-    this.control = ControlFile.open(store, io);
+    this.canary = canary;
   }
 
   /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
@@ -91,13 +97,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    * it opened if it fails.
    *
    * @param journalLimit journal bytes after which a checkpoint runs
-   * @param keyCheck decodes a sample of the working copy, throwing when the key is wrong
+   * @param canary checks the stored canary against the store's encryption setting
    * @throws StoreCorruptedException if no copy holds the checkpoint image, or the journal is
-   *     damaged
+   *     missing, cut or damaged; no file was changed
+   * @throws dev.oncely.client.StoreEncryptionException if the canary needs another key; no
+   *     file was changed
    */
-  public static MapDbCopies open(Path store, FileIo io, long journalLimit,
-      Consumer<MapDbFile> keyCheck) {
-    MapDbCopies copies = new MapDbCopies(store, io, journalLimit, keyCheck);
+  public static MapDbCopies open(Path store, FileIo io, long journalLimit, KeyCanary canary) {
+    MapDbCopies copies = new MapDbCopies(store, io, journalLimit, canary);
     try {
       copies.start();
       return copies;
@@ -108,13 +115,18 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private void start() {
-    ControlFile.State state = control.read().orElse(null);
-    journal = Journal.open(journalPath, io);
+    ControlFile.State state;
+    byte[] storedCanary;
+    try (ControlFile peek = ControlFile.openReadOnly(store)) {
+      state = peek == null ? null : peek.read().orElse(null);
+      storedCanary = state == null ? null : peek.readCanary();
+    }
     if (state == null) {
       initialize();
       return;
     }
     int trusted = state.trusted();
+    boolean moved = false;
     if (!matches(paths[trusted], state)) {
       if (!matches(paths[1 - trusted], state)) {
         throw new StoreCorruptedException(paths[trusted] + ": the checkpoint image of commit "
@@ -123,6 +135,21 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
             + " is not a copy of it");
       }
       trusted = 1 - trusted;
+      moved = true;
+    }
+    canary.check(storedCanary, store.toString());
+    Journal.verify(journalPath, state.sequence(), (n, payload) -> {
+      try {
+        MapDbBatch.check(payload);
+      } catch (IllegalArgumentException e) {
+        throw new StoreCorruptedException(journalPath + ": commit " + n + ": " + e.getMessage(),
+            e);
+      }
+    });
+    // Verified: from here on the files may change.
+    control = ControlFile.open(store, io);
+    control.read();
+    if (moved) {
       control.write(new ControlFile.State(trusted, state.sequence(), state.length(),
           state.crc()));
     }
@@ -137,8 +164,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       throw new StoreCorruptedException(paths[other] + ": holds commit " + working.sequence()
           + " but the control file says " + imageSequence);
     }
-    keyCheck.accept(working);
     MapDbFile target = working;
+    journal = Journal.open(journalPath, io);
     sequence = journal.replay(imageSequence, (n, payload) -> {
       try {
         MapDbBatch.apply(payload, target);
@@ -155,11 +182,13 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         requireEmpty(p);
       }
     }
-    if (journal.size() > 0) {
-      throw new StoreCorruptedException(journalPath + " holds " + journal.size()
+    if (size(journalPath) > Journal.HEADER_AREA) {
+      throw new StoreCorruptedException(journalPath + " holds " + size(journalPath)
           + " bytes but the control file beside it is empty; refusing to guess which commits"
           + " were acknowledged");
     }
+    control = ControlFile.open(store, io);
+    journal = Journal.create(journalPath, io);
     Path temp = tempOf(paths[0]);
     MapDbFile.create(temp, 0, io).close();
     force(temp);
@@ -171,6 +200,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     image = 0;
     imageSequence = 0;
     sequence = 0;
+    control.writeCanary(canary.bytes());
     control.write(stateOf(0, 0));
     copy(paths[0], paths[1]);
     working = MapDbFile.openExisting(paths[1], io);
@@ -383,12 +413,12 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     }
   }
 
-  /** Whether {@code file} has exactly the length and CRC32 {@code state} names. */
+  /** Whether {@code file} has exactly the length and CRC32 {@code state} names; reads only. */
   private boolean matches(Path file, ControlFile.State state) {
     if (!Files.isRegularFile(file) || size(file) != state.length()) {
       return false;
     }
-    try (FileChannel channel = io.open(file)) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       return channel.size() == state.length() && crc(channel) == state.crc();
     } catch (IOException e) {
       throw new StoreException("cannot read " + file + ": " + e, e);

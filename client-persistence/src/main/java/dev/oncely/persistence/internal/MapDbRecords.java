@@ -246,24 +246,6 @@ public final class MapDbRecords {
     }
   }
 
-  /**
-   * Decodes the first record and the first unfinished stub of {@code file}, so a wrong encryption
-   * key fails at open instead of at the first read.
-   *
-   * @throws dev.oncely.client.StoreEncryptionException if they need another key
-   * @throws StoreCorruptedException if they fail verification
-   */
-  public void checkKey(MapDbFile file) {
-    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
-      decode(e.getValue(), e.getKey(), file.path().toString());
-      break;
-    }
-    for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      stubOf(file, e.getKey(), e.getValue());
-      break;
-    }
-  }
-
   private UnfinishedEntry stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
     UnfinishedEntry stub = stubs.decode(value, file.path() + " unfinished index");
     byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);

@@ -12,15 +12,16 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteOpenMode;
 
@@ -31,6 +32,13 @@ import org.sqlite.SQLiteOpenMode;
  * <p>A new file is built as {@code <name>.new}, closed (which checkpoints and removes its WAL) and
  * renamed into place, so an existing store file always holds a committed schema: an existing
  * file without one was truncated or overwritten and is reported as corrupt, never re-initialised.
+ *
+ * <p><b>Verify before write.</b> An existing file is checked before this class opens it for
+ * writing: an SQLite connection that may write would replay and merge the WAL into the database
+ * file when it closes, and create or rewrite {@code -shm}. Without a WAL the check reads the file
+ * through an {@code immutable} read-only connection; with one (a crash image) it runs on a private
+ * copy of the database and its WAL in an owner-only directory beside the store, deleted after.
+ * A refused open therefore leaves every file byte for byte as it was found, permissions included.
  */
 public final class SqliteFile {
   /** The schema version this code writes and reads. */
@@ -53,16 +61,6 @@ public final class SqliteFile {
   /** A committed schema spans at least two pages of at least 512 bytes. */
   private static final long MIN_FILE_BYTES = 1024;
 
-  private static final IntentRecord CANARY = IntentRecord.builder()
-      .id(IntentId.of("oncely", "canary", "canary"))
-      .method("GET")
-      .url("oncely:canary")
-      .fingerprint("canary")
-      .state(IntentState.COMPLETED)
-      .createdAt(Instant.EPOCH)
-      .updatedAt(Instant.EPOCH)
-      .expiresAt(Instant.EPOCH)
-      .build();
 
   /** Read-only connections opened beside the writer. */
   public static final int READERS = 4;
@@ -79,32 +77,28 @@ public final class SqliteFile {
 
   /**
    * Opens {@code path}, creating a new store if neither it nor its WAL exists, and verifies it.
-   * {@code encrypted} says whether {@code codec} seals records.
+   * {@code encrypted} says whether the store seals records; {@code canary} checks the key.
    *
    * @throws StoreCorruptedException if the file is damaged, not a database or not an Oncely store
    * @throws StoreEncryptionException if the encryption setting or key does not match the file's
    * @throws StoreException for any other failure (unreadable, newer schema, I/O)
    */
-  public static Connections open(Path path, RecordCodec codec, boolean encrypted) {
+  public static Connections open(Path path, KeyCanary canary, boolean encrypted) {
     if (!Files.exists(path)) {
       if (Files.exists(sibling(path, "-wal"))) {
         throw new StoreCorruptedException(path + " is missing but its write-ahead log "
             + sibling(path, "-wal") + " exists; the database file was deleted or moved");
       }
-      create(path, codec, encrypted);
+      create(path, canary, encrypted);
     }
+    verify(path, canary, encrypted);
     Connection writer = null;
     List<Connection> readers = new ArrayList<>();
     try {
       for (Path file : filesOf(path)) {
         StoreFiles.tightenToOwner(file);
       }
-      checkHeader(path);
       writer = connect(path, false);
-      // Verify with reads only: a damaged file must be left exactly as it was found.
-      execute(writer, "PRAGMA cell_size_check = ON");
-      integrityCheck(writer, path);
-      checkMeta(writer, path, codec, encrypted);
       configure(writer, path);
       addStubColumn(writer);
       for (int i = 0; i < READERS; i++) {
@@ -130,6 +124,87 @@ public final class SqliteFile {
   }
 
   /**
+   * Checks the store at {@code path} (header, integrity, schema, canary) without changing any of
+   * its files.
+   */
+  private static void verify(Path path, KeyCanary canary, boolean encrypted) {
+    Path wal = sibling(path, "-wal");
+    Path copyDir = null;
+    Connection c = null;
+    try {
+      checkHeader(path);
+      if (Files.exists(wal) && Files.size(wal) > 0) {
+        copyDir = privateDirectory(path);
+        Path copy = copyDir.resolve("store.db");
+        Files.copy(path, copy);
+        Files.copy(wal, sibling(copy, "-wal"));
+        c = connect(copy, false);
+      } else {
+        c = connectImmutable(path);
+      }
+      execute(c, "PRAGMA cell_size_check = ON");
+      integrityCheck(c, path);
+      checkMeta(c, path, canary, encrypted);
+    } catch (SQLException e) {
+      throw SqliteErrors.translate(e, path.toString(), "verifying the store");
+    } catch (IOException e) {
+      throw new StoreException(path + ": verifying the store failed: " + e, e);
+    } finally {
+      RuntimeException failure = null;
+      if (c != null) {
+        try {
+          c.close();
+        } catch (SQLException e) {
+          failure = new StoreException(path + ": closing the check failed: " + e, e);
+        }
+      }
+      if (copyDir != null) {
+        try {
+          deleteTree(copyDir);
+        } catch (IOException e) {
+          failure = new StoreException(path + ": cannot delete the check copy " + copyDir
+              + ": " + e, e);
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+
+  /** An owner-only directory beside {@code path} for a private copy of a store's files. */
+  private static Path privateDirectory(Path path) throws IOException {
+    Path dir = path.toAbsolutePath().getParent();
+    String prefix = path.getFileName() + ".check-";
+    if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      return Files.createTempDirectory(dir, prefix,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    }
+    return Files.createTempDirectory(dir, prefix);
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        Files.delete(file);
+      }
+    }
+    Files.delete(dir);
+  }
+
+  /**
+   * A read-only connection that neither locks nor touches {@code -wal}/{@code -shm}: only for a
+   * file without a WAL, whose every committed page is in the database file itself.
+   */
+  private static Connection connectImmutable(Path path) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true);
+    config.resetOpenMode(SQLiteOpenMode.CREATE);
+    config.setOpenMode(SQLiteOpenMode.OPEN_URI);
+    return config.createConnection("jdbc:sqlite:" + path.toUri() + "?immutable=1");
+  }
+
+  /**
    * Refuses a file that cannot be an Oncely store before SQLite touches it: SQLite deletes the WAL
    * of an empty database file on open, which would destroy what quarantine should keep.
    */
@@ -151,7 +226,7 @@ public final class SqliteFile {
     }
   }
 
-  private static void create(Path path, RecordCodec codec, boolean encrypted) {
+  private static void create(Path path, KeyCanary canary, boolean encrypted) {
     Path fresh = sibling(path, ".new");
     try {
       for (Path leftover : filesOf(fresh)) {
@@ -167,7 +242,7 @@ public final class SqliteFile {
         }
         putMeta(c, "schema", new byte[] {SCHEMA_VERSION});
         putMeta(c, "encrypted", new byte[] {(byte) (encrypted ? 1 : 0)});
-        putMeta(c, "canary", codec.encode(CANARY));
+        putMeta(c, "canary", canary.bytes());
         execute(c, "COMMIT");
       }
       StoreFiles.moveDurably(fresh, path);
@@ -240,7 +315,7 @@ public final class SqliteFile {
     }
   }
 
-  private static void checkMeta(Connection c, Path path, RecordCodec codec, boolean encrypts)
+  private static void checkMeta(Connection c, Path path, KeyCanary keyCanary, boolean encrypts)
       throws SQLException {
     byte[] schema;
     byte[] encrypted;
@@ -272,7 +347,7 @@ public final class SqliteFile {
           ? ": the store is encrypted; open it with the StoreEncryption it was created with"
           : ": the store was created without encryption; open it without StoreEncryption"), null);
     }
-    codec.decode(canary, path + ": encryption canary");
+    keyCanary.check(canary, path.toString());
   }
 
   private static byte[] meta(Connection c, String name) throws SQLException {

@@ -114,7 +114,8 @@ public final class UnfinishedStub {
         key = new String(keyPart, StandardCharsets.UTF_8);
       }
       return new UnfinishedEntry(IntentId.of(scope, operation, key), created, next);
-    } catch (BufferUnderflowException | DateTimeException | IllegalArgumentException e) {
+    } catch (BufferUnderflowException | DateTimeException | ArithmeticException
+        | IllegalArgumentException e) {
       throw new StoreCorruptedException(where + ": malformed unfinished index value: " + e, e);
     }
   }

@@ -68,7 +68,7 @@ class MapDbPowerLossTest {
       Random random, int acksBeforeCut) throws Exception {
     PowerCutFileIo io = new PowerCutFileIo();
     MapDbRecords records = new MapDbRecords(null);
-    MapDbCopies copies = MapDbCopies.open(store, io, JOURNAL_LIMIT, records::checkKey);
+    MapDbCopies copies = MapDbCopies.open(store, io, JOURNAL_LIMIT, new KeyCanary(null));
     GroupCommitter<MapDbBatch> committer = new GroupCommitter<>("power-cut", copies, 64);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger acks = new AtomicInteger();

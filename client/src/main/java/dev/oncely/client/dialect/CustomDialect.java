@@ -324,8 +324,7 @@ public final class CustomDialect implements Dialect {
     }
 
     private static String headerName(String setting, String name) {
-      if (name == null || name.isEmpty()
-          || !name.chars().allMatch(c -> c > 32 && c < 127 && c != ':')) {
+      if (!dev.oncely.client.Identifiers.isToken(name)) {
         throw new IllegalArgumentException(setting + " must be a header name, was '" + name + "'");
       }
       return name;

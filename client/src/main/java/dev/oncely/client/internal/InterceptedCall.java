@@ -201,8 +201,10 @@ public final class InterceptedCall {
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
         || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
     Instant now = c.drive().clock().instant();
-    return IntentRecord.builder()
-        .id(intentIdOf(original, key))
+    IntentId id = intentIdOf(original, key);
+    try {
+      return IntentRecord.builder()
+        .id(id)
         .businessId(identity != null ? identity.businessId() : null)
         .method(original.method())
         .url(original.url().toString())
@@ -218,6 +220,10 @@ public final class InterceptedCall {
         .updatedAt(now)
         .expiresAt(now.plus(c.drive().keyRetention()))
         .build();
+    } catch (IllegalArgumentException e) {
+      // A header name or URL a record cannot hold (Identifiers): refused before any I/O.
+      throw new InvalidIntentException("request", e.getMessage());
+    }
   }
 
   /** What the app gets for how the drive ended. */

@@ -37,23 +37,25 @@ import javax.crypto.spec.GCMParameterSpec;
  * <pre>
  *   magic 'O' 'R' | version u8 | flags u8 (bit 0: sealed part encrypted)
  *   public part:  scope, operation, businessId?, method, url, mediaType?, pollUrl?, reason?
- *                 state u8, attempts i32, revision i64, replayed u8,
+ *                 state u8 (its {@link #stateCode code}), attempts i32, revision i64, replayed u8,
  *                 createdAt, updatedAt, expiresAt, nextAttemptAt?   (instant = i64 s + i32 ns)
- *                 [v2] maybeDelivered u8, keyHeader?
+ *                 maybeDelivered u8, keyHeader?
  *   sealed part:  u32 length, then either the plain bytes or 12-byte nonce + AES-GCM(bytes)
  *                 with the header and public part as associated data;
  *                 bytes = key, fingerprint, headers, body, lastResponse?
- *                 [v2] keyValue?, traceContext (u32 count, name/value strings),
- *                      notes (u32 count, at instant, author, text)
+ *                 keyValue?, traceContext (u32 count, name/value strings),
+ *                 notes (u32 count, at instant, author, text)
  *   crc32 u32 over everything before it
  * </pre>
- * Version 1 records (without the {@code [v2]} fields) are still read: they are not marked
- * maybe-delivered (drivers derive that from their state) and have no pinned key wire form.
- * Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The CRC
- * catches truncation, torn writes and bit flips; GCM additionally catches a wrong key.
+ * Version 2 is the one format (no earlier one was ever released); every other version, and
+ * unknown flag bits, are refused. Enums are stored by explicit codes ({@link #stateCode}), never by declaration
+ * order. Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The
+ * CRC catches truncation, torn writes and bit flips; GCM additionally catches a wrong key. A codec
+ * with a key refuses a plain record ({@link StoreEncryptionException}), so an encrypted store
+ * never accepts a record written without its key.
  */
 public final class RecordCodec {
-  /** The format version this code writes; it reads versions 1 up to this. */
+  /** The format version this code writes and the only one it reads. */
   public static final int FORMAT_VERSION = 2;
 
   private static final byte MAGIC_0 = 'O';
@@ -61,7 +63,6 @@ public final class RecordCodec {
   private static final int FLAG_ENCRYPTED = 1;
   private static final int NONCE_BYTES = 12;
   private static final int TAG_BITS = 128;
-  private static final IntentState[] STATES = IntentState.values();
 
   private final StoreEncryption encryption;
   private final SecureRandom random = new SecureRandom();
@@ -119,7 +120,8 @@ public final class RecordCodec {
    *
    * @param where names the store and entry in error messages (never a key)
    * @throws StoreCorruptedException if the bytes are truncated, damaged or of an unknown version
-   * @throws StoreEncryptionException if the sealed part cannot be opened with this codec's key
+   * @throws StoreEncryptionException if the sealed part cannot be opened with this codec's key, or
+   *     the record is plain and this codec has a key
    */
   public IntentRecord decode(byte[] bytes, String where) {
     if (bytes == null || bytes.length < 8) {
@@ -130,10 +132,9 @@ public final class RecordCodec {
       throw new StoreCorruptedException(where + ": record does not start with the format magic");
     }
     int version = bytes[2] & 0xff;
-    if (version < 1 || version > FORMAT_VERSION) {
+    if (version != FORMAT_VERSION) {
       throw new StoreCorruptedException(where + ": record format version " + version
-          + " is not supported; this library reads versions 1 to " + FORMAT_VERSION
-          + " (a newer Oncely wrote it?)");
+          + " is not supported; this library reads version " + FORMAT_VERSION);
     }
     CRC32 crc = new CRC32();
     crc.update(bytes, 0, bytes.length - 4);
@@ -143,11 +144,19 @@ public final class RecordCodec {
           "%s: record checksum mismatch (stored %08x, computed %08x, %d bytes)",
           where, stored, (int) crc.getValue(), bytes.length));
     }
+    if ((bytes[3] & ~FLAG_ENCRYPTED) != 0) {
+      throw new StoreCorruptedException(where + ": record flags " + (bytes[3] & 0xff)
+          + " hold unknown bits");
+    }
     boolean encrypted = (bytes[3] & FLAG_ENCRYPTED) != 0;
+    if (!encrypted && encryption != null) {
+      throw new StoreEncryptionException(where + ": record is not encrypted but the store was"
+          + " opened with StoreEncryption; an encrypted store never holds plain records", null);
+    }
     try {
       ByteArrayInputStream body = new ByteArrayInputStream(bytes, 4, bytes.length - 8);
       DataInputStream in = new DataInputStream(body);
-      PublicPart pub = readPublic(in, version);
+      PublicPart pub = readPublic(in);
       int publicEnd = bytes.length - 4 - body.available();
       int sealedLength = in.readInt();
       if (sealedLength < 0 || sealedLength != in.available()) {
@@ -158,8 +167,9 @@ public final class RecordCodec {
       in.readFully(sealed);
       byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
       byte[] plain = encrypted ? open(sealed, aad, where) : sealed;
-      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub, version);
-    } catch (EOFException | IllegalArgumentException | NullPointerException e) {
+      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
+    } catch (EOFException | IllegalArgumentException | IllegalStateException
+        | NullPointerException e) {
       throw new StoreCorruptedException(where + ": record fields are malformed: " + e.getMessage(),
           e);
     } catch (IOException e) {
@@ -182,7 +192,7 @@ public final class RecordCodec {
     writeOptionalString(out, r.mediaType());
     writeOptionalString(out, r.pollUrl());
     writeOptionalString(out, r.reason());
-    out.writeByte(r.state().ordinal());
+    out.writeByte(stateCode(r.state()));
     out.writeInt(r.attempts());
     out.writeLong(r.revision());
     out.writeBoolean(r.replayed());
@@ -197,7 +207,36 @@ public final class RecordCodec {
     writeOptionalString(out, r.keyHeader());
   }
 
-  private static PublicPart readPublic(DataInputStream in, int version) throws IOException {
+  /**
+   * The stored code of {@code state}: fixed forever, whatever the order of the enum's constants
+   * (a new state takes a new code; a code is never reused).
+   */
+  static int stateCode(IntentState state) {
+    return switch (state) {
+      case NEW -> 0;
+      case IN_FLIGHT -> 1;
+      case PENDING -> 2;
+      case COMPLETED -> 3;
+      case REJECTED -> 4;
+      case KEY_CONFLICT -> 5;
+      case NEEDS_RECONCILIATION -> 6;
+    };
+  }
+
+  private static IntentState stateOf(int code) {
+    return switch (code) {
+      case 0 -> IntentState.NEW;
+      case 1 -> IntentState.IN_FLIGHT;
+      case 2 -> IntentState.PENDING;
+      case 3 -> IntentState.COMPLETED;
+      case 4 -> IntentState.REJECTED;
+      case 5 -> IntentState.KEY_CONFLICT;
+      case 6 -> IntentState.NEEDS_RECONCILIATION;
+      default -> throw new IllegalArgumentException("unknown state code " + code);
+    };
+  }
+
+  private static PublicPart readPublic(DataInputStream in) throws IOException {
     String scope = readString(in);
     String operation = readString(in);
     String businessId = readOptionalString(in);
@@ -206,10 +245,7 @@ public final class RecordCodec {
     String mediaType = readOptionalString(in);
     String pollUrl = readOptionalString(in);
     String reason = readOptionalString(in);
-    int state = in.readUnsignedByte();
-    if (state >= STATES.length) {
-      throw new IllegalArgumentException("unknown state ordinal " + state);
-    }
+    IntentState state = stateOf(in.readUnsignedByte());
     int attempts = in.readInt();
     long revision = in.readLong();
     boolean replayed = in.readBoolean();
@@ -217,10 +253,10 @@ public final class RecordCodec {
     Instant updatedAt = readInstant(in);
     Instant expiresAt = readInstant(in);
     Instant nextAttemptAt = in.readBoolean() ? readInstant(in) : null;
-    boolean maybeDelivered = version >= 2 && in.readBoolean();
-    String keyHeader = version >= 2 ? readOptionalString(in) : null;
+    boolean maybeDelivered = in.readBoolean();
+    String keyHeader = readOptionalString(in);
     return new PublicPart(scope, operation, businessId, method, url, mediaType, pollUrl, reason,
-        STATES[state], attempts, revision, replayed, createdAt, updatedAt, expiresAt,
+        state, attempts, revision, replayed, createdAt, updatedAt, expiresAt,
         nextAttemptAt, maybeDelivered, keyHeader);
   }
 
@@ -254,8 +290,7 @@ public final class RecordCodec {
     return buffer.toByteArray();
   }
 
-  private static IntentRecord readSealed(DataInputStream in, PublicPart p, int version)
-      throws IOException {
+  private static IntentRecord readSealed(DataInputStream in, PublicPart p) throws IOException {
     String key = readString(in);
     String fingerprint = readString(in);
     Map<String, List<String>> headers = readHeaders(in);
@@ -265,21 +300,16 @@ public final class RecordCodec {
       int status = in.readUnsignedShort();
       response = StoredResponse.of(status, readHeaders(in), readBytes(in));
     }
-    String keyValue = null;
-    Map<String, String> traceContext = Map.of();
-    List<IntentRecord.Note> notes = List.of();
-    if (version >= 2) {
-      keyValue = readOptionalString(in);
-      traceContext = new LinkedHashMap<>();
-      int fields = readCount(in, "trace field");
-      for (int i = 0; i < fields; i++) {
-        traceContext.put(readString(in), readString(in));
-      }
-      notes = new ArrayList<>();
-      int count = readCount(in, "note");
-      for (int i = 0; i < count; i++) {
-        notes.add(new IntentRecord.Note(readInstant(in), readString(in), readString(in)));
-      }
+    String keyValue = readOptionalString(in);
+    Map<String, String> traceContext = new LinkedHashMap<>();
+    int fields = readCount(in, "trace field");
+    for (int i = 0; i < fields; i++) {
+      traceContext.put(readString(in), readString(in));
+    }
+    List<IntentRecord.Note> notes = new ArrayList<>();
+    int count = readCount(in, "note");
+    for (int i = 0; i < count; i++) {
+      notes.add(new IntentRecord.Note(readInstant(in), readString(in), readString(in)));
     }
     if (in.available() != 0) {
       throw new IllegalArgumentException(in.available() + " unexpected bytes after the fields");
@@ -407,7 +437,14 @@ public final class RecordCodec {
   }
 
   private static Instant readInstant(DataInputStream in) throws IOException {
-    return Instant.ofEpochSecond(in.readLong(), in.readInt());
+    long seconds = in.readLong();
+    int nanos = in.readInt();
+    if (seconds < Instant.MIN.getEpochSecond() || seconds > Instant.MAX.getEpochSecond()
+        || nanos < 0 || nanos > 999_999_999) {
+      throw new IllegalArgumentException("instant " + seconds + " s + " + nanos
+          + " ns is out of range");
+    }
+    return Instant.ofEpochSecond(seconds, nanos);
   }
 
   private static void writeHeaders(DataOutputStream out, Map<String, List<String>> headers)

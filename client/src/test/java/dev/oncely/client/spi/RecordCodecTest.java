@@ -8,6 +8,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +34,7 @@ class RecordCodecTest {
     }
   }
 
-  /** Written by the version-1 codec (Oncely 0.1.0, commit d353887) for the record below. */
+  /** Written by the version-1 codec of the never released 0.1.0 (commit d353887). */
   private static final String V1_RECORD = "4f5201000000000974656e616e742d34320000000e6372656174652d"
       + "7061796d656e7401000000036f2d3700000004504f53540000002068747470733a2f2f6170692e6578616d706c"
       + "652e636f6d2f7061796d656e747301000000106170706c69636174696f6e2f6a736f6e0000010000000100000000"
@@ -42,18 +43,65 @@ class RecordCodecTest {
       + "000001000000037434320000000f7b22616d6f756e74223a313030307d00e5e85a89";
 
   @Test
-  void version_1_records_still_read_without_the_version_2_fields() {
-    IntentRecord r = new RecordCodec().decode(java.util.HexFormat.of().parseHex(V1_RECORD), "t");
-    assertThat(r.id()).isEqualTo(IntentId.of("tenant-42", "create-payment", "k-v1-0123456789"));
-    assertThat(r.businessId()).isEqualTo("o-7");
-    assertThat(r.state()).isEqualTo(dev.oncely.client.IntentState.IN_FLIGHT);
-    assertThat(r.attempts()).isEqualTo(1);
-    assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("{\"amount\":1000}");
-    assertThat(r.maybeDelivered()).isFalse();
-    assertThat(r.keyHeader()).isNull();
-    assertThat(r.keyValue()).isNull();
-    assertThat(r.traceContext()).isEmpty();
-    assertThat(r.notes()).isEmpty();
+  void a_version_1_record_is_refused_as_corrupted() {
+    byte[] v1 = java.util.HexFormat.of().parseHex(V1_RECORD);
+    assertThatThrownBy(() -> new RecordCodec().decode(v1, "store.db"))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("version 1 is not supported");
+  }
+
+  /** The stored codes are the format: reordering IntentState must never change them. */
+  @Test
+  void state_codes_are_pinned() {
+    java.util.Map<dev.oncely.client.IntentState, Integer> expected = java.util.Map.of(
+        dev.oncely.client.IntentState.NEW, 0,
+        dev.oncely.client.IntentState.IN_FLIGHT, 1,
+        dev.oncely.client.IntentState.PENDING, 2,
+        dev.oncely.client.IntentState.COMPLETED, 3,
+        dev.oncely.client.IntentState.REJECTED, 4,
+        dev.oncely.client.IntentState.KEY_CONFLICT, 5,
+        dev.oncely.client.IntentState.NEEDS_RECONCILIATION, 6);
+    assertThat(expected).hasSize(dev.oncely.client.IntentState.values().length);
+    for (var e : expected.entrySet()) {
+      assertThat(RecordCodec.stateCode(e.getKey())).as("%s", e.getKey()).isEqualTo(e.getValue());
+      IntentRecord r = minimal.toBuilder().state(e.getKey()).build();
+      assertThat(new RecordCodec().decode(new RecordCodec().encode(r), "t").state())
+          .isEqualTo(e.getKey());
+    }
+  }
+
+  @Test
+  void a_plain_record_is_refused_by_a_codec_with_a_key() {
+    byte[] plain = new RecordCodec().encode(full);
+    assertThatThrownBy(() -> new RecordCodec(StoreEncryption.aes256Gcm(KEY_A)).decode(plain, "s"))
+        .isInstanceOf(StoreEncryptionException.class)
+        .hasMessageContaining("not encrypted");
+  }
+
+  @Test
+  void unknown_flag_bits_are_refused() {
+    byte[] bytes = new RecordCodec().encode(minimal);
+    bytes[3] = 2;
+    assertThatThrownBy(() -> new RecordCodec().decode(RecordMutations.withCrc(bytes), "s"))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("unknown bits");
+  }
+
+  @Test
+  void out_of_range_times_are_corruption_even_with_a_valid_checksum() {
+    byte[] bytes = new RecordCodec().encode(minimal);
+    int created = RecordMutations.createdAtOffset(bytes);
+    for (long seconds : new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Instant.MAX.getEpochSecond() + 1}) {
+      byte[] mutated = bytes.clone();
+      java.nio.ByteBuffer.wrap(mutated).putLong(created, seconds);
+      assertThatThrownBy(() -> new RecordCodec().decode(RecordMutations.withCrc(mutated), "s"))
+          .isInstanceOf(StoreCorruptedException.class)
+          .hasMessageContaining("out of range");
+    }
+    byte[] nanos = bytes.clone();
+    java.nio.ByteBuffer.wrap(nanos).putInt(created + 8, -1);
+    assertThatThrownBy(() -> new RecordCodec().decode(RecordMutations.withCrc(nanos), "s"))
+        .isInstanceOf(StoreCorruptedException.class);
   }
 
   @Test
@@ -99,7 +147,7 @@ class RecordCodecTest {
     assertThatThrownBy(() -> new RecordCodec().decode(bytes, "store.db"))
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining("version 9")
-        .hasMessageContaining("1 to " + RecordCodec.FORMAT_VERSION);
+        .hasMessageContaining("reads version " + RecordCodec.FORMAT_VERSION);
   }
 
   @Test
