@@ -29,6 +29,9 @@ public final class FleetChild {
     String owner = args[5];
     Duration lease = Duration.ofMillis(Long.parseLong(args[6]));
     HikariDataSource pool = PgTestDatabase.pool(url, 8);
+    // A child started on a loaded machine (CI runs the whole build beside it) may wait longer than
+    // the tests' 2 s for its first connection; it is killed on purpose, never left waiting.
+    pool.setConnectionTimeout(15_000);
     PostgresIntentStore store = PostgresIntentStore.builder(pool).owner(owner).lease(lease).build();
     IdempotentClient client = IdempotentClient.builder().store(store)
         .retryPolicy(RetryPolicy.builder().baseDelay(Duration.ofMillis(20))
