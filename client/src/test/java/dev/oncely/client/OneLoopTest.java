@@ -400,4 +400,19 @@ class OneLoopTest {
     assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo(201);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
+
+  @Test
+  void a_status_url_with_user_info_is_stored_and_polled_without_it() throws Exception {
+    String withUserInfo = server.url("/status/1").newBuilder().username("svc").password("pw")
+        .build().toString();
+    server.enqueue(new MockResponse.Builder().code(202).addHeader("Location", withUserInfo)
+        .build());
+    try (IdempotentClient client = client(1).build()) {
+      IntentOutcome outcome = client.execute(spec("order-14"));
+
+      assertThat(outcome).isInstanceOf(IntentOutcome.Pending.class);
+      IntentRecord record = store.get(outcome.id()).orElseThrow();
+      assertThat(record.pollUrl()).isEqualTo(server.url("/status/1").toString());
+    }
+  }
 }

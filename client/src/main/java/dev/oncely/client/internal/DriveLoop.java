@@ -193,7 +193,8 @@ public final class DriveLoop {
       if (again.event() != null) {
         emit(again.event());
       }
-      follow(exchange, again.next(), answer);
+      Exchange next = withoutUserInfo(again.next());
+      follow(exchange, next, answer);
       Pacer.Pace pace = pacer.next(answer.response(), again.chargeBudget(), again.processing(),
           answer.url().host());
       if (!pace.goesOn()) {
@@ -212,10 +213,23 @@ public final class DriveLoop {
       if (!wire.pause(pace.delay())) {
         return park(PendingReason.INTERRUPTED, pace.due(), null);
       }
-      exchange = again.next();
+      exchange = next;
       refresh = again.refreshCredentials();
       processing = again.processing();
     }
+  }
+
+  /**
+   * {@code next} without user info in its URL: a status URL a server named with {@code
+   * user:password@} is polled, and stored, without it (a record never holds a credential).
+   */
+  private static Exchange withoutUserInfo(Exchange next) {
+    HttpUrl url = next.url();
+    if (url.username().isEmpty() && url.password().isEmpty()) {
+      return next;
+    }
+    HttpUrl bare = url.newBuilder().username("").password("").build();
+    return next.isPoll() ? Exchange.poll(bare) : Exchange.submit(bare);
   }
 
   /** Makes the next exchange's status URL durable, so a resume polls it (or resends). */
