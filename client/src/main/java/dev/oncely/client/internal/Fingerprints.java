@@ -66,7 +66,7 @@ public final class Fingerprints {
   }
 
   /** A fresh SHA-256: a clone of one prototype, cheaper than a provider lookup per call. */
-  static MessageDigest sha256() {
+  public static MessageDigest sha256() {
     try {
       return (MessageDigest) SHA256.clone();
     } catch (CloneNotSupportedException e) {
