@@ -81,9 +81,22 @@ final class PostgresServer implements AutoCloseable {
       PostgresServer server = new PostgresServer(bin, data, freePort(), asUser);
       server.run(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
           "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
-      server.startServer();
-      Runtime.getRuntime().addShutdownHook(new Thread(server::close, "postgres-fixture-stop"));
-      return server;
+      // The free port is probed, then bound by the server: another process (a parallel test, a
+      // build beside this one) may take it in between. Then the same data starts on another port.
+      for (int tries = 1; ; tries++) {
+        try {
+          server.startServer();
+          break;
+        } catch (IllegalStateException e) {
+          if (tries == 5 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
+            throw e;
+          }
+          server = new PostgresServer(bin, data, freePort(), asUser);
+        }
+      }
+      PostgresServer started = server;
+      Runtime.getRuntime().addShutdownHook(new Thread(started::close, "postgres-fixture-stop"));
+      return started;
     } catch (IOException e) {
       throw new IllegalStateException("starting the PostgreSQL test server failed: " + e, e);
     }
