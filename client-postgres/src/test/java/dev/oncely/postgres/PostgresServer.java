@@ -81,22 +81,9 @@ final class PostgresServer implements AutoCloseable {
       PostgresServer server = new PostgresServer(bin, data, freePort(), asUser);
       server.run(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
           "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
-      // The free port is probed, then bound by the server: another process (a parallel test, a
-      // build beside this one) may take it in between. Then the same data starts on another port.
-      for (int tries = 1; ; tries++) {
-        try {
-          server.startServer();
-          break;
-        } catch (IllegalStateException e) {
-          if (tries == 5 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
-            throw e;
-          }
-          server = new PostgresServer(bin, data, freePort(), asUser);
-        }
-      }
-      PostgresServer started = server;
-      Runtime.getRuntime().addShutdownHook(new Thread(started::close, "postgres-fixture-stop"));
-      return started;
+      server.startServer();
+      Runtime.getRuntime().addShutdownHook(new Thread(server::close, "postgres-fixture-stop"));
+      return server;
     } catch (IOException e) {
       throw new IllegalStateException("starting the PostgreSQL test server failed: " + e, e);
     }
@@ -143,10 +130,27 @@ final class PostgresServer implements AutoCloseable {
 
   /** Starts the stopped server again on the same port with the same data. */
   synchronized void startServer() {
-    run(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", log.toString(),
-        "-w", "-t", "60", "-o", "-p " + port + " -h 127.0.0.1 -k " + data + " -F"
-            + " -c max_connections=200 -c shared_buffers=32MB", "start"));
-    running = true;
+    // A restart keeps its port, which a busy machine may hand out meanwhile as the source port of
+    // some connection: that lasts a moment, so the start is tried again for a few seconds.
+    for (int tries = 1; ; tries++) {
+      try {
+        run(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l",
+            log.toString(), "-w", "-t", "60", "-o", "-p " + port + " -h 127.0.0.1 -k " + data
+                + " -F -c max_connections=200 -c shared_buffers=32MB", "start"));
+        running = true;
+        return;
+      } catch (IllegalStateException e) {
+        if (tries == 5 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
+          throw e;
+        }
+        try {
+          TimeUnit.SECONDS.sleep(1);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 
   @Override
