@@ -101,7 +101,7 @@ public final class DriveLoop {
       return new DriveEnd(DriveEnd.Kind.STORE_FAILED, keeper.record(), null, null,
           PendingReason.STORE_FAILED, "the store failed (" + e.getClass().getSimpleName()
           + "); the last durable state is kept", null, failures.attachTo(e));
-    } catch (RuntimeException | Error e) {
+    } catch (RuntimeException e) {
       discardHeld();
       return unexpected(e);
     }
