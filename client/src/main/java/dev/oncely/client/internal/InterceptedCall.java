@@ -164,7 +164,9 @@ public final class InterceptedCall {
     }
     List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
     keyHeaders.add(c.drive().dialect().keyHeader());
-    keyHeaders.add(record.keyHeader());
+    if (record.keyHeader() != null) {
+      keyHeaders.add(record.keyHeader());
+    }
     ChainWire wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
         record.mediaType(), memory.writes()), memory.writes(), keyHeaders,
         c.drive().sleeper(), c.maxResponseBytes());
