@@ -7,7 +7,9 @@ import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentStore;
 import dev.oncely.client.NetworkGate;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
@@ -15,6 +17,7 @@ import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.property.AnswerCase.Twist;
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
@@ -23,6 +26,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -100,16 +104,29 @@ class IntentApiPropertyTest {
     AtomicReference<IdempotentClient> current = new AtomicReference<>();
     AtomicReference<CompletableFuture<IntentOutcome>> concurrent = new AtomicReference<>();
     IntentListener listener = IntentListener.NONE;
+    IntentStore firstStore = store;
     if (c.twist() == Twist.CONCURRENT_SUBMIT) {
-      // The gap of issue 19: the record exists, the first drive has not started yet.
+      // The gap of issue 19: the record exists, the first drive has not started yet. The listener
+      // holds the first drive there until the second submit has reached the store.
+      CountDownLatch creates = new CountDownLatch(2);
+      firstStore = new ForwardingIntentStore(store) {
+        @Override
+        public void create(IntentRecord record) {
+          try {
+            super.create(record);
+          } finally {
+            creates.countDown();
+          }
+        }
+      };
       listener = event -> {
         if (event instanceof IntentEvent.Recorded && concurrent.get() == null) {
           concurrent.set(current.get().submit(spec(world, false)));
-          sleepQuietly(20);
+          awaitQuietly(creates);
         }
       };
     }
-    IdempotentClient first = client(store, clock, sleeper, dialect, c.firstRunAttempts(),
+    IdempotentClient first = client(firstStore, clock, sleeper, dialect, c.firstRunAttempts(),
         NetworkGate.ALWAYS_OPEN, provider(c.twist()), listener);
     current.set(first);
     IntentOutcome outcome;
@@ -202,9 +219,9 @@ class IntentApiPropertyTest {
     return outcome;
   }
 
-  private static void sleepQuietly(long millis) {
+  private static void awaitQuietly(CountDownLatch latch) {
     try {
-      Thread.sleep(millis);
+      latch.await(2, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -238,7 +255,7 @@ class IntentApiPropertyTest {
     }
   }
 
-  private static IdempotentClient client(InMemoryIntentStore store, ManualClock clock,
+  private static IdempotentClient client(IntentStore store, ManualClock clock,
       RecordingSleeper sleeper, Dialect dialect, int attempts, NetworkGate gate,
       HeaderProvider credentials, IntentListener listener) {
     // Waiting for a closed gate takes real time up to the deadline: offline clients give up soon.
