@@ -9,8 +9,9 @@ import java.util.logging.SimpleFormatter;
 
 /**
  * Where the SDK's default listener writes during a run: the {@code dev.oncely.client} logger (at
- * its default level, {@code INFO}, so one line per completed intent) goes to a file, as a service's
- * logs do, instead of the console, which would measure the terminal. Without a logging bridge the
+ * its default level, {@code INFO}: completions are {@code DEBUG}, so a healthy run writes little,
+ * and every rejection or warning a line) goes to a file, as a service's logs do, instead of the
+ * console, which would measure the terminal. Without a logging bridge the
  * JDK backs {@code System.Logger} with {@code java.util.logging}, so this is the handler the
  * default {@code LoggingListener} ends up in.
  */

@@ -32,7 +32,7 @@ import java.util.zip.CRC32;
  * {@link #replay} skips by their sequence number.
  *
  * <p><b>Acknowledged length.</b> The file grows in {@value #GROWTH}-byte steps: the file is first
- * extended (zeros) and forced, and only then does a slot name the new allocated length, so a slot
+ * extended with written zeros and forced, and only then does a slot name the new allocated length, so a slot
  * never names more than the disk holds. Frames are only ever written below the allocated length.
  * A file shorter than its slot's allocated length was cut after the fact, and a missing journal,
  * or one without a valid slot, lost its acknowledged frames: both are
@@ -55,7 +55,7 @@ public final class Journal implements AutoCloseable {
   /** Bytes before the first frame: the two slots naming the allocated length. */
   public static final int HEADER_AREA = 512;
   /** The step the allocated length grows by. */
-  public static final int GROWTH = 64 * 1024;
+  public static final int GROWTH = 1 << 20;
 
   private static final Logger LOG = Logger.getLogger(Journal.class.getName());
   private static final int MAGIC = 0x4f4d4a31;
@@ -63,6 +63,7 @@ public final class Journal implements AutoCloseable {
   private static final int SLOT_BYTES = 24;
   private static final int SLOT_DISTANCE = 256;
   private static final int ZERO_BLOCK = 512;
+  private static final int ZERO_CHUNK = 64 * 1024;
   private static final byte END_MARK = 'E';
 
   /** Receives each replayed frame's payload. */
@@ -327,10 +328,22 @@ public final class Journal implements AutoCloseable {
     end += HEADER_BYTES + payload.length + 1;
   }
 
-  /** Extends the file with zeros, forces it, and only then names the new length in a slot. */
+  /**
+   * Extends the file with written zeros (not a hole), forces it, and only then names the new length
+   * in a slot. Written blocks are why a commit's {@code force(false)} is a data-only flush: an
+   * append into a hole would make every commit's flush allocate blocks and journal the file's
+   * metadata too.
+   */
   private void grow(long needed) throws IOException {
     long target = (needed + GROWTH - 1) / GROWTH * GROWTH;
-    channel.write(ByteBuffer.allocate(1), target - 1);
+    long from = allocated;
+    ByteBuffer zeros = ByteBuffer.allocate(ZERO_CHUNK);
+    for (long at = from; at < target; at += ZERO_CHUNK) {
+      ((Buffer) zeros).clear().limit((int) Math.min(ZERO_CHUNK, target - at));
+      while (zeros.hasRemaining()) {
+        channel.write(zeros, at + zeros.position());
+      }
+    }
     channel.force(true);
     writeSlot(target);
   }

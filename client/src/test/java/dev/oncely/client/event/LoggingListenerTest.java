@@ -65,7 +65,7 @@ class LoggingListenerTest {
     assertThat(logger.levels).containsExactly(
         System.Logger.Level.DEBUG, System.Logger.Level.DEBUG, System.Logger.Level.DEBUG,
         System.Logger.Level.DEBUG, System.Logger.Level.DEBUG, System.Logger.Level.WARNING,
-        System.Logger.Level.INFO, System.Logger.Level.INFO, System.Logger.Level.WARNING,
+        System.Logger.Level.DEBUG, System.Logger.Level.INFO, System.Logger.Level.WARNING,
         System.Logger.Level.WARNING, System.Logger.Level.DEBUG, System.Logger.Level.WARNING,
         System.Logger.Level.WARNING, System.Logger.Level.DEBUG);
   }
@@ -110,7 +110,7 @@ class LoggingListenerTest {
     assertThat(records).hasSize(ALL.size());
     assertThat(records).allSatisfy(r -> assertThat(r.getMessage()).doesNotContain(KEY));
     assertThat(records).filteredOn(r -> r.getLevel() == Level.WARNING).hasSize(5);
-    assertThat(records).filteredOn(r -> r.getLevel() == Level.FINE).hasSize(7);
+    assertThat(records).filteredOn(r -> r.getLevel() == Level.FINE).hasSize(8);
     assertThat(records).allSatisfy(r -> {
       assertThat(r.getLoggerName()).isEqualTo("dev.oncely.client");
       assertThat(r.getSourceClassName()).isEqualTo(LoggingListener.class.getName());
