@@ -51,9 +51,14 @@ import java.util.logging.Logger;
  * AES-256-GCM sealed ({@link StoreOptions.Builder#encryption}); the stubs seal the key likewise.
  *
  * <p><b>Commit point.</b> Writes from all threads are grouped. A group's writes run against the
- * working copy plus the group's own pending changes; then its frame is appended to the journal and
- * forced. <b>That force is the commit point</b>: only after it are the changes applied to the
- * working copy (readers kept out for those microseconds) and the callers released.
+ * working copy plus the commits not yet applied to it plus the group's own changes; then its
+ * frame is appended to the journal and forced. <b>That force is the commit point</b>: only after
+ * it are the changes handed to the in-memory overlay of commits not yet applied (readers kept out
+ * for those microseconds) and the callers released. The overlay reaches the working copy in one
+ * pass every couple of thousand changes, before a checkpoint and before a listing, so a record
+ * created and finished in between is written to MapDB's B-trees once, and its unfinished-index
+ * entry never. Point reads see the overlay in front of the working copy; listings read the working
+ * copy once everything acknowledged before them is applied.
  *
  * <p><b>Checkpoint</b> (journal over {@link StoreOptions.Builder#journalLimit}, default 64 MiB;
  * after a purge that deleted records, rebuilt so the files shrink; at close): close and force the
@@ -212,13 +217,15 @@ public final class MapDbIntentStore implements IntentStore {
   @Override
   public List<IntentRecord> listUnfinished() {
     checkOpen();
-    return copies.read(records::listUnfinished);
+    applyPending();
+    return copies.readApplied(records::listUnfinished);
   }
 
   @Override
   public List<UnfinishedEntry> listUnfinishedIds() {
     checkOpen();
-    return copies.read(records::listUnfinishedIds);
+    applyPending();
+    return copies.readApplied(records::listUnfinishedIds);
   }
 
   /** {@inheritDoc} Reads and decodes every record of the file; finished ones are visited. */
@@ -226,8 +233,17 @@ public final class MapDbIntentStore implements IntentStore {
   public void forEachFinished(Consumer<IntentRecord> visitor) {
     Objects.requireNonNull(visitor, "visitor");
     checkOpen();
-    copies.read(file -> {
+    applyPending();
+    copies.readApplied(file -> {
       records.forEachFinished(file, visitor);
+      return null;
+    });
+  }
+
+  /** Waits until every commit acknowledged so far is in the working copy, which listings read. */
+  private void applyPending() {
+    committer.execute(batch -> {
+      batch.requestApply();
       return null;
     });
   }

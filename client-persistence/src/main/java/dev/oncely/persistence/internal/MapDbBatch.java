@@ -6,6 +6,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,48 +15,60 @@ import java.util.TreeMap;
 
 /**
  * The transaction handle of one group commit on the MapDB engine: the changes its writes make,
- * held apart from the working copy until the journal frame holding them is durable (so no reader
+ * held apart from everything else until the journal frame holding them is durable (so no reader
  * ever sees a change that a crash could take back), and the records that become durable with it
- * (for the read cache). The writes of a batch see their own changes. Used only on the committer
- * thread.
+ * (for the read cache). The writes of a batch see their own changes on top of the commits not yet
+ * applied to the working copy ({@link MapDbOverlay}) on top of the working copy. Used only on the
+ * committer thread.
  *
  * <p>Payload of its journal frame: {@code count u32}, then per change {@code map u8 | key length
  * u16 | key | value length i32 (-1 removes) | value}.
  */
-public final class MapDbBatch {
+public final class MapDbBatch implements MapDbView {
   private static final int REMOVED = -1;
 
   private final MapDbFile image;
-  private final List<TreeMap<byte[], byte[]>> overlay = new ArrayList<>();
+  private final MapDbOverlay committed;
+  private final List<TreeMap<byte[], MapDbOverlay.Change>> changes = new ArrayList<>();
   private final List<IntentRecord> written = new ArrayList<>();
-  private int changes;
+  private int count;
   private boolean deleted;
+  private boolean applyRequested;
 
-  MapDbBatch(MapDbFile image) {
+  MapDbBatch(MapDbFile image, MapDbOverlay committed) {
     this.image = image;
+    this.committed = committed;
     for (int map = 0; map <= MapDbFile.EXPIRY; map++) {
-      overlay.add(new TreeMap<>(MapDbBatch::compareUnsigned));
+      changes.add(new TreeMap<>(MapDbOverlay.UNSIGNED));
     }
   }
 
-  private static int compareUnsigned(byte[] a, byte[] b) {
-    int n = Math.min(a.length, b.length);
-    for (int i = 0; i < n; i++) {
-      int c = (a[i] & 0xff) - (b[i] & 0xff);
-      if (c != 0) {
-        return c;
-      }
-    }
-    return a.length - b.length;
+  /** A batch on {@code image} with no commit pending in front of it; {@link #apply} writes it there. */
+  public MapDbBatch(MapDbFile image) {
+    this(image, new MapDbOverlay());
   }
 
   /** Returns the value under {@code key} as this batch sees it (its own writes included). */
+  @Override
   public byte[] get(int map, byte[] key) {
-    TreeMap<byte[], byte[]> mine = overlay.get(map);
-    if (mine.containsKey(key)) {
-      return mine.get(key);
-    }
-    return image.get(map, key);
+    MapDbOverlay.Change c = changeOf(map, key);
+    return c != null ? c.value() : image.get(map, key);
+  }
+
+  @Override
+  public IntentRecord known(byte[] lookup) {
+    MapDbOverlay.Change c = changeOf(MapDbFile.RECORDS, lookup);
+    return c == null ? null : c.record();
+  }
+
+  @Override
+  public Path path() {
+    return image.path();
+  }
+
+  private MapDbOverlay.Change changeOf(int map, byte[] key) {
+    MapDbOverlay.Change mine = changes.get(map).get(key);
+    return mine != null ? mine : committed.get(map, key);
   }
 
   /**
@@ -63,45 +76,78 @@ public final class MapDbBatch {
    * them, in unsigned key order.
    */
   public List<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
-    TreeMap<byte[], byte[]> merged = new TreeMap<>(MapDbBatch::compareUnsigned);
+    TreeMap<byte[], byte[]> merged = new TreeMap<>(MapDbOverlay.UNSIGNED);
     for (Map.Entry<byte[], byte[]> e : image.range(map, from, to)) {
       merged.put(e.getKey(), e.getValue());
     }
-    Map<byte[], byte[]> mine = to == null ? overlay.get(map).tailMap(from, true)
-        : overlay.get(map).subMap(from, true, to, false);
-    for (Map.Entry<byte[], byte[]> e : mine.entrySet()) {
-      if (e.getValue() == null) {
-        merged.remove(e.getKey());
-      } else {
-        merged.put(e.getKey(), e.getValue());
-      }
-    }
+    overlay(merged, committed.range(map, from, to));
+    TreeMap<byte[], MapDbOverlay.Change> mine = changes.get(map);
+    overlay(merged, to == null ? mine.tailMap(from, true) : mine.subMap(from, true, to, false));
     List<Map.Entry<byte[], byte[]>> out = new ArrayList<>(merged.size());
     merged.forEach((k, v) -> out.add(new AbstractMap.SimpleImmutableEntry<>(k, v)));
     return out;
   }
 
+  private static void overlay(TreeMap<byte[], byte[]> merged,
+      Map<byte[], MapDbOverlay.Change> layer) {
+    for (Map.Entry<byte[], MapDbOverlay.Change> e : layer.entrySet()) {
+      if (e.getValue().value() == null) {
+        merged.remove(e.getKey());
+      } else {
+        merged.put(e.getKey(), e.getValue().value());
+      }
+    }
+  }
+
   /** Puts {@code value} under {@code key}. */
   public void put(int map, byte[] key, byte[] value) {
-    overlay.get(map).put(key, value);
-    changes++;
+    change(map, key, value, null, false);
+  }
+
+  /** Puts {@code value} under {@code key}, which the caller checked nobody holds yet. */
+  public void putNew(int map, byte[] key, byte[] value) {
+    change(map, key, value, null, true);
+  }
+
+  /**
+   * Puts {@code record}, encoded as {@code value}, under {@code lookup} in the records map;
+   * {@code isNew}: the caller checked no record is there yet.
+   */
+  public void putRecord(byte[] lookup, byte[] value, IntentRecord record, boolean isNew) {
+    change(MapDbFile.RECORDS, lookup, value, record, isNew);
+    written.add(record);
   }
 
   /** Removes {@code key}. */
   public void remove(int map, byte[] key) {
-    overlay.get(map).put(key, null);
-    changes++;
+    change(map, key, null, null, false);
     deleted |= map == MapDbFile.RECORDS;
   }
 
-  /** Notes that {@code record} is stored by this batch. */
-  public void wrote(IntentRecord record) {
-    written.add(record);
+  /**
+   * A change of a key the working copy lacks stays "fresh" through later changes, so its removal
+   * cancels it instead of reaching MapDB.
+   */
+  private void change(int map, byte[] key, byte[] value, IntentRecord record, boolean isNew) {
+    MapDbOverlay.Change before = changeOf(map, key);
+    boolean fresh = before != null ? before.fresh() : isNew;
+    changes.get(map).put(key, new MapDbOverlay.Change(value, record, fresh));
+    count++;
+  }
+
+  /** Asks for every pending commit to reach the working copy once this batch is committed. */
+  public void requestApply() {
+    applyRequested = true;
+  }
+
+  /** Whether a write of this batch asked for {@link #requestApply}. */
+  boolean applyRequested() {
+    return applyRequested;
   }
 
   /** Whether this batch changes nothing. */
   boolean isEmpty() {
-    return changes == 0;
+    return count == 0;
   }
 
   /** The records this batch stores, for the read cache. */
@@ -119,17 +165,17 @@ public final class MapDbBatch {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
     DataOutputStream out = new DataOutputStream(bytes);
     try {
-      int count = 0;
-      for (TreeMap<byte[], byte[]> m : overlay) {
-        count += m.size();
+      int total = 0;
+      for (TreeMap<byte[], MapDbOverlay.Change> m : changes) {
+        total += m.size();
       }
-      out.writeInt(count);
-      for (int map = 0; map < overlay.size(); map++) {
-        for (Map.Entry<byte[], byte[]> e : overlay.get(map).entrySet()) {
+      out.writeInt(total);
+      for (int map = 0; map < changes.size(); map++) {
+        for (Map.Entry<byte[], MapDbOverlay.Change> e : changes.get(map).entrySet()) {
           out.writeByte(map);
           out.writeShort(e.getKey().length);
           out.write(e.getKey());
-          byte[] value = e.getValue();
+          byte[] value = e.getValue().value();
           out.writeInt(value == null ? REMOVED : value.length);
           if (value != null) {
             out.write(value);
@@ -143,17 +189,19 @@ public final class MapDbBatch {
     return bytes.toByteArray();
   }
 
-  /** Applies this batch's changes to the working copy it was begun on. */
-  void apply() {
-    for (int map = 0; map < overlay.size(); map++) {
-      for (Map.Entry<byte[], byte[]> e : overlay.get(map).entrySet()) {
-        if (e.getValue() == null) {
-          image.remove(map, e.getKey());
-        } else {
-          image.put(map, e.getKey(), e.getValue());
-        }
+  /** Hands this batch's changes, now durable, to the pending commits it was begun on. */
+  void publish() {
+    for (int map = 0; map < changes.size(); map++) {
+      for (Map.Entry<byte[], MapDbOverlay.Change> e : changes.get(map).entrySet()) {
+        committed.merge(map, e.getKey(), e.getValue());
       }
     }
+  }
+
+  /** Publishes this batch and applies every pending commit to the working copy at once. */
+  public void apply() {
+    publish();
+    committed.applyTo(image);
   }
 
   /**

@@ -22,8 +22,11 @@ import java.util.zip.CRC32;
  *
  * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
  * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
- * are the changes applied to the working copy (readers kept out meanwhile, so they see whole
- * groups only) and the callers released.
+ * are the changes handed to the {@link MapDbOverlay} of commits not yet applied (readers kept out
+ * meanwhile, so they see whole groups only) and the callers released. The overlay reaches the
+ * working copy in one pass once it holds {@value #APPLY_AT} changes, before a checkpoint, and
+ * when a listing asks for it ({@link MapDbBatch#requestApply}); point reads see it in front of the
+ * working copy ({@link #read}), listings read the working copy alone ({@link #readApplied}).
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, after a purge, and at close): close
  * the working copy and force it (it now holds commit n exactly); write the control slot "image =
@@ -49,6 +52,12 @@ import java.util.zip.CRC32;
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
   private static final int COPY_CHUNK = 1 << 20;
+  /**
+   * Pending changes at which the overlay is applied: large enough that most intents are created
+   * and finished inside one window at 64 callers, small enough (a few MB of records) to apply in
+   * a few milliseconds.
+   */
+  static final int APPLY_AT = 2048;
 
   private final Path[] paths;
   private final Path journalPath;
@@ -58,6 +67,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private final KeyCanary canary;
   private ControlFile control;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final MapDbOverlay pending = new MapDbOverlay();
   private Journal journal;
   private MapDbFile working;
   private int image;
@@ -220,12 +230,29 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   /**
-   * Runs {@code read} on the working copy, never while a group is being applied or a checkpoint
-   * swaps the copies.
+   * Runs {@code read} on the working copy under the commits not yet applied to it: every
+   * acknowledged commit, whole groups only, never while a checkpoint swaps the copies.
    *
    * @throws StoreException if the store is closed or broken
    */
-  public <R> R read(Function<MapDbFile, R> read) {
+  public <R> R read(Function<MapDbView, R> read) {
+    lock.readLock().lock();
+    try {
+      return read.apply(pending.over(usable()));
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Runs {@code read} on the working copy alone, which holds every commit applied so far: call it
+   * after a group commit with {@link MapDbBatch#requestApply} returned, to see every commit
+   * acknowledged before that. Range reads go here: the working copy does not change while they
+   * run, so an index and the records it names agree.
+   *
+   * @throws StoreException if the store is closed or broken
+   */
+  public <R> R readApplied(Function<MapDbFile, R> read) {
     lock.readLock().lock();
     try {
       return read.apply(usable());
@@ -239,29 +266,50 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (journal.size() >= journalLimit) {
       checkpoint(false);
     }
-    return new MapDbBatch(usable());
+    return new MapDbBatch(usable(), pending);
   }
 
   @Override
   public void commit(MapDbBatch batch) {
-    if (batch.isEmpty()) {
+    if (!batch.isEmpty()) {
+      byte[] payload = batch.payload();
+      CommitCrashHook.beforeCommit();
+      journal.append(sequence + 1, payload);
+      CommitCrashHook.afterCommit();
+      sequence++;
+      lock.writeLock().lock();
+      try {
+        batch.publish();
+      } catch (RuntimeException | Error e) {
+        throw brokenBy("publishing", e);
+      } finally {
+        lock.writeLock().unlock();
+      }
+    }
+    if (batch.applyRequested() || pending.size() >= APPLY_AT) {
+      applyPending();
+    }
+  }
+
+  /** Applies the pending commits to the working copy, readers kept out. */
+  private void applyPending() {
+    if (pending.size() == 0) {
       return;
     }
-    byte[] payload = batch.payload();
-    CommitCrashHook.beforeCommit();
-    journal.append(sequence + 1, payload);
-    CommitCrashHook.afterCommit();
-    sequence++;
     lock.writeLock().lock();
     try {
-      batch.apply();
+      pending.applyTo(usable());
     } catch (RuntimeException | Error e) {
-      broken = new StoreException("applying commit " + sequence + " to " + working.path()
-          + " failed; the commit is durable in the journal: reopen the store to recover", e);
-      throw broken;
+      throw brokenBy("applying", e);
     } finally {
       lock.writeLock().unlock();
     }
+  }
+
+  private StoreException brokenBy(String doing, Throwable e) {
+    broken = new StoreException(doing + " commit " + sequence + " to " + paths[1 - image]
+        + " failed; the commit is durable in the journal: reopen the store to recover", e);
+    return broken;
   }
 
   @Override
@@ -278,6 +326,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private void checkpoint(boolean rebuild) {
+    applyPending();
     MapDbFile current = usable();
     int target = 1 - image;
     lock.writeLock().lock();

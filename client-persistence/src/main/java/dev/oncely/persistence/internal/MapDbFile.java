@@ -1,5 +1,6 @@
 package dev.oncely.persistence.internal;
 
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
 import java.io.IOException;
@@ -36,7 +37,7 @@ import org.mapdb.volume.VolumeFactory;
  * the store holds its own. One writer thread; readers may run beside it (MapDB's BTreeMap is
  * concurrent), but the engine keeps them out while a group is applied.
  */
-public final class MapDbFile implements AutoCloseable {
+public final class MapDbFile implements MapDbView, AutoCloseable {
   /** Map index: lookup key to record bytes. */
   public static final int RECORDS = 0;
   /** Map index: (createdAt, lookup key) for records in a non-terminal state. */
@@ -166,6 +167,7 @@ public final class MapDbFile implements AutoCloseable {
   }
 
   /** The file's path. */
+  @Override
   public Path path() {
     return path;
   }
@@ -189,12 +191,19 @@ public final class MapDbFile implements AutoCloseable {
   }
 
   /** Returns the value under {@code key} in map {@code map}, or null. */
+  @Override
   public byte[] get(int map, byte[] key) {
     try {
       return maps.get(map).get(key);
     } catch (RuntimeException e) {
       throw corrupted(path, "reading the " + NAMES[map] + " map", e);
     }
+  }
+
+  /** Nothing read from a file is known decoded. */
+  @Override
+  public IntentRecord known(byte[] lookup) {
+    return null;
   }
 
   /** Puts {@code value} under {@code key}. */

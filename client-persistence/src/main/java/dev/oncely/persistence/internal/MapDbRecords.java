@@ -86,12 +86,11 @@ public final class MapDbRecords {
             + record.id().operation() + "'");
       }
     }
-    batch.put(MapDbFile.RECORDS, e.lookup, e.bytes);
+    batch.putRecord(e.lookup, e.bytes, record, true);
     if (e.business != null) {
-      batch.put(MapDbFile.BUSINESS, e.business, e.lookup);
+      batch.putNew(MapDbFile.BUSINESS, e.business, e.lookup);
     }
-    batch.put(indexOf(record), e.indexKey, e.indexValue);
-    batch.wrote(record);
+    batch.putNew(indexOf(record), e.indexKey, e.indexValue);
   }
 
   /**
@@ -106,11 +105,11 @@ public final class MapDbRecords {
     if (currentBytes == null) {
       return false;
     }
-    IntentRecord current = decode(currentBytes, lookup, "the record being replaced");
+    IntentRecord current = recordOf(batch, currentBytes, lookup, "the record being replaced");
     if (current.revision() != expected.revision()) {
       return false;
     }
-    batch.put(MapDbFile.RECORDS, lookup, e.bytes);
+    batch.putRecord(lookup, e.bytes, replacement, false);
     byte[] oldIndexKey = indexKey(current, lookup);
     if (indexOf(current) != indexOf(replacement) || !Arrays.equals(oldIndexKey, e.indexKey)) {
       batch.remove(indexOf(current), oldIndexKey);
@@ -119,7 +118,6 @@ public final class MapDbRecords {
         && !Objects.equals(current.nextAttemptAt(), replacement.nextAttemptAt())) {
       batch.put(MapDbFile.UNFINISHED, e.indexKey, e.indexValue);
     }
-    batch.wrote(replacement);
     return true;
   }
 
@@ -162,13 +160,13 @@ public final class MapDbRecords {
   }
 
   /** Returns the record with {@code id} in {@code file}, or null. */
-  public IntentRecord get(MapDbFile file, IntentId id) {
+  public IntentRecord get(MapDbView file, IntentId id) {
     byte[] lookup = RecordCodec.lookupKey(id);
     byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
     if (bytes == null) {
       return null;
     }
-    IntentRecord r = decode(bytes, lookup, file.path().toString());
+    IntentRecord r = recordOf(file, bytes, lookup, file.path().toString());
     if (!r.id().equals(id)) {
       throw new StoreCorruptedException(file.path() + ": entry " + hex(lookup)
           + " holds record " + r.id() + " instead of " + id);
@@ -177,7 +175,7 @@ public final class MapDbRecords {
   }
 
   /** Returns the record carrying {@code businessId}, or null. */
-  public IntentRecord findByBusinessId(MapDbFile file, String scope, String operation,
+  public IntentRecord findByBusinessId(MapDbView file, String scope, String operation,
       String businessId) {
     byte[] lookup = file.get(MapDbFile.BUSINESS, BusinessKey.of(scope, operation, businessId));
     if (lookup == null) {
@@ -188,7 +186,7 @@ public final class MapDbRecords {
       throw new StoreCorruptedException(file.path() + ": business index points to entry "
           + hex(lookup) + ", which is missing");
     }
-    IntentRecord r = decode(bytes, lookup, file.path().toString());
+    IntentRecord r = recordOf(file, bytes, lookup, file.path().toString());
     if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
         || !businessId.equals(r.businessId())) {
       throw new StoreCorruptedException(file.path() + ": business index points to record "
@@ -254,6 +252,12 @@ public final class MapDbRecords {
           + " holds " + stub.id() + ", which belongs under another key");
     }
     return stub;
+  }
+
+  /** The record {@code view} holds decoded under {@code lookup}, else {@code bytes} decoded. */
+  private IntentRecord recordOf(MapDbView view, byte[] bytes, byte[] lookup, String where) {
+    IntentRecord known = view.known(lookup);
+    return known != null ? known : decode(bytes, lookup, where);
   }
 
   private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {

@@ -101,4 +101,55 @@ class MapDbRecordsTest {
       assertThat(records.listUnfinishedIds(file)).isEmpty();
     }
   }
+
+  @Test
+  void commits_wait_in_the_overlay_and_an_intent_finished_before_the_apply_reaches_mapdb_once() {
+    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
+      MapDbOverlay pending = new MapDbOverlay();
+      IntentRecord finished = fullRecord("t", "op", "finished");
+      IntentRecord open = fullRecord("t", "op", "open");
+      MapDbBatch first = new MapDbBatch(file, pending);
+      records.create(first, records.encode(finished));
+      records.create(first, records.encode(open));
+      first.publish();
+      IntentRecord done = finished.successor().state(IntentState.COMPLETED).build();
+      MapDbBatch second = new MapDbBatch(file, pending);
+      assertThat(records.compareAndSet(second, finished, records.encode(done))).isTrue();
+      second.publish();
+
+      // Acknowledged commits: point reads see them at once, decoded; the file has none yet.
+      assertThat(records.get(pending.over(file), done.id())).isSameAs(done);
+      assertThat(records.get(pending.over(file), open.id())).isSameAs(open);
+      assertThat(records.get(file, done.id())).isNull();
+      // The finished intent's unfinished-index entry was added and removed: it is no change at all.
+      assertThat(pending.range(MapDbFile.UNFINISHED, new byte[0], null)).hasSize(1);
+
+      pending.applyTo(file);
+      assertThat(pending.size()).isZero();
+      assertThat(records.get(file, done.id())).isEqualTo(done);
+      assertThat(records.listUnfinishedIds(file)).containsExactly(UnfinishedEntry.of(open));
+      assertThat(file.all(MapDbFile.EXPIRY)).hasSize(1);
+    }
+  }
+
+  @Test
+  void a_removal_of_a_key_already_applied_is_applied_too() {
+    try (MapDbFile file = MapDbFile.create(dir.resolve("copy"), 0, FileIo.DEFAULT)) {
+      MapDbOverlay pending = new MapDbOverlay();
+      IntentRecord r = fullRecord("t", "op", "k");
+      MapDbBatch create = new MapDbBatch(file, pending);
+      records.create(create, records.encode(r));
+      create.publish();
+      pending.applyTo(file);
+      IntentRecord done = r.successor().state(IntentState.COMPLETED).build();
+      MapDbBatch complete = new MapDbBatch(file, pending);
+      assertThat(records.compareAndSet(complete, r, records.encode(done))).isTrue();
+      complete.publish();
+
+      assertThat(records.listUnfinishedIds(file)).containsExactly(UnfinishedEntry.of(r));
+      pending.applyTo(file);
+      assertThat(records.listUnfinishedIds(file)).isEmpty();
+      assertThat(records.get(file, r.id())).isEqualTo(done);
+    }
+  }
 }

@@ -1,0 +1,122 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.IntentRecord;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * Commits that are durable in the journal but not yet applied to the MapDB working copy. Applying
+ * each group commit to MapDB's B-trees at once was most of the committer thread's time (a B-tree
+ * node read and rewritten per change, issue 20), while most of those changes are short-lived: an
+ * intent's record is written when it is created and again when it completes, and its entry in the
+ * unfinished index is added and then removed. Held here until {@link #applyTo} runs, the last
+ * value per key is all that reaches MapDB, and an index entry added and removed in between never
+ * reaches it at all.
+ *
+ * <p>Each change remembers whether the working copy lacks its key ("fresh"): a removal of a fresh
+ * key drops the change instead of becoming a removal to apply. Records are kept decoded next to
+ * their bytes, so a compare-and-set or a read of a recent record decodes nothing.
+ *
+ * <p>Never the source of truth after a crash: the journal holds every commit it holds, and
+ * opening replays the journal onto the working copy. Not thread-safe: the committer thread
+ * changes it while holding the engine's write lock and readers read it under the read lock.
+ */
+public final class MapDbOverlay {
+  /** One change: a value (null: removed), its decoded record if any, whether the copy lacks the key. */
+  record Change(byte[] value, IntentRecord record, boolean fresh) {}
+
+  /** Unsigned lexicographic byte order, MapDB's order of {@code byte[]} keys. */
+  static final Comparator<byte[]> UNSIGNED = MapDbOverlay::compareUnsigned;
+
+  private final List<TreeMap<byte[], Change>> maps = new ArrayList<>();
+  private int size;
+
+  /** An empty overlay. */
+  public MapDbOverlay() {
+    for (int map = 0; map <= MapDbFile.EXPIRY; map++) {
+      maps.add(new TreeMap<>(UNSIGNED));
+    }
+  }
+
+  private static int compareUnsigned(byte[] a, byte[] b) {
+    int n = Math.min(a.length, b.length);
+    for (int i = 0; i < n; i++) {
+      int c = (a[i] & 0xff) - (b[i] & 0xff);
+      if (c != 0) {
+        return c;
+      }
+    }
+    return a.length - b.length;
+  }
+
+  /** The pending change of {@code key} in map {@code map}, or null when there is none. */
+  Change get(int map, byte[] key) {
+    return maps.get(map).get(key);
+  }
+
+  /** The pending changes of {@code map} with keys in [{@code from}, {@code to}) ({@code to} null: to the end). */
+  NavigableMap<byte[], Change> range(int map, byte[] from, byte[] to) {
+    TreeMap<byte[], Change> m = maps.get(map);
+    return to == null ? m.tailMap(from, true) : m.subMap(from, true, to, false);
+  }
+
+  /** Takes a committed change; a removal of a key the working copy lacks just forgets the key. */
+  void merge(int map, byte[] key, Change change) {
+    TreeMap<byte[], Change> m = maps.get(map);
+    if (change.value() == null && change.fresh()) {
+      if (m.remove(key) != null) {
+        size--;
+      }
+    } else if (m.put(key, change) == null) {
+      size++;
+    }
+  }
+
+  /** How many changes wait to be applied. */
+  public int size() {
+    return size;
+  }
+
+  /** Applies every pending change to {@code file}, in key order per map, and forgets them. */
+  public void applyTo(MapDbFile file) {
+    for (int map = 0; map < maps.size(); map++) {
+      for (Map.Entry<byte[], Change> e : maps.get(map).entrySet()) {
+        byte[] value = e.getValue().value();
+        if (value == null) {
+          file.remove(map, e.getKey());
+        } else {
+          file.put(map, e.getKey(), value);
+        }
+      }
+      maps.get(map).clear();
+    }
+    size = 0;
+  }
+
+  /** Reads through this overlay to {@code file} for what it does not hold. */
+  public MapDbView over(MapDbFile file) {
+    return new MapDbView() {
+      @Override
+      public byte[] get(int map, byte[] key) {
+        Change c = MapDbOverlay.this.get(map, key);
+        return c != null ? c.value() : file.get(map, key);
+      }
+
+      @Override
+      public IntentRecord known(byte[] lookup) {
+        Change c = MapDbOverlay.this.get(MapDbFile.RECORDS, lookup);
+        return c == null ? null : c.record();
+      }
+
+      @Override
+      public Path path() {
+        return file.path();
+      }
+    };
+  }
+}
