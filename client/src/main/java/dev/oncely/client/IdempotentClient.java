@@ -71,7 +71,10 @@ public final class IdempotentClient implements AutoCloseable {
 
   /** Default time a finished record is kept before {@link #purgeExpired()} may delete it. */
   public static final Duration DEFAULT_FINISHED_RETENTION = Duration.ofDays(7);
-  /** How many finished records are cached to answer repeats without a store read. */
+  /**
+   * How many finished records are cached to answer repeats without a store read (a record enters
+   * the cache when a repeat first reads it from the store).
+   */
   public static final long FINISHED_CACHE_SIZE = 10_000;
 
   private static final Logger LOG = Logger.getLogger(IdempotentClient.class.getName());

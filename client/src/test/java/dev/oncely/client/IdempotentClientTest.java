@@ -7,6 +7,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.EventCounter;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.MaxJitter;
 import dev.oncely.client.testing.RecordingSleeper;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -795,5 +797,28 @@ class IdempotentClientTest {
       open = true;
       waiting.forEach(Runnable::run);
     }
+  }
+
+  @Test
+  void a_repeat_of_a_finished_intent_reads_the_store_once_and_then_the_cache() throws Exception {
+    AtomicInteger reads = new AtomicInteger();
+    IntentStore counting = new ForwardingIntentStore(store) {
+      @Override
+      public Optional<IntentRecord> get(IntentId id) {
+        reads.incrementAndGet();
+        return super.get(id);
+      }
+    };
+    IdempotentClient client = client(clientBuilder().store(counting));
+    server.enqueue(created());
+    IntentSpec spec = spec(BODY);
+
+    assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+    int afterFinish = reads.get();
+    assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(reads.get()).isEqualTo(afterFinish + 1);
+    assertThat(client.execute(spec)).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(reads.get()).isEqualTo(afterFinish + 1);
+    assertThat(server.getRequestCount()).isEqualTo(1);
   }
 }

@@ -15,6 +15,11 @@ import java.util.Optional;
  * (a new intent costs one durable write and no read), and only when the store refuses it as a
  * duplicate, find the record by key, then by business id, and check that it holds the same
  * payload. The refusal of a changed payload happens before any network I/O.
+ *
+ * <p>A finished record found this way goes into the finished-record cache, so the next repeat is
+ * answered without a store round trip. Records are cached when a repeat reads them, not when
+ * they finish: repeats are rare, and a cache write per completed intent cost about 4 % of the
+ * client's CPU at 64 callers (issue 20).
  */
 public final class Admission {
   /**
@@ -55,6 +60,9 @@ public final class Admission {
       }
       if (!samePayload(existing, fresh)) {
         throw new PayloadMismatchException(existing.id());
+      }
+      if (existing.state().isTerminal() && s.finished() != null) {
+        s.finished().put(existing.id(), existing);
       }
       return new Admitted(existing, false, null);
     } catch (StoreException e) {

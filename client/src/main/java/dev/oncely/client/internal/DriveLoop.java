@@ -278,9 +278,6 @@ public final class DriveLoop {
     IntentState state = finish.state();
     Duration retention = state.isTerminal() ? s.finishedRetention() : s.keyRetention();
     keeper.settle(state, finish.response(), finish.replayed(), finish.reason(), retention);
-    if (state.isTerminal() && s.finished() != null) {
-      s.finished().put(id, keeper.record());
-    }
     emit(finish.event());
     return settled(held);
   }
