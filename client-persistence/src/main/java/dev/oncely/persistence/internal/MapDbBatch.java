@@ -1,10 +1,6 @@
 package dev.oncely.persistence.internal;
 
 import dev.oncely.client.IntentRecord;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.AbstractMap;
@@ -162,31 +158,27 @@ public final class MapDbBatch implements MapDbView {
 
   /** The journal payload of this batch's changes (the last change per key only). */
   byte[] payload() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-    DataOutputStream out = new DataOutputStream(bytes);
-    try {
-      int total = 0;
-      for (TreeMap<byte[], MapDbOverlay.Change> m : changes) {
-        total += m.size();
+    int total = 0;
+    int size = 4;
+    for (TreeMap<byte[], MapDbOverlay.Change> m : changes) {
+      total += m.size();
+      for (Map.Entry<byte[], MapDbOverlay.Change> e : m.entrySet()) {
+        byte[] value = e.getValue().value();
+        size += 1 + 2 + e.getKey().length + 4 + (value == null ? 0 : value.length);
       }
-      out.writeInt(total);
-      for (int map = 0; map < changes.size(); map++) {
-        for (Map.Entry<byte[], MapDbOverlay.Change> e : changes.get(map).entrySet()) {
-          out.writeByte(map);
-          out.writeShort(e.getKey().length);
-          out.write(e.getKey());
-          byte[] value = e.getValue().value();
-          out.writeInt(value == null ? REMOVED : value.length);
-          if (value != null) {
-            out.write(value);
-          }
+    }
+    ByteBuffer out = ByteBuffer.allocate(size).putInt(total);
+    for (int map = 0; map < changes.size(); map++) {
+      for (Map.Entry<byte[], MapDbOverlay.Change> e : changes.get(map).entrySet()) {
+        out.put((byte) map).putShort((short) e.getKey().length).put(e.getKey());
+        byte[] value = e.getValue().value();
+        out.putInt(value == null ? REMOVED : value.length);
+        if (value != null) {
+          out.put(value);
         }
       }
-      out.flush();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
-    return bytes.toByteArray();
+    return out.array();
   }
 
   /** Hands this batch's changes, now durable, to the pending commits it was begun on. */

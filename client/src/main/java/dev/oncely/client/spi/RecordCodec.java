@@ -94,7 +94,9 @@ public final class RecordCodec {
   /** Returns the bytes of {@code record}. */
   public byte[] encode(IntentRecord record) {
     try {
-      ByteArrayOutputStream buffer = new ByteArrayOutputStream(256 + record.bodyLength());
+      StoredResponse response = record.lastResponse();
+      Bytes buffer = new Bytes(512 + record.bodyLength()
+          + (response == null ? 0 : response.bodyLength()));
       DataOutputStream out = new DataOutputStream(buffer);
       out.writeByte(MAGIC_0);
       out.writeByte(MAGIC_1);
@@ -102,16 +104,47 @@ public final class RecordCodec {
       out.writeByte(encryption == null ? 0 : FLAG_ENCRYPTED);
       writePublic(out, record);
       out.flush();
-      byte[] sealed = seal(sealedPart(record), buffer.toByteArray());
-      out.writeInt(sealed.length);
-      out.write(sealed);
-      out.flush();
+      if (encryption == null) {
+        // The plain sealed part is written in place: no copy of the body per record written.
+        int lengthAt = buffer.size();
+        out.writeInt(0);
+        writeSealedPart(out, record);
+        out.flush();
+        buffer.putInt(lengthAt, buffer.size() - lengthAt - 4);
+      } else {
+        byte[] sealed = seal(sealedPart(record), buffer.toByteArray());
+        out.writeInt(sealed.length);
+        out.write(sealed);
+        out.flush();
+      }
       CRC32 crc = new CRC32();
-      crc.update(buffer.toByteArray());
+      crc.update(buffer.array(), 0, buffer.size());
       out.writeInt((int) crc.getValue());
-      return buffer.toByteArray();
+      return buffer.exact();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory cannot fail", e);
+    }
+  }
+
+  /** A byte buffer whose array is read in place: the checksum and the result copy nothing. */
+  private static final class Bytes extends ByteArrayOutputStream {
+    Bytes(int capacity) {
+      super(capacity);
+    }
+
+    byte[] array() {
+      return buf;
+    }
+
+    void putInt(int at, int value) {
+      buf[at] = (byte) (value >>> 24);
+      buf[at + 1] = (byte) (value >>> 16);
+      buf[at + 2] = (byte) (value >>> 8);
+      buf[at + 3] = (byte) value;
+    }
+
+    byte[] exact() {
+      return count == buf.length ? buf : toByteArray();
     }
   }
 
@@ -263,6 +296,12 @@ public final class RecordCodec {
   private static byte[] sealedPart(IntentRecord r) throws IOException {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream(64 + r.bodyLength());
     DataOutputStream out = new DataOutputStream(buffer);
+    writeSealedPart(out, r);
+    out.flush();
+    return buffer.toByteArray();
+  }
+
+  private static void writeSealedPart(DataOutputStream out, IntentRecord r) throws IOException {
     writeString(out, r.id().key());
     writeString(out, r.fingerprint());
     writeHeaders(out, r.headers());
@@ -286,8 +325,6 @@ public final class RecordCodec {
       writeString(out, note.author());
       writeString(out, note.text());
     }
-    out.flush();
-    return buffer.toByteArray();
   }
 
   private static IntentRecord readSealed(DataInputStream in, PublicPart p) throws IOException {
