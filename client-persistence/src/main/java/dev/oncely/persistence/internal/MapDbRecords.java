@@ -234,7 +234,7 @@ public final class MapDbRecords {
     return out;
   }
 
-  /** Calls {@code visitor} with every finished record of {@code file}, in lookup-key order. */
+  /** Calls {@code visitor} with every finished record of {@code file}, in no particular order. */
   public void forEachFinished(MapDbFile file, Consumer<IntentRecord> visitor) {
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.RECORDS)) {
       IntentRecord r = decode(e.getValue(), e.getKey(), file.path().toString());
