@@ -54,10 +54,11 @@ import java.util.logging.Logger;
  * working copy plus the commits not yet applied to it plus the group's own changes; then its
  * frame is appended to the journal and forced. <b>That force is the commit point</b>: only after
  * it are the changes handed to the in-memory overlay of commits not yet applied (readers kept out
- * for those microseconds) and the callers released. The overlay reaches the working copy in one
- * pass every couple of thousand changes, before a checkpoint and before a listing, so a record
- * created and finished in between is written to MapDB's B-trees once, and its unfinished-index
- * entry never. Point reads see the overlay in front of the working copy; listings read the working
+ * for those microseconds) and the callers released. Every couple of thousand changes the overlay
+ * is handed to an applier thread that writes it to the working copy while commits go on (and the
+ * committer applies the rest itself before a checkpoint and before a listing), so a record created
+ * and finished in between is written to MapDB once, its unfinished-index entry never, and MapDB's
+ * own work is off the commit path. Point reads see the overlay in front of the working copy; listings read the working
  * copy once everything acknowledged before them is applied.
  *
  * <p><b>Checkpoint</b> (journal over {@link StoreOptions.Builder#journalLimit}, default 64 MiB;
@@ -252,7 +253,10 @@ public final class MapDbIntentStore implements IntentStore {
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
     checkOpen();
-    return committer.execute(batch -> records.purge(batch, now));
+    return committer.execute(batch -> {
+      copies.awaitApplier();
+      return records.purge(batch, now);
+    });
   }
 
   /**

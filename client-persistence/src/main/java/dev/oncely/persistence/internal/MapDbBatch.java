@@ -69,12 +69,18 @@ public final class MapDbBatch implements MapDbView {
 
   /**
    * Returns the entries of {@code map} with keys in [{@code from}, {@code to}) as this batch sees
-   * them, in unsigned key order.
+   * them, in unsigned key order. Only while no overlay is being applied to the working copy
+   * (see {@link MapDbCopies#awaitApplier}): MapDB's iterators do not promise a consistent view of
+   * a tree that changes under them.
    */
   public List<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
     TreeMap<byte[], byte[]> merged = new TreeMap<>(MapDbOverlay.UNSIGNED);
     for (Map.Entry<byte[], byte[]> e : image.range(map, from, to)) {
       merged.put(e.getKey(), e.getValue());
+    }
+    MapDbOverlay applying = committed.below();
+    if (applying != null) {
+      overlay(merged, applying.range(map, from, to));
     }
     overlay(merged, committed.range(map, from, to));
     TreeMap<byte[], MapDbOverlay.Change> mine = changes.get(map);

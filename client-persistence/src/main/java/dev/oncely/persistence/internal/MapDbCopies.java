@@ -11,6 +11,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import java.util.zip.CRC32;
@@ -23,10 +27,15 @@ import java.util.zip.CRC32;
  * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
  * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
  * are the changes handed to the {@link MapDbOverlay} of commits not yet applied (readers kept out
- * meanwhile, so they see whole groups only) and the callers released. The overlay reaches the
- * working copy in one pass once it holds {@value #APPLY_AT} changes, before a checkpoint, and
- * when a listing asks for it ({@link MapDbBatch#requestApply}); point reads see it in front of the
- * working copy ({@link #read}), listings read the working copy alone ({@link #readApplied}).
+ * meanwhile, so they see whole groups only) and the callers released. Once the overlay holds
+ * {@value #APPLY_AT} changes it is frozen and an applier thread writes it to the working copy,
+ * while the committer goes on with a new overlay in front of it; point reads and group commits
+ * read through both overlays to the working copy ({@link #read}), so what the applier changes is
+ * never what they see. Before a checkpoint, and when a listing asks for it
+ * ({@link MapDbBatch#requestApply}), the committer waits for the applier and applies the rest
+ * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
+ * writes. The applier never holds up the committer unless {@value #BACKLOG} changes wait behind
+ * it.
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, after a purge, and at close): close
  * the working copy and force it (it now holds commit n exactly); write the control slot "image =
@@ -58,6 +67,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    * a few milliseconds.
    */
   static final int APPLY_AT = 2048;
+  /** Pending changes at which the committer waits for a busy applier: bounds the memory held. */
+  static final int BACKLOG = 8 * APPLY_AT;
 
   private final Path[] paths;
   private final Path journalPath;
@@ -67,7 +78,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private final KeyCanary canary;
   private ControlFile control;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private final MapDbOverlay pending = new MapDbOverlay();
+  /** Held by the applier while it writes the working copy, and by listings while they read it. */
+  private final ReentrantReadWriteLock applyLock = new ReentrantReadWriteLock();
+  private final ExecutorService applier;
+  private Future<?> applied;
+  private MapDbOverlay pending = new MapDbOverlay();
   private Journal journal;
   private MapDbFile working;
   private int image;
@@ -76,6 +91,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private volatile StoreException broken;
 
   private MapDbCopies(Path store, FileIo io, long journalLimit, KeyCanary canary) {
+    this.applier = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "oncely-mapdb-apply " + store);
+      t.setDaemon(true);
+      return t;
+    });
     this.store = store;
     this.paths = new Path[] {copyPath(store, 'a'), copyPath(store, 'b')};
     this.journalPath = journalPath(store);
@@ -254,9 +274,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    */
   public <R> R readApplied(Function<MapDbFile, R> read) {
     lock.readLock().lock();
+    applyLock.readLock().lock();
     try {
       return read.apply(usable());
     } finally {
+      applyLock.readLock().unlock();
       lock.readLock().unlock();
     }
   }
@@ -286,22 +308,99 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         lock.writeLock().unlock();
       }
     }
-    if (batch.applyRequested() || pending.size() >= APPLY_AT) {
+    if (batch.applyRequested()) {
       applyPending();
+    } else if (pending.size() >= APPLY_AT) {
+      handToApplier();
     }
   }
 
-  /** Applies the pending commits to the working copy, readers kept out. */
+  /**
+   * Freezes the overlay and has the applier thread write it to the working copy, unless the
+   * applier is still busy with the last one (then the overlay keeps growing, up to
+   * {@value #BACKLOG} changes, where the committer waits for it).
+   */
+  private void handToApplier() {
+    if (applied != null && !applied.isDone()) {
+      if (pending.size() < BACKLOG) {
+        return;
+      }
+      awaitApplier();
+    } else if (applied != null) {
+      awaitApplier();
+    }
+    MapDbOverlay frozen = pending;
+    MapDbFile target = usable();
+    lock.writeLock().lock();
+    try {
+      pending = new MapDbOverlay(frozen);
+    } finally {
+      lock.writeLock().unlock();
+    }
+    applied = applier.submit(() -> {
+      applyLock.writeLock().lock();
+      try {
+        frozen.applyTo(target);
+      } catch (RuntimeException | Error e) {
+        throw brokenBy("applying", e);
+      } finally {
+        applyLock.writeLock().unlock();
+      }
+      lock.writeLock().lock();
+      try {
+        pending.belowApplied();
+      } finally {
+        lock.writeLock().unlock();
+      }
+    });
+  }
+
+  /**
+   * Waits until the applier has written what it was handed (on the committer thread only, between
+   * or inside group commits: the overlay in front then sees the working copy it judged "fresh"
+   * against).
+   *
+   * @throws StoreException if applying failed (the store is then broken: reopen it)
+   */
+  public void awaitApplier() {
+    Future<?> running = applied;
+    if (running == null) {
+      return;
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          running.get();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw e.getCause() instanceof StoreException s ? s : brokenBy("applying", e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    applied = null;
+  }
+
+  /** Applies every pending commit to the working copy, readers kept out. */
   private void applyPending() {
+    awaitApplier();
     if (pending.size() == 0) {
       return;
     }
     lock.writeLock().lock();
+    applyLock.writeLock().lock();
     try {
       pending.applyTo(usable());
     } catch (RuntimeException | Error e) {
       throw brokenBy("applying", e);
     } finally {
+      applyLock.writeLock().unlock();
       lock.writeLock().unlock();
     }
   }
@@ -399,6 +498,12 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         failure = e;
       }
     }
+    try {
+      awaitApplier();
+    } catch (RuntimeException e) {
+      failure = add(failure, e);
+    }
+    applier.shutdown();
     lock.writeLock().lock();
     try {
       for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
@@ -435,6 +540,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private void closeQuietly(Throwable primary) {
+    applier.shutdown();
     try {
       for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
         if (c != null) {

@@ -22,9 +22,14 @@ import java.util.TreeMap;
  * key drops the change instead of becoming a removal to apply. Records are kept decoded next to
  * their bytes, so a compare-and-set or a read of a recent record decodes nothing.
  *
+ * <p>While one overlay is being applied by the engine's applier thread, the next one collects new
+ * commits in front of it ({@link #below}): reads go through both, newest first, and "fresh" is
+ * judged against what the working copy will hold once the one below is applied.
+ *
  * <p>Never the source of truth after a crash: the journal holds every commit it holds, and
  * opening replays the journal onto the working copy. Not thread-safe: the committer thread
- * changes it while holding the engine's write lock and readers read it under the read lock.
+ * changes it while holding the engine's write lock and readers read it under the read lock; an
+ * overlay being applied is no longer changed.
  */
 public final class MapDbOverlay {
   /** One change: a value (null: removed), its decoded record if any, whether the copy lacks the key. */
@@ -35,12 +40,29 @@ public final class MapDbOverlay {
 
   private final List<TreeMap<byte[], Change>> maps = new ArrayList<>();
   private int size;
+  private volatile MapDbOverlay below;
 
-  /** An empty overlay. */
+  /** An empty overlay directly on the working copy. */
   public MapDbOverlay() {
+    this(null);
+  }
+
+  /** An empty overlay in front of {@code below}, which is being applied (null: none). */
+  MapDbOverlay(MapDbOverlay below) {
+    this.below = below;
     for (int map = 0; map <= MapDbFile.EXPIRY; map++) {
       maps.add(new TreeMap<>(UNSIGNED));
     }
+  }
+
+  /** The overlay being applied behind this one, or null once it is in the working copy. */
+  MapDbOverlay below() {
+    return below;
+  }
+
+  /** Notes that the overlay below reached the working copy. */
+  void belowApplied() {
+    below = null;
   }
 
   private static int compareUnsigned(byte[] a, byte[] b) {
@@ -54,12 +76,29 @@ public final class MapDbOverlay {
     return a.length - b.length;
   }
 
-  /** The pending change of {@code key} in map {@code map}, or null when there is none. */
-  Change get(int map, byte[] key) {
+  /** The change of {@code key} in this overlay alone, or null when there is none. */
+  Change own(int map, byte[] key) {
     return maps.get(map).get(key);
   }
 
-  /** The pending changes of {@code map} with keys in [{@code from}, {@code to}) ({@code to} null: to the end). */
+  /**
+   * The newest pending change of {@code key} (this overlay's, else the one's below), or null when
+   * there is none; "fresh" as seen from this overlay: a change below is fresh only if it removes.
+   */
+  Change get(int map, byte[] key) {
+    Change mine = maps.get(map).get(key);
+    if (mine != null) {
+      return mine;
+    }
+    MapDbOverlay under = below;
+    Change c = under == null ? null : under.maps.get(map).get(key);
+    return c == null ? null : new Change(c.value(), c.record(), c.value() == null);
+  }
+
+  /**
+   * The changes of {@code map} in this overlay alone with keys in [{@code from}, {@code to})
+   * ({@code to} null: to the end).
+   */
   NavigableMap<byte[], Change> range(int map, byte[] from, byte[] to) {
     TreeMap<byte[], Change> m = maps.get(map);
     return to == null ? m.tailMap(from, true) : m.subMap(from, true, to, false);
