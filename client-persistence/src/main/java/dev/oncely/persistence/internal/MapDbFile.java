@@ -112,7 +112,9 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
       if (version != LAYOUT_VERSION) {
         throw new StoreException(path + ": MapDB layout version " + version
             + " is not supported; this library reads version " + LAYOUT_VERSION
-            + " (a newer Oncely wrote it? it is left untouched)");
+            + (version > LAYOUT_VERSION ? " (a newer Oncely wrote it?" : " (an Oncely snapshot"
+            + " before 0.1.0 wrote it: drain it with that version, or delete it;")
+            + " it is left untouched)");
       }
       return file;
     } catch (RuntimeException e) {
