@@ -34,8 +34,8 @@ import java.util.zip.CRC32;
  * never what they see. Before a checkpoint, and when a listing asks for it
  * ({@link MapDbBatch#requestApply}), the committer waits for the applier and applies the rest
  * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
- * writes. The applier never holds up the committer unless {@value #BACKLOG} changes wait behind
- * it.
+ * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
+ * worth of changes wait behind it.
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, after a purge, and at close): close
  * the working copy and force it (it now holds commit n exactly); write the control slot "image =
@@ -67,8 +67,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    * a few milliseconds.
    */
   static final int APPLY_AT = 2048;
-  /** Pending changes at which the committer waits for a busy applier: bounds the memory held. */
-  static final int BACKLOG = 8 * APPLY_AT;
+  /** Overlays' worth of pending changes at which the committer waits for a busy applier. */
+  static final int BACKLOG_OVERLAYS = 8;
 
   private final Path[] paths;
   private final Path journalPath;
@@ -76,6 +76,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private final long journalLimit;
   private final Path store;
   private final KeyCanary canary;
+  private final int applyAt;
   private ControlFile control;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   /** Held by the applier while it writes the working copy, and by listings while they read it. */
@@ -90,7 +91,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private long sequence;
   private volatile StoreException broken;
 
-  private MapDbCopies(Path store, FileIo io, long journalLimit, KeyCanary canary) {
+  private MapDbCopies(Path store, FileIo io, long journalLimit, KeyCanary canary, int applyAt) {
+    this.applyAt = applyAt;
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
       t.setDaemon(true);
@@ -134,7 +136,20 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    *     file was changed
    */
   public static MapDbCopies open(Path store, FileIo io, long journalLimit, KeyCanary canary) {
-    MapDbCopies copies = new MapDbCopies(store, io, journalLimit, canary);
+    return open(store, io, journalLimit, canary, APPLY_AT);
+  }
+
+  /**
+   * Like {@link #open(Path, FileIo, long, KeyCanary)}, handing the overlay to the applier every
+   * {@code applyAt} changes instead of {@value #APPLY_AT} (tests use a few, so the applier runs
+   * beside every crash and power cut they stage).
+   */
+  public static MapDbCopies open(Path store, FileIo io, long journalLimit, KeyCanary canary,
+      int applyAt) {
+    if (applyAt < 1) {
+      throw new IllegalArgumentException("applyAt must be >= 1, was " + applyAt);
+    }
+    MapDbCopies copies = new MapDbCopies(store, io, journalLimit, canary, applyAt);
     try {
       copies.start();
       return copies;
@@ -310,7 +325,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     }
     if (batch.applyRequested()) {
       applyPending();
-    } else if (pending.size() >= APPLY_AT) {
+    } else if (pending.size() >= applyAt) {
       handToApplier();
     }
   }
@@ -318,11 +333,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   /**
    * Freezes the overlay and has the applier thread write it to the working copy, unless the
    * applier is still busy with the last one (then the overlay keeps growing, up to
-   * {@value #BACKLOG} changes, where the committer waits for it).
+   * {@value #BACKLOG_OVERLAYS} times the apply size, where the committer waits for it).
    */
   private void handToApplier() {
     if (applied != null && !applied.isDone()) {
-      if (pending.size() < BACKLOG) {
+      if (pending.size() < BACKLOG_OVERLAYS * applyAt) {
         return;
       }
       awaitApplier();

@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Power loss, which SIGKILL never tests (the page cache survives a kill): the MapDB engine's
  * control file, journal and copies sit behind {@link PowerCutFileIo}; writers run through the
- * engine's real group commit with a small journal limit (so checkpoints happen), the power is cut
+ * engine's real group commit with a small journal limit (so checkpoints happen) and a small apply
+ * size (so the applier thread writes MapDB beside the commits), the power is cut
  * at a seeded moment, every write no force covered is dropped (all, a random subset, or all with
  * the last one torn), and the store is reopened from the files alone. Every write acknowledged
  * before the cut must read back; the store must open. {@code -Doncely.powerloss.cuts=N} sets the
@@ -36,6 +37,8 @@ class MapDbPowerLossTest {
   private static final long SEED = Long.getLong("oncely.crash.seed", 20261201L);
   private static final long JOURNAL_LIMIT = 8 * 1024;
   private static final int THREADS = 4;
+  /** Overlays go to the applier thread every few changes, so it runs beside every cut. */
+  private static final int APPLY_AT = 6;
 
   @TempDir Path dir;
 
@@ -68,7 +71,8 @@ class MapDbPowerLossTest {
       Random random, int acksBeforeCut) throws Exception {
     PowerCutFileIo io = new PowerCutFileIo();
     MapDbRecords records = new MapDbRecords(null);
-    MapDbCopies copies = MapDbCopies.open(store, io, JOURNAL_LIMIT, new KeyCanary(null));
+    MapDbCopies copies = MapDbCopies.open(store, io, JOURNAL_LIMIT, new KeyCanary(null),
+        APPLY_AT);
     GroupCommitter<MapDbBatch> committer = new GroupCommitter<>("power-cut", copies, 64);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger acks = new AtomicInteger();
