@@ -32,8 +32,9 @@ import java.util.zip.CRC32;
  * {@link #replay} skips by their sequence number.
  *
  * <p><b>Acknowledged length.</b> The file grows in {@value #GROWTH}-byte steps: the file is first
- * extended with written zeros and forced, and only then does a slot name the new allocated length, so a slot
- * never names more than the disk holds. Frames are only ever written below the allocated length.
+ * extended with written zeros and forced, and only then does a slot name the new allocated
+ * length, so a slot never names more than the disk holds. Frames are only ever written below the
+ * allocated length.
  * A file shorter than its slot's allocated length was cut after the fact, and a missing journal,
  * or one without a valid slot, lost its acknowledged frames: both are
  * {@link StoreCorruptedException}, never a silent loss of acknowledged commits.

@@ -39,7 +39,7 @@ public final class MapDbBatch implements MapDbView {
     }
   }
 
-  /** A batch on {@code image} with no commit pending in front of it; {@link #apply} writes it there. */
+  /** A batch on {@code image} with no commit pending in front of it ({@link #apply} writes there). */
   public MapDbBatch(MapDbFile image) {
     this(image, new MapDbOverlay());
   }

@@ -32,7 +32,7 @@ import java.util.TreeMap;
  * overlay being applied is no longer changed.
  */
 public final class MapDbOverlay {
-  /** One change: a value (null: removed), its decoded record if any, whether the copy lacks the key. */
+  /** A value (null: removed), its decoded record if any, whether the working copy lacks the key. */
   record Change(byte[] value, IntentRecord record, boolean fresh) {}
 
   /** Unsigned lexicographic byte order, MapDB's order of {@code byte[]} keys. */
