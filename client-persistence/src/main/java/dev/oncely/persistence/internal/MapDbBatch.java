@@ -200,6 +200,7 @@ public final class MapDbBatch implements MapDbView {
   public void apply() {
     publish();
     committed.applyTo(image);
+    committed.clear();
   }
 
   /**

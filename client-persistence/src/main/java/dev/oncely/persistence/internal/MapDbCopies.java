@@ -412,6 +412,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     applyLock.writeLock().lock();
     try {
       pending.applyTo(usable());
+      pending.clear();
     } catch (RuntimeException | Error e) {
       throw brokenBy("applying", e);
     } finally {
@@ -516,7 +517,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     try {
       awaitApplier();
     } catch (RuntimeException e) {
-      failure = add(failure, e);
+      if (e != broken) {
+        failure = add(failure, e);
+      }
     }
     applier.shutdown();
     lock.writeLock().lock();

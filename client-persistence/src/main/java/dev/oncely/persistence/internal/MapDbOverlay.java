@@ -121,7 +121,10 @@ public final class MapDbOverlay {
     return size;
   }
 
-  /** Applies every pending change to {@code file}, in key order per map, and forgets them. */
+  /**
+   * Applies every change of this overlay to {@code file}, in key order per map. Changes nothing
+   * here, so readers may read this overlay meanwhile.
+   */
   public void applyTo(MapDbFile file) {
     for (int map = 0; map < maps.size(); map++) {
       for (Map.Entry<byte[], Change> e : maps.get(map).entrySet()) {
@@ -132,7 +135,13 @@ public final class MapDbOverlay {
           file.put(map, e.getKey(), value);
         }
       }
-      maps.get(map).clear();
+    }
+  }
+
+  /** Forgets every change (once they are applied). */
+  void clear() {
+    for (TreeMap<byte[], Change> m : maps) {
+      m.clear();
     }
     size = 0;
   }

@@ -125,6 +125,7 @@ class MapDbRecordsTest {
       assertThat(pending.range(MapDbFile.UNFINISHED, new byte[0], null)).hasSize(1);
 
       pending.applyTo(file);
+      pending.clear();
       assertThat(pending.size()).isZero();
       assertThat(records.get(file, done.id())).isEqualTo(done);
       assertThat(records.listUnfinishedIds(file)).containsExactly(UnfinishedEntry.of(open));
@@ -141,6 +142,7 @@ class MapDbRecordsTest {
       records.create(create, records.encode(r));
       create.publish();
       pending.applyTo(file);
+      pending.clear();
       IntentRecord done = r.successor().state(IntentState.COMPLETED).build();
       MapDbBatch complete = new MapDbBatch(file, pending);
       assertThat(records.compareAndSet(complete, r, records.encode(done))).isTrue();
@@ -148,6 +150,7 @@ class MapDbRecordsTest {
 
       assertThat(records.listUnfinishedIds(file)).containsExactly(UnfinishedEntry.of(r));
       pending.applyTo(file);
+      pending.clear();
       assertThat(records.listUnfinishedIds(file)).isEmpty();
       assertThat(records.get(file, r.id())).isEqualTo(done);
     }
