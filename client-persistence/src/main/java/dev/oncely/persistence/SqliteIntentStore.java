@@ -352,7 +352,7 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private UnfinishedEntry entryOf(byte[] lookup, byte[] stub) {
-    UnfinishedEntry e = stubs.decode(stub, name + ": row " + hexPrefix(lookup));
+    UnfinishedEntry e = stubs.decode(stub, () -> name + ": row " + hexPrefix(lookup));
     if (!Arrays.equals(RecordCodec.lookupKey(e.id()), lookup)) {
       throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " lists "
           + e.id() + ", which belongs under another key");
@@ -526,7 +526,8 @@ public final class SqliteIntentStore implements IntentStore {
   private static String hexPrefix(byte[] lookup) {
     StringBuilder hex = new StringBuilder("#");
     for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
-      hex.append(String.format("%02x", lookup[i]));
+      hex.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
+          .append(Character.forDigit(lookup[i] & 0xf, 16));
     }
     return hex.toString();
   }
