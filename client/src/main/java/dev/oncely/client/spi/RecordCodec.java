@@ -63,6 +63,8 @@ public final class RecordCodec {
   private static final int FLAG_ENCRYPTED = 1;
   private static final int NONCE_BYTES = 12;
   private static final int TAG_BITS = 128;
+  /** Never updated; {@link #freshSha256} hands out clones. */
+  private static final MessageDigest SHA256_PROTOTYPE = sha256();
 
   private final StoreEncryption encryption;
   private final SecureRandom random = new SecureRandom();
@@ -82,13 +84,31 @@ public final class RecordCodec {
    * scope, operation and key, so stores can index records without keeping the key in clear.
    */
   public static byte[] lookupKey(IntentId id) {
-    MessageDigest sha = sha256();
-    for (String part : List.of(id.scope(), id.operation(), id.key())) {
-      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
-      sha.update(bytes);
-    }
+    MessageDigest sha = freshSha256();
+    updateLengthPrefixed(sha, id.scope());
+    updateLengthPrefixed(sha, id.operation());
+    updateLengthPrefixed(sha, id.key());
     return sha.digest();
+  }
+
+  private static void updateLengthPrefixed(MessageDigest sha, String part) {
+    byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+    int n = bytes.length;
+    sha.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
+    sha.update(bytes);
+  }
+
+  /**
+   * A new SHA-256 digest, cloned from an unused prototype: stores compute a lookup key per write
+   * and per listed row, and {@link MessageDigest#getInstance} (a provider look-up and a
+   * reflective construction) cost several times the hash of these few bytes.
+   */
+  private static MessageDigest freshSha256() {
+    try {
+      return (MessageDigest) SHA256_PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return sha256();
+    }
   }
 
   /** Returns the bytes of {@code record}. */
