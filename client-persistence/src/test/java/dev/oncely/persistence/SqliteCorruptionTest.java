@@ -198,8 +198,8 @@ class SqliteCorruptionTest {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
         Statement st = c.createStatement()) {
       st.execute("PRAGMA writable_schema = ON");
-      st.executeUpdate("UPDATE sqlite_schema SET sql = replace(sql, 'open_s, open_ns',"
-          + " 'open_ns, open_s') WHERE name = 'intent_unfinished'");
+      assertThat(st.executeUpdate("UPDATE sqlite_schema SET sql = replace(sql, 'open_s, open_ns',"
+          + " 'open_ns, open_s') WHERE name = 'intent_unfinished_ids'")).isEqualTo(1);
     }
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
         Statement st = c.createStatement();

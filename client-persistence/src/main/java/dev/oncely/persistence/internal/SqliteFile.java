@@ -44,6 +44,15 @@ public final class SqliteFile {
   /** The schema version this code writes and reads. */
   public static final int SCHEMA_VERSION = 1;
 
+  /**
+   * The unfinished records in creation order, covering what {@code listUnfinishedIds} reads
+   * (lookup and stub), so listing them reads this index and no table page. It replaced
+   * {@code intent_unfinished} on {@code (open_s, open_ns)} alone; both are partial indexes on
+   * {@code open_s IS NOT NULL}, so an older library's queries use either.
+   */
+  private static final String UNFINISHED_INDEX = "CREATE INDEX intent_unfinished_ids"
+      + " ON intent(open_s, open_ns, lookup, stub) WHERE open_s IS NOT NULL";
+
   private static final String[] SCHEMA = {
       "CREATE TABLE oncely_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
       "CREATE TABLE intent ("
@@ -53,7 +62,7 @@ public final class SqliteFile {
           + " purge_s INTEGER, purge_ns INTEGER,"
           + " record BLOB NOT NULL,"
           + " stub BLOB)",
-      "CREATE INDEX intent_unfinished ON intent(open_s, open_ns) WHERE open_s IS NOT NULL",
+      UNFINISHED_INDEX,
       "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
 
   private static final byte[] HEADER_MAGIC =
@@ -104,6 +113,7 @@ public final class SqliteFile {
       writer = connect(path, false);
       configure(writer, path);
       addStubColumn(writer);
+      coverUnfinishedIndex(writer);
       for (int i = 0; i < READERS; i++) {
         Connection reader = connect(path, false);
         readers.add(reader);
@@ -305,6 +315,34 @@ public final class SqliteFile {
       }
     }
     execute(c, "ALTER TABLE intent ADD COLUMN stub BLOB");
+  }
+
+  /**
+   * Replaces the {@code intent_unfinished} index of a store created before
+   * {@code intent_unfinished_ids} existed, in one transaction (a crash leaves either index, and
+   * either serves every query). Runs after verification, like {@link #addStubColumn}.
+   */
+  private static void coverUnfinishedIndex(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT 1 FROM sqlite_schema"
+            + " WHERE type = 'index' AND name = 'intent_unfinished'")) {
+      if (!rs.next()) {
+        return;
+      }
+    }
+    execute(c, "BEGIN IMMEDIATE");
+    try {
+      execute(c, "DROP INDEX intent_unfinished");
+      execute(c, UNFINISHED_INDEX);
+      execute(c, "COMMIT");
+    } catch (SQLException e) {
+      try {
+        execute(c, "ROLLBACK");
+      } catch (SQLException rollback) {
+        e.addSuppressed(rollback);
+      }
+      throw e;
+    }
   }
 
   /**
