@@ -340,13 +340,14 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return read("listing unfinished records", c -> {
       List<UnfinishedEntry> unfinished = new ArrayList<>();
+      RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
       PreparedStatement st = c.prepare("SELECT lookup, stub FROM intent"
           + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           byte[] lookup = rs.getBytes(1);
           byte[] stub = rs.getBytes(2);
-          unfinished.add(stub != null ? entryOf(lookup, stub)
+          unfinished.add(stub != null ? entryOf(lookup, stub, keys)
               : UnfinishedEntry.of(unfinishedRow(lookup, recordOf(c, lookup))));
         }
       }
@@ -367,9 +368,9 @@ public final class SqliteIntentStore implements IntentStore {
     }
   }
 
-  private UnfinishedEntry entryOf(byte[] lookup, byte[] stub) {
+  private UnfinishedEntry entryOf(byte[] lookup, byte[] stub, RecordCodec.LookupKeys keys) {
     UnfinishedEntry e = stubs.decode(stub, () -> name + ": row " + hexPrefix(lookup));
-    if (!Arrays.equals(RecordCodec.lookupKey(e.id()), lookup)) {
+    if (!Arrays.equals(keys.of(e.id()), lookup)) {
       throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " lists "
           + e.id() + ", which belongs under another key");
     }

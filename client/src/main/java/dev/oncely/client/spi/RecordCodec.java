@@ -84,18 +84,35 @@ public final class RecordCodec {
    * scope, operation and key, so stores can index records without keeping the key in clear.
    */
   public static byte[] lookupKey(IntentId id) {
-    MessageDigest sha = freshSha256();
-    updateLengthPrefixed(sha, id.scope());
-    updateLengthPrefixed(sha, id.operation());
-    updateLengthPrefixed(sha, id.key());
-    return sha.digest();
+    return new LookupKeys().of(id);
   }
 
-  private static void updateLengthPrefixed(MessageDigest sha, String part) {
-    byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-    int n = bytes.length;
-    sha.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
-    sha.update(bytes);
+  /**
+   * Computes {@link #lookupKey lookup keys} of many ids with one digest and one length buffer, for
+   * a loop over a listing (a store checks each listed row's key). Not thread-safe.
+   */
+  public static final class LookupKeys {
+    private final MessageDigest sha = freshSha256();
+    private final byte[] length = new byte[4];
+
+    /** The lookup key of {@code id}, as {@link #lookupKey} returns it. */
+    public byte[] of(IntentId id) {
+      updateLengthPrefixed(id.scope());
+      updateLengthPrefixed(id.operation());
+      updateLengthPrefixed(id.key());
+      return sha.digest();
+    }
+
+    private void updateLengthPrefixed(String part) {
+      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+      int n = bytes.length;
+      length[0] = (byte) (n >>> 24);
+      length[1] = (byte) (n >>> 16);
+      length[2] = (byte) (n >>> 8);
+      length[3] = (byte) n;
+      sha.update(length);
+      sha.update(bytes);
+    }
   }
 
   /**

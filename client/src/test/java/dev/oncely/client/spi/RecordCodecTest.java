@@ -202,6 +202,16 @@ class RecordCodecTest {
   }
 
   @Test
+  void one_lookup_keys_instance_hashes_each_id_from_a_clean_state() {
+    RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
+    IntentId a = IntentId.of("ab", "c", "k");
+    IntentId b = IntentId.of("p\u00e4y", "create-payment", "k-1");
+    assertThat(keys.of(a)).isEqualTo(RecordCodec.lookupKey(a));
+    assertThat(keys.of(b)).isEqualTo(RecordCodec.lookupKey(b));
+    assertThat(keys.of(a)).isEqualTo(RecordCodec.lookupKey(a));
+  }
+
+  @Test
   void lookup_keys_computed_concurrently_agree() throws Exception {
     IntentId id = IntentId.of("scope", "op", "key-42");
     byte[] expected = RecordCodec.lookupKey(id);
