@@ -6,6 +6,7 @@ import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.StoreEncryption;
+import java.nio.Buffer;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -125,10 +126,16 @@ public final class UnfinishedStub {
     }
   }
 
+  /** Decodes {@code length} bytes of {@code in}'s array in place (no intermediate copy). */
   private static String string(ByteBuffer in, int length) {
-    byte[] b = new byte[length];
-    in.get(b);
-    return new String(b, StandardCharsets.UTF_8);
+    if (length > in.remaining()) {
+      throw new BufferUnderflowException();
+    }
+    String s = new String(in.array(), in.arrayOffset() + in.position(), length,
+        StandardCharsets.UTF_8);
+    // Through Buffer: Android's ByteBuffer has no position(int) returning ByteBuffer.
+    ((Buffer) in).position(in.position() + length);
+    return s;
   }
 
   private static byte[] utf8(String s) {
