@@ -187,23 +187,27 @@ public final class SqliteIntentStore implements IntentStore {
     byte[] bytes = codec.encode(record);
     byte[] stub = stubOf(record);
     write("creating " + id, (tx, c) -> {
-      if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
-        throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
-      }
-      if (business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business)) {
-        throw new DuplicateIntentException(id, name + ": the business id of " + id
-            + " is already used by another record in scope '" + id.scope()
-            + "' and operation '" + id.operation() + "'");
-      }
+      // One statement in the common case; which key collided is looked up only on a duplicate.
       PreparedStatement st = c.prepare("INSERT INTO intent"
           + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
       st.setBytes(1, lookup);
       st.setBytes(2, business);
       bindDerived(st, 3, record);
       st.setBytes(7, bytes);
       st.setBytes(8, stub);
-      st.executeUpdate();
+      if (st.executeUpdate() == 0) {
+        if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
+          throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
+        }
+        if (business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business)) {
+          throw new DuplicateIntentException(id, name + ": the business id of " + id
+              + " is already used by another record in scope '" + id.scope()
+              + "' and operation '" + id.operation() + "'");
+        }
+        throw new StoreCorruptedException(name + ": inserting record " + id
+            + " changed no row, yet neither its key nor its business id is taken");
+      }
       tx.stored(record);
       return null;
     });

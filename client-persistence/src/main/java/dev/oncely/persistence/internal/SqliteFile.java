@@ -283,6 +283,9 @@ public final class SqliteFile {
   private static Connection connect(Path path, boolean create) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(10_000);
+    // Otherwise the driver matches every INSERT against a regex and runs a second statement,
+    // SELECT last_insert_rowid(), on the commit thread; the store never asks for generated keys.
+    config.setGetGeneratedKeys(false);
     if (!create) {
       config.resetOpenMode(SQLiteOpenMode.CREATE);
     }
