@@ -105,7 +105,7 @@ public final class SqliteIntentStore implements IntentStore {
     this.readers = new SqliteReaders(connections.readers());
     this.cache = new ReadCache(options);
     this.committer = new GroupCommitter<>(name,
-        new SqliteTransactions(writer, name, cache), options.maxBatch());
+        new SqliteTransactions(writes, name, cache), options.maxBatch());
   }
 
   /**
