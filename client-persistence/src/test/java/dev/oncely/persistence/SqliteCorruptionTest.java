@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
@@ -184,6 +185,34 @@ class SqliteCorruptionTest {
     try (SqliteIntentStore store = SqliteIntentStore.open(file, options)) {
       assertThat(store.listUnfinished()).isEmpty();
     }
+  }
+
+  /**
+   * An index that disagrees with its table (here: the unfinished index's entries no longer match
+   * the columns its definition names, so a query through it finds nothing) passes
+   * {@code quick_check}; open must refuse it and leave the file as it was.
+   */
+  @Test
+  void an_index_that_disagrees_with_its_table_is_refused_although_quick_check_passes()
+      throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement()) {
+      st.execute("PRAGMA writable_schema = ON");
+      assertThat(st.executeUpdate("UPDATE sqlite_schema SET sql = replace(sql, 'open_s, open_ns',"
+          + " 'open_ns, open_s') WHERE name = 'intent_unfinished_ids'")).isEqualTo(1);
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement();
+        ResultSet quick = st.executeQuery("PRAGMA quick_check")) {
+      assertThat(quick.next()).isTrue();
+      assertThat(quick.getString(1)).as("quick_check").isEqualTo("ok");
+    }
+    byte[] damaged = Files.readAllBytes(file);
+    assertThatThrownBy(() -> SqliteIntentStore.open(file))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining("intent_unfinished");
+    assertThat(Files.readAllBytes(file)).isEqualTo(damaged);
   }
 
   @Test

@@ -59,9 +59,9 @@ class SqliteIntentStoreTest {
       store.create(a);
       store.create(b);
     }
-    assertThat(queryPlan(file, "SELECT lookup, stub, CASE WHEN stub IS NULL THEN record END"
+    assertThat(queryPlan(file, "SELECT lookup, stub"
         + " FROM intent WHERE open_s IS NOT NULL ORDER BY open_s, open_ns"))
-        .contains("intent_unfinished").doesNotContain("SCAN intent ");
+        .contains("USING COVERING INDEX intent_unfinished_ids").doesNotContain("TEMP B-TREE");
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
         Statement st = c.createStatement()) {
       st.executeUpdate("UPDATE intent SET stub = NULL WHERE open_s = "
@@ -70,6 +70,58 @@ class SqliteIntentStoreTest {
     try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
       assertThat(store.listUnfinishedIds()).containsExactly(
           UnfinishedEntry.of(a), UnfinishedEntry.of(b));
+    }
+  }
+
+  /**
+   * A file written before issue 11 (no {@code stub} column) and before the covering index: open
+   * adds the column and replaces the index, old rows are listed from their records, new writes
+   * carry stubs, and the listing then reads the covering index only.
+   */
+  @Test
+  void a_store_written_by_the_old_schema_opens_lists_and_gets_the_covering_index()
+      throws Exception {
+    Path file = dir.resolve("intents.db");
+    IntentRecord a = newRecord("s", "op", "a");
+    IntentRecord done = newRecord("s", "op", "done").toBuilder()
+        .createdAt(a.createdAt().plusSeconds(1)).build();
+    IntentRecord b = newRecord("s", "op", "b").toBuilder()
+        .createdAt(a.createdAt().plusSeconds(2)).build();
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      store.create(a);
+      store.create(done);
+      store.create(b);
+      assertThat(store.compareAndSet(done, done.successor().state(IntentState.COMPLETED)
+          .attempts(1).build())).isTrue();
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement()) {
+      st.execute("DROP INDEX intent_unfinished_ids");
+      st.execute("ALTER TABLE intent DROP COLUMN stub");
+      st.execute("CREATE INDEX intent_unfinished ON intent(open_s, open_ns)"
+          + " WHERE open_s IS NOT NULL");
+    }
+    assertThat(schemaNames(file)).contains("intent_unfinished")
+        .doesNotContain("intent_unfinished_ids");
+    IntentRecord c = newRecord("s", "op", "c").toBuilder()
+        .createdAt(a.createdAt().plusSeconds(3)).build();
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      assertThat(store.listUnfinishedIds()).containsExactly(
+          UnfinishedEntry.of(a), UnfinishedEntry.of(b));
+      store.create(c);
+      assertThat(store.listUnfinishedIds()).containsExactly(
+          UnfinishedEntry.of(a), UnfinishedEntry.of(b), UnfinishedEntry.of(c));
+      assertThat(store.listUnfinished()).extracting(IntentRecord::id)
+          .containsExactly(a.id(), b.id(), c.id());
+    }
+    assertThat(schemaNames(file)).contains("intent_unfinished_ids")
+        .doesNotContain("intent_unfinished");
+    assertThat(queryPlan(file, "SELECT lookup, stub"
+        + " FROM intent WHERE open_s IS NOT NULL ORDER BY open_s, open_ns"))
+        .contains("USING COVERING INDEX intent_unfinished_ids");
+    try (SqliteIntentStore store = SqliteIntentStore.open(file)) {
+      assertThat(store.listUnfinishedIds()).containsExactly(
+          UnfinishedEntry.of(a), UnfinishedEntry.of(b), UnfinishedEntry.of(c));
     }
   }
 
@@ -219,6 +271,18 @@ class SqliteIntentStoreTest {
       }
     }
     return plan.toString();
+  }
+
+  private static List<String> schemaNames(Path file) throws Exception {
+    List<String> names = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT name FROM sqlite_schema")) {
+      while (rs.next()) {
+        names.add(rs.getString(1));
+      }
+    }
+    return names;
   }
 
   private static byte[] filled(byte b) {

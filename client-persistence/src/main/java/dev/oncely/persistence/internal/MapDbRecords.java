@@ -245,7 +245,7 @@ public final class MapDbRecords {
   }
 
   private UnfinishedEntry stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
-    UnfinishedEntry stub = stubs.decode(value, file.path() + " unfinished index");
+    UnfinishedEntry stub = stubs.decode(value, () -> file.path() + " unfinished index");
     byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
     if (!Arrays.equals(indexKey, indexKey(stub.createdAt(), RecordCodec.lookupKey(stub.id())))) {
       throw new StoreCorruptedException(file.path() + ": unfinished index entry " + hex(lookup)

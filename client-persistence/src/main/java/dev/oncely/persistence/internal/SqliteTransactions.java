@@ -1,7 +1,6 @@
 package dev.oncely.persistence.internal;
 
 import dev.oncely.client.StoreException;
-import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -9,15 +8,15 @@ import java.sql.SQLException;
  * then {@code COMMIT} with {@code synchronous=FULL} (the WAL is fsynced before COMMIT returns).
  * The read cache learns about the batch only after COMMIT returned, still on the committer thread,
  * so no caller is acknowledged before both. {@link CommitCrashHook} points sit on either side of
- * COMMIT.
+ * COMMIT. The three statements are prepared once on the writer, not per batch.
  */
 public final class SqliteTransactions implements GroupCommitter.Transactions<SqliteTransaction> {
-  private final Connection writer;
+  private final SqliteStatements writer;
   private final String path;
   private final ReadCache cache;
 
   /** Commits through {@code writer}; {@code path} names the store in errors. */
-  public SqliteTransactions(Connection writer, String path, ReadCache cache) {
+  public SqliteTransactions(SqliteStatements writer, String path, ReadCache cache) {
     this.writer = writer;
     this.path = path;
     this.cache = cache;
@@ -26,11 +25,11 @@ public final class SqliteTransactions implements GroupCommitter.Transactions<Sql
   @Override
   public SqliteTransaction begin() {
     try {
-      SqliteFile.execute(writer, "BEGIN IMMEDIATE");
+      writer.prepare("BEGIN IMMEDIATE").execute();
     } catch (SQLException e) {
       throw SqliteErrors.translate(e, path, "starting a transaction");
     }
-    return new SqliteTransaction(writer);
+    return new SqliteTransaction(writer.connection());
   }
 
   @Override
@@ -41,7 +40,7 @@ public final class SqliteTransactions implements GroupCommitter.Transactions<Sql
     }
     CommitCrashHook.beforeCommit();
     try {
-      SqliteFile.execute(writer, "COMMIT");
+      writer.prepare("COMMIT").execute();
     } catch (SQLException e) {
       throw SqliteErrors.translate(e, path, "committing");
     }
@@ -56,7 +55,7 @@ public final class SqliteTransactions implements GroupCommitter.Transactions<Sql
   public void rollback(SqliteTransaction transaction) {
     cache.invalidateAll();
     try {
-      SqliteFile.execute(writer, "ROLLBACK");
+      writer.prepare("ROLLBACK").execute();
     } catch (SQLException e) {
       // SQLite rolls back by itself after some I/O errors; then there is nothing left to undo.
       if (!String.valueOf(e.getMessage()).contains("no transaction is active")) {

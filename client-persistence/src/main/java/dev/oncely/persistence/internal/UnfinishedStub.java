@@ -6,6 +6,7 @@ import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.StoreEncryption;
+import java.nio.Buffer;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.time.DateTimeException;
 import java.time.Instant;
+import java.util.function.Supplier;
 import java.util.zip.CRC32;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
@@ -69,26 +71,29 @@ public final class UnfinishedStub {
   }
 
   /**
-   * Decodes a stub.
+   * Decodes a stub; {@code where} is asked for its name only when it is refused, so a listing of
+   * many stubs builds no message per stub.
    *
    * @throws StoreCorruptedException if it fails its checksum or is malformed
    * @throws StoreEncryptionException if it was sealed with another key, or the store is plain
    */
-  public UnfinishedEntry decode(byte[] bytes, String where) {
+  public UnfinishedEntry decode(byte[] bytes, Supplier<String> where) {
     if (bytes.length < 4) {
-      throw new StoreCorruptedException(where + ": unfinished index value of " + bytes.length
-          + " bytes");
+      throw new StoreCorruptedException(where.get() + ": unfinished index value of "
+          + bytes.length + " bytes");
     }
     CRC32 crc = new CRC32();
     crc.update(bytes, 0, bytes.length - 4);
     ByteBuffer in = ByteBuffer.wrap(bytes);
     if (in.getInt(bytes.length - 4) != (int) crc.getValue()) {
-      throw new StoreCorruptedException(where + ": unfinished index value fails its checksum");
+      throw new StoreCorruptedException(where.get()
+          + ": unfinished index value fails its checksum");
     }
     try {
       int version = in.get();
       if (version != VERSION) {
-        throw new StoreCorruptedException(where + ": unfinished index value version " + version);
+        throw new StoreCorruptedException(where.get() + ": unfinished index value version "
+            + version);
       }
       boolean sealed = (in.get() & FLAG_SEALED) != 0;
       Instant created = Instant.ofEpochSecond(in.getLong(), in.getInt());
@@ -99,7 +104,7 @@ public final class UnfinishedStub {
       byte[] keyPart = new byte[in.getShort() & 0xffff];
       in.get(keyPart);
       if (in.remaining() != 4) {
-        throw new StoreCorruptedException(where + ": unfinished index value has "
+        throw new StoreCorruptedException(where.get() + ": unfinished index value has "
             + (in.remaining() - 4) + " stray bytes");
       }
       String key;
@@ -108,22 +113,29 @@ public final class UnfinishedStub {
         System.arraycopy(bytes, 0, aad, 0, headEnd);
         key = new String(open(keyPart, aad, where), StandardCharsets.UTF_8);
       } else if (encryption != null) {
-        throw new StoreEncryptionException(where + ": the unfinished index holds a plain key but"
-            + " the store was opened with StoreEncryption", null);
+        throw new StoreEncryptionException(where.get() + ": the unfinished index holds a plain key"
+            + " but the store was opened with StoreEncryption", null);
       } else {
         key = new String(keyPart, StandardCharsets.UTF_8);
       }
       return new UnfinishedEntry(IntentId.of(scope, operation, key), created, next);
     } catch (BufferUnderflowException | DateTimeException | ArithmeticException
         | IllegalArgumentException e) {
-      throw new StoreCorruptedException(where + ": malformed unfinished index value: " + e, e);
+      throw new StoreCorruptedException(where.get() + ": malformed unfinished index value: " + e,
+          e);
     }
   }
 
+  /** Decodes {@code length} bytes of {@code in}'s array in place (no intermediate copy). */
   private static String string(ByteBuffer in, int length) {
-    byte[] b = new byte[length];
-    in.get(b);
-    return new String(b, StandardCharsets.UTF_8);
+    if (length > in.remaining()) {
+      throw new BufferUnderflowException();
+    }
+    String s = new String(in.array(), in.arrayOffset() + in.position(), length,
+        StandardCharsets.UTF_8);
+    // Through Buffer: Android's ByteBuffer has no position(int) returning ByteBuffer.
+    ((Buffer) in).position(in.position() + length);
+    return s;
   }
 
   private static byte[] utf8(String s) {
@@ -145,13 +157,13 @@ public final class UnfinishedStub {
     }
   }
 
-  private byte[] open(byte[] sealed, byte[] aad, String where) {
+  private byte[] open(byte[] sealed, byte[] aad, Supplier<String> where) {
     if (encryption == null) {
-      throw new StoreEncryptionException(where + ": the unfinished index is encrypted but the"
+      throw new StoreEncryptionException(where.get() + ": the unfinished index is encrypted but the"
           + " store was opened without StoreEncryption", null);
     }
     if (sealed.length < NONCE_BYTES) {
-      throw new StoreCorruptedException(where + ": sealed key shorter than its nonce");
+      throw new StoreCorruptedException(where.get() + ": sealed key shorter than its nonce");
     }
     try {
       Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
@@ -160,7 +172,8 @@ public final class UnfinishedStub {
       cipher.updateAAD(aad);
       return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
     } catch (AEADBadTagException e) {
-      throw new StoreEncryptionException(where + ": the unfinished index cannot be decrypted;"
+      throw new StoreEncryptionException(where.get()
+          + ": the unfinished index cannot be decrypted;"
           + " the store was written with another encryption key", e);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM is required by every Java platform", e);

@@ -63,6 +63,8 @@ public final class RecordCodec {
   private static final int FLAG_ENCRYPTED = 1;
   private static final int NONCE_BYTES = 12;
   private static final int TAG_BITS = 128;
+  /** Never updated; {@link #freshSha256} hands out clones. */
+  private static final MessageDigest SHA256_PROTOTYPE = sha256();
 
   private final StoreEncryption encryption;
   private final SecureRandom random = new SecureRandom();
@@ -82,13 +84,48 @@ public final class RecordCodec {
    * scope, operation and key, so stores can index records without keeping the key in clear.
    */
   public static byte[] lookupKey(IntentId id) {
-    MessageDigest sha = sha256();
-    for (String part : List.of(id.scope(), id.operation(), id.key())) {
+    return new LookupKeys().of(id);
+  }
+
+  /**
+   * Computes {@link #lookupKey lookup keys} of many ids with one digest and one length buffer, for
+   * a loop over a listing (a store checks each listed row's key). Not thread-safe.
+   */
+  public static final class LookupKeys {
+    private final MessageDigest sha = freshSha256();
+    private final byte[] length = new byte[4];
+
+    /** The lookup key of {@code id}, as {@link #lookupKey} returns it. */
+    public byte[] of(IntentId id) {
+      updateLengthPrefixed(id.scope());
+      updateLengthPrefixed(id.operation());
+      updateLengthPrefixed(id.key());
+      return sha.digest();
+    }
+
+    private void updateLengthPrefixed(String part) {
       byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+      int n = bytes.length;
+      length[0] = (byte) (n >>> 24);
+      length[1] = (byte) (n >>> 16);
+      length[2] = (byte) (n >>> 8);
+      length[3] = (byte) n;
+      sha.update(length);
       sha.update(bytes);
     }
-    return sha.digest();
+  }
+
+  /**
+   * A new SHA-256 digest, cloned from an unused prototype: stores compute a lookup key per write
+   * and per listed row, and {@link MessageDigest#getInstance} (a provider look-up and a
+   * reflective construction) cost several times the hash of these few bytes.
+   */
+  private static MessageDigest freshSha256() {
+    try {
+      return (MessageDigest) SHA256_PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return sha256();
+    }
   }
 
   /** Returns the bytes of {@code record}. */

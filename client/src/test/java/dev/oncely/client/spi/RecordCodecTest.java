@@ -9,7 +9,13 @@ import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class RecordCodecTest {
@@ -183,6 +189,44 @@ class RecordCodecTest {
         .hasSize(32)
         .isNotEqualTo(RecordCodec.lookupKey(IntentId.of("a", "bc", "k")))
         .isEqualTo(RecordCodec.lookupKey(IntentId.of("ab", "c", "k")));
+  }
+
+  @Test
+  void lookup_key_is_a_persisted_format() {
+    // Stores index records by these bytes: values computed by the first implementation.
+    assertThat(HexFormat.of().formatHex(RecordCodec.lookupKey(IntentId.of("ab", "c", "k"))))
+        .isEqualTo("ab424e25870df1227c2468172cd54e04e6e3a4c3653804d448d143e16b646a77");
+    assertThat(HexFormat.of().formatHex(
+        RecordCodec.lookupKey(IntentId.of("p\u00e4y", "create-payment", "k-1"))))
+        .isEqualTo("88864f3ec8525e87da83acc69a7be60b16c08a78702eb5b9c37ae77eedfb0c36");
+  }
+
+  @Test
+  void one_lookup_keys_instance_hashes_each_id_from_a_clean_state() {
+    RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
+    IntentId a = IntentId.of("ab", "c", "k");
+    IntentId b = IntentId.of("p\u00e4y", "create-payment", "k-1");
+    assertThat(keys.of(a)).isEqualTo(RecordCodec.lookupKey(a));
+    assertThat(keys.of(b)).isEqualTo(RecordCodec.lookupKey(b));
+    assertThat(keys.of(a)).isEqualTo(RecordCodec.lookupKey(a));
+  }
+
+  @Test
+  void lookup_keys_computed_concurrently_agree() throws Exception {
+    IntentId id = IntentId.of("scope", "op", "key-42");
+    byte[] expected = RecordCodec.lookupKey(id);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<byte[]>> keys = new ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        keys.add(pool.submit(() -> RecordCodec.lookupKey(id)));
+      }
+      for (Future<byte[]> key : keys) {
+        assertThat(key.get()).isEqualTo(expected);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
