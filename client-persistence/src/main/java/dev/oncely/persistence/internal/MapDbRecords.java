@@ -202,8 +202,9 @@ public final class MapDbRecords {
    */
   public List<UnfinishedEntry> listUnfinishedIds(MapDbFile file) {
     List<UnfinishedEntry> out = new ArrayList<>();
+    RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      out.add(stubOf(file, e.getKey(), e.getValue()));
+      out.add(stubOf(file, e.getKey(), e.getValue(), keys));
     }
     return out;
   }
@@ -216,8 +217,9 @@ public final class MapDbRecords {
    */
   public List<IntentRecord> listUnfinished(MapDbFile file) {
     List<IntentRecord> out = new ArrayList<>();
+    RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
     for (Map.Entry<byte[], byte[]> e : file.all(MapDbFile.UNFINISHED)) {
-      UnfinishedEntry stub = stubOf(file, e.getKey(), e.getValue());
+      UnfinishedEntry stub = stubOf(file, e.getKey(), e.getValue(), keys);
       byte[] lookup = Arrays.copyOfRange(e.getKey(), TIME_BYTES, e.getKey().length);
       byte[] bytes = file.get(MapDbFile.RECORDS, lookup);
       if (bytes == null) {
@@ -244,10 +246,11 @@ public final class MapDbRecords {
     }
   }
 
-  private UnfinishedEntry stubOf(MapDbFile file, byte[] indexKey, byte[] value) {
+  private UnfinishedEntry stubOf(MapDbFile file, byte[] indexKey, byte[] value,
+      RecordCodec.LookupKeys keys) {
     UnfinishedEntry stub = stubs.decode(value, () -> file.path() + " unfinished index");
-    byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
-    if (!Arrays.equals(indexKey, indexKey(stub.createdAt(), RecordCodec.lookupKey(stub.id())))) {
+    if (!Arrays.equals(indexKey, indexKey(stub.createdAt(), keys.of(stub.id())))) {
+      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
       throw new StoreCorruptedException(file.path() + ": unfinished index entry " + hex(lookup)
           + " holds " + stub.id() + ", which belongs under another key");
     }
