@@ -95,6 +95,9 @@ public final class RecordCodec {
     private final MessageDigest sha = freshSha256();
     private final byte[] length = new byte[4];
 
+    /** A calculator with its own digest. */
+    public LookupKeys() {}
+
     /** The lookup key of {@code id}, as {@link #lookupKey} returns it. */
     public byte[] of(IntentId id) {
       updateLengthPrefixed(id.scope());
