@@ -101,7 +101,8 @@ final class ThroughputScenario {
         + " ms of re-warming on a fresh store, subjects interleaved (rotated order) within each"
         + " repetition, against a minimal JDK HttpServer on loopback (" + settings.serverThreads()
         + " handler threads) with a ~750-byte JSON body. The SDK runs as a user builds it: default"
-        + " LoggingListener (its INFO lines go to a file), default StoreOptions. Before measuring,"
+        + " LoggingListener (at INFO, its default level, to a file; completions are DEBUG),"
+        + " default StoreOptions. Before measuring,"
         + " every subject ran until the JIT compiler threads' CPU time in a window was at most "
         + Math.round(settings.jitQuiet() * 100) + " % of the client's (" + settled + ");"
         + " measured windows with more were refused and re-run: " + refused + " refused. Ratios are per repetition (SDK / plain of"
