@@ -90,8 +90,10 @@ import java.util.logging.Logger;
  * locks, fsync or shared memory maps. Files are created owner-only (POSIX 600) where POSIX
  * permissions exist.
  *
- * <p>Thread-safe; share one instance. Reads never wait for a force, only for the short application
- * of a committed group or a checkpoint's swap of the copies.
+ * <p>Thread-safe; share one instance. Point reads never wait for a force, only for the short
+ * hand-over of a committed group to the overlay or a checkpoint's swap of the copies. Listings and
+ * purges wait for one group commit, in which everything acknowledged before them reaches the
+ * working copy.
  */
 public final class MapDbIntentStore implements IntentStore {
   private static final Logger LOG = Logger.getLogger(MapDbIntentStore.class.getName());

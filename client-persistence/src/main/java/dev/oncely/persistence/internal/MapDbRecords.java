@@ -18,7 +18,9 @@ import java.util.function.Consumer;
 
 /**
  * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
- * {@link MapDbBatch} on the committer thread, reads go to the working copy. Every value read is
+ * {@link MapDbBatch} on the committer thread; point reads go through a {@link MapDbView} (the
+ * working copy under the commits not yet applied to it, whose records come back as they were
+ * written), listings to the working copy alone. Every value read from a file is
  * verified twice: its checksum (by the {@link RecordCodec} or {@link UnfinishedStub}) and that it
  * belongs under the key it was found at, so a value MapDB misplaced is reported instead of
  * returned. Thread-safe.
