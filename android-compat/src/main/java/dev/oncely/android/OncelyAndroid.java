@@ -195,6 +195,14 @@ public final class OncelyAndroid implements AutoCloseable {
   }
 
   /**
+   * Completes once the work queued on the background thread so far has run (a resume, a
+   * reschedule a store write asked for): lets tests wait for it without polling.
+   */
+  CompletableFuture<Void> backgroundIdle() {
+    return CompletableFuture.runAsync(() -> {}, background);
+  }
+
+  /**
    * The background entry point: {@link #resumePending()}, then the background job rescheduled
    * for what is still unfinished (or cancelled). {@link OncelyResumeJobService} calls it; so can a
    * WorkManager {@code Worker} (see docs/android.md).

@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -74,15 +73,10 @@ public class BackgroundResumeTest {
         .post(server.url("/payments").toString()).jsonBody("{\"amount\":1000}").build();
   }
 
-  /** Waits (bounded) until the scheduler's background thread has brought the job to a state. */
-  private JobInfo awaitJob(Predicate<JobInfo> state) throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    JobInfo job = jobs.getPendingJob(OncelyResumeJobService.JOB_ID);
-    while (!state.test(job) && System.nanoTime() < end) {
-      Thread.sleep(20);
-      job = jobs.getPendingJob(OncelyResumeJobService.JOB_ID);
-    }
-    return job;
+  /** The job once the reschedules the store writes so far asked for have run. */
+  private JobInfo job() throws Exception {
+    oncely.backgroundIdle().get(20, TimeUnit.SECONDS);
+    return jobs.getPendingJob(OncelyResumeJobService.JOB_ID);
   }
 
   @Test
@@ -107,7 +101,7 @@ public class BackgroundResumeTest {
     Instant due = ((IntentOutcome.Pending) outcome).checkAgainAt();
     long untilDue = Duration.between(before, due).toMillis();
     // Created IN_FLIGHT first (due a grace period later), then PENDING: the job follows the last.
-    JobInfo job = awaitJob(j -> j != null && j.getMinLatencyMillis() <= untilDue);
+    JobInfo job = job();
     assertThat(job).isNotNull();
     assertThat(job.isPersisted()).isTrue();
     assertThat(job.getNetworkType()).isEqualTo(JobInfo.NETWORK_TYPE_ANY);
@@ -122,7 +116,7 @@ public class BackgroundResumeTest {
     oncely = OncelyAndroid.start(context, oneAttempt());
     oncely.resumedOnStart().get(20, TimeUnit.SECONDS);
     oncely.client().execute(payment());
-    assertThat(awaitJob(j -> j != null)).isNotNull();
+    assertThat(job()).isNotNull();
     server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"p-1\"}").build());
 
     List<IntentOutcome> resumed = oncely.resumeInBackground().get(20, TimeUnit.SECONDS);
@@ -150,7 +144,7 @@ public class BackgroundResumeTest {
     try (Response response = app.newCall(order).execute()) {
       assertThat(response.code()).isEqualTo(503);
     }
-    assertThat(awaitJob(j -> j != null)).isNotNull();
+    assertThat(job()).isNotNull();
     server.enqueue(new MockResponse.Builder().code(201).body("{\"id\":\"p-9\"}").build());
 
     List<IntentOutcome> resumed = oncely.resumeInBackground().get(20, TimeUnit.SECONDS);

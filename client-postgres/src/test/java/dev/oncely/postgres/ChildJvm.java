@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A test main class run in its own JVM (this JVM's java and classpath), its stdout read line by line
- * on a daemon thread and its stderr kept in a file; {@link #kill()} is SIGKILL.
+ * on a daemon thread and its stderr kept in a file; {@link #kill()} is SIGKILL. Its stdin stays
+ * open until {@link #close()}: a child that has done its work holds until then
+ * ({@link #holdUntilStdinCloses}).
  */
 final class ChildJvm implements AutoCloseable {
   private static final String EOF = "\u0000EOF";
@@ -52,8 +54,17 @@ final class ChildJvm implements AutoCloseable {
         "-cp", System.getProperty("java.class.path"), mainClass.getName()));
     command.addAll(args);
     Process process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-    process.getOutputStream().close();
     return new ChildJvm(process, stderr);
+  }
+
+  /**
+   * In the child: blocks until the parent closes the child's stdin ({@link #close()}, or the
+   * parent's own end), so a child never outlives its test, and no child waits on a timer.
+   */
+  static void holdUntilStdinCloses() throws IOException {
+    while (System.in.read() >= 0) {
+      continue;
+    }
   }
 
   /** Waits for the next line starting with {@code prefix} and returns it; fails on exit. */
@@ -89,7 +100,7 @@ final class ChildJvm implements AutoCloseable {
 
   /** SIGKILL, then waits for the end. */
   void kill() throws InterruptedException {
-    process.destroyForcibly();
+    close();
     process.waitFor(60, TimeUnit.SECONDS);
   }
 
@@ -105,5 +116,10 @@ final class ChildJvm implements AutoCloseable {
   @Override
   public void close() {
     process.destroyForcibly();
+    try {
+      process.getOutputStream().close();
+    } catch (IOException e) {
+      // The pipe is gone with the child.
+    }
   }
 }

@@ -3,20 +3,28 @@ package dev.oncely.postgres;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.oncely.client.DueWorkScheduler;
 import dev.oncely.client.IdempotentClient;
+import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoreException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Child JVM, one fleet instance: submits its share of the orders (those with
  * {@code n % instances == index}; a restarted instance submits them again, which continues the
- * stored intents) and runs the due-work scheduler until it is SIGKILLed. Prints
+ * stored intents) and runs the due-work scheduler until it is SIGKILLed or its stdin closes. Prints
  * {@code READY <owner>} once its store is open and {@code SUBMITTED} after its share is submitted.
  * Arguments: JDBC URL, server base URL, index, instances, orders, owner, lease millis.
  */
 public final class FleetChild {
-  /** Spreads the submissions over a few seconds, so kills hit instances in the middle of work. */
-  private static final long SUBMIT_PAUSE_MILLIS = 40;
+  /**
+   * Intents of this instance in flight at once: the next is submitted when the oldest has its
+   * outcome, so the server's slow effects spread the submissions over seconds and kills hit
+   * instances in the middle of work, paced by the work itself rather than a timer.
+   */
+  private static final int IN_FLIGHT = 4;
 
   private FleetChild() {}
 
@@ -43,16 +51,19 @@ public final class FleetChild {
     System.out.println("READY " + owner);
     System.out.flush();
     scheduler.start();
+    Deque<CompletableFuture<IntentOutcome>> inFlight = new ArrayDeque<>();
     for (int n = index; n < orders; n += instances) {
+      if (inFlight.size() == IN_FLIGHT) {
+        inFlight.removeFirst().handle((outcome, failure) -> null).join();
+      }
       try {
-        client.submit(Workload.spec(base, n));
-        Thread.sleep(SUBMIT_PAUSE_MILLIS);
+        inFlight.addLast(client.submit(Workload.spec(base, n)));
       } catch (StoreException e) {
         System.err.println("submit of order " + n + " failed: " + e);
       }
     }
     System.out.println("SUBMITTED");
     System.out.flush();
-    Thread.sleep(Long.MAX_VALUE);
+    ChildJvm.holdUntilStdinCloses();
   }
 }

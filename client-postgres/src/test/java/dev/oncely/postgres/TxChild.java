@@ -37,6 +37,6 @@ public final class TxChild {
     }
     System.out.println("COMMITTED");
     System.out.flush();
-    Thread.sleep(Long.MAX_VALUE);
+    ChildJvm.holdUntilStdinCloses();
   }
 }

@@ -120,6 +120,9 @@ public final class IdempotentServer extends Dispatcher {
   private final AtomicInteger requestNumbers = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
+  /** Guards {@link #lastActivity}; notified at each arrival and answer. */
+  private final Object activity = new Object();
+  private long lastActivity = System.nanoTime();
   private final Condition closing = lock.newCondition();
   private final Map<String, Integer> requestsOfKey = new HashMap<>();
   private final Map<String, KeyRecord> records = new HashMap<>();
@@ -253,9 +256,46 @@ public final class IdempotentServer extends Dispatcher {
     return requestNumbers.get();
   }
 
+  /**
+   * Waits until every request received so far has been answered and, for {@code quietFor}, no
+   * request arrived and none was answered; at most {@code timeout}. Tests call it before moving a
+   * simulated clock far ahead, so a request a client gave up on is not handled "after" the jump.
+   * Woken by each arrival and answer, so it never polls.
+   *
+   * @return whether the server went quiet within {@code timeout}
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  public boolean awaitQuiet(Duration quietFor, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (activity) {
+      while (true) {
+        long now = System.nanoTime();
+        boolean answered = answers().size() >= requestCount();
+        long quietLeft = lastActivity + quietFor.toNanos() - now;
+        if (answered && quietLeft <= 0) {
+          return true;
+        }
+        long left = deadline - now;
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(activity, answered ? Math.min(quietLeft, left) : left);
+      }
+    }
+  }
+
+  /** Notes an arrival or an answer for {@link #awaitQuiet}. */
+  private void active() {
+    synchronized (activity) {
+      lastActivity = System.nanoTime();
+      activity.notifyAll();
+    }
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest recorded) throws InterruptedException {
     int number = requestNumbers.incrementAndGet();
+    active();
     ReceivedRequest request = ReceivedRequest.of(number, recorded, config.clock.instant());
     log.add(request);
     String rawKey = request.header(config.keyHeader);
@@ -313,6 +353,7 @@ public final class IdempotentServer extends Dispatcher {
     synchronized (answers) {
       answers.add(a);
     }
+    active();
   }
 
   /** Holds a stalled request's thread (and so its connection) for stallFor, or until close. */

@@ -74,6 +74,17 @@ class IdempotentServerTest {
   }
 
   @Test
+  void a_server_is_quiet_once_every_request_is_answered_and_nothing_came_for_a_while()
+      throws Exception {
+    IdempotentServer kit = start(IdempotentServer.builder());
+    text(post("\"k1\"", "{\"amount\":5}"));
+
+    assertThat(kit.awaitQuiet(Duration.ofMillis(50), Duration.ofSeconds(5))).isTrue();
+    assertThat(kit.answers()).hasSize(kit.requestCount()).hasSize(1);
+    assertThat(kit.awaitQuiet(Duration.ofSeconds(10), Duration.ofMillis(20))).isFalse();
+  }
+
+  @Test
   void key_with_another_body_gets_the_configured_mismatch_answer() throws IOException {
     start(IdempotentServer.builder().mismatch(MismatchAnswer.stripe()));
     text(post("k", "{\"amount\":5}"));

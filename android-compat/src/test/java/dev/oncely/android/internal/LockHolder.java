@@ -2,7 +2,7 @@ package dev.oncely.android.internal;
 
 import java.io.RandomAccessFile;
 
-/** Run in a child JVM: locks the file, prints L, and holds the lock until killed. */
+/** Run in a child JVM: locks the file, prints L, and holds the lock until its stdin closes or it is killed. */
 public final class LockHolder {
   private LockHolder() {}
 
@@ -12,7 +12,9 @@ public final class LockHolder {
       raf.getChannel().lock();
       System.out.print('L');
       System.out.flush();
-      Thread.sleep(Long.MAX_VALUE);
+      while (System.in.read() >= 0) {
+        continue;
+      }
     }
   }
 }
