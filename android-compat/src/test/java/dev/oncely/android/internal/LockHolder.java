@@ -2,7 +2,10 @@ package dev.oncely.android.internal;
 
 import java.io.RandomAccessFile;
 
-/** Run in a child JVM: locks the file, prints L, and holds the lock until its stdin closes or it is killed. */
+/**
+ * Run in a child JVM: locks the file, prints L, and holds the lock until its stdin closes or it is
+ * killed.
+ */
 public final class LockHolder {
   private LockHolder() {}
 

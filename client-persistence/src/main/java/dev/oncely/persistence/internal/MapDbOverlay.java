@@ -76,11 +76,6 @@ public final class MapDbOverlay {
     return a.length - b.length;
   }
 
-  /** The change of {@code key} in this overlay alone, or null when there is none. */
-  Change own(int map, byte[] key) {
-    return maps.get(map).get(key);
-  }
-
   /**
    * The newest pending change of {@code key} (this overlay's, else the one's below), or null when
    * there is none; "fresh" as seen from this overlay: a change below is fresh only if it removes.
