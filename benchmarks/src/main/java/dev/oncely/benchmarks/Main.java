@@ -16,7 +16,7 @@ import java.util.Set;
  *
  * <pre>
  * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
- *     [--jit-quiet SHARE] [--only a,b] [--out DIR]
+ *     [--waits-intents N] [--jit-quiet SHARE] [--only a,b] [--out DIR]
  * java -jar benchmarks/target/oncely-benchmarks.jar --profile memory,mapdb [--profile-c N]
  *     [--profile-seconds N] [--out DIR]
  * </pre>
@@ -26,7 +26,7 @@ import java.util.Set;
  * runs {@link ProfileRun} instead of the scenarios). Exit code 0 on success, 2 on bad usage.
  */
 public final class Main {
-  static final String SCENARIOS = "throughput,commit,resume,retry,outage,micro";
+  static final String SCENARIOS = "throughput,commit,resume,retry,outage,waits,micro";
   static final String COMMAND = "mvn -B -q -pl benchmarks -am package -DskipTests"
       + " && java -jar benchmarks/target/oncely-benchmarks.jar";
 
@@ -47,6 +47,7 @@ public final class Main {
     List<Engine> profile = null;
     int profileConcurrency = 64;
     int profileSeconds = 20;
+    int waitsIntents = -1;
     Set<String> only = new LinkedHashSet<>(Arrays.asList(SCENARIOS.split(",")));
     List<String> argv = new ArrayList<>(Arrays.asList(args));
     try {
@@ -57,6 +58,7 @@ public final class Main {
           case "--reps" -> settings = settings.withReps(Integer.parseInt(value(arg, argv)));
           case "--resume-intents" -> settings =
               settings.withResumeIntents(Integer.parseInt(value(arg, argv)));
+          case "--waits-intents" -> waitsIntents = positive(arg, value(arg, argv));
           case "--out" -> out = Path.of(value(arg, argv));
           case "--jit-quiet" -> settings =
               settings.withJitQuiet(Double.parseDouble(value(arg, argv)));
@@ -78,7 +80,7 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
-          + " [--jit-quiet SHARE] [--only " + SCENARIOS + "] [--out DIR]");
+          + " [--waits-intents N] [--jit-quiet SHARE] [--only " + SCENARIOS + "] [--out DIR]");
       System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
           + " [--profile-c N] [--profile-seconds N] [--out DIR]");
       return 2;
@@ -97,7 +99,7 @@ public final class Main {
     for (String scenario : only) {
       long t0 = System.nanoTime();
       System.out.println("== " + scenario);
-      scenario(scenario, settings, results);
+      scenario(scenario, settings, waitsIntents, results);
       System.out.printf(Locale.ROOT, "   (%s took %.1f s)%n", scenario, (System.nanoTime() - t0) / 1e9);
       results.write(out);
     }
@@ -109,13 +111,16 @@ public final class Main {
     return 0;
   }
 
-  private static void scenario(String name, Settings settings, Results results) {
+  private static void scenario(String name, Settings settings, int waitsIntents,
+      Results results) {
     switch (name) {
       case "throughput" -> new ThroughputScenario(settings, results).run();
       case "commit" -> new CommitScenario(settings, results).run();
       case "resume" -> new ResumeScenario(settings, results).run();
       case "retry" -> new RetryScenario(settings, results).run();
       case "outage" -> new OutageScenario(settings, results).run();
+      case "waits" -> new WaitsScenario(waitsIntents > 0 ? waitsIntents
+          : "smoke".equals(settings.name()) ? 20 : 1000, settings.reps(), results).run();
       case "micro" -> new MicroScenario(settings, results).run();
       default -> throw new IllegalArgumentException("unknown scenario " + name);
     }

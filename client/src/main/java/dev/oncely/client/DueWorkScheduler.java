@@ -1,13 +1,13 @@
 package dev.oncely.client;
 
+import dev.oncely.client.internal.DriveRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -46,7 +46,7 @@ public final class DueWorkScheduler implements AutoCloseable {
   private final int maxConcurrent;
   private final Clock clock;
   private final Random random;
-  private final Set<IntentId> driving = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger driving = new AtomicInteger();
   private final Object lifecycle = new Object();
   private Thread thread;
   private volatile boolean stopped;
@@ -114,7 +114,7 @@ public final class DueWorkScheduler implements AutoCloseable {
    * @throws IllegalStateException if the client is closed
    */
   public int pollOnce() {
-    int free = maxConcurrent - driving.size();
+    int free = maxConcurrent - driving.get();
     if (free <= 0) {
       return 0;
     }
@@ -122,19 +122,21 @@ public final class DueWorkScheduler implements AutoCloseable {
     int started = 0;
     for (IntentRecord record : due) {
       IntentId id = record.id();
-      if (!driving.add(id)) {
+      if (DriveRegistry.process().isDriven(store, id)) {
+        // Driven in this process already (a caller's own drive, or a wait on its timer).
         continue;
       }
+      driving.incrementAndGet();
       CompletableFuture<IntentOutcome> drive;
       try {
         drive = this.drive.apply(id);
       } catch (RuntimeException e) {
-        driving.remove(id);
+        driving.decrementAndGet();
         throw e;
       }
       started++;
       drive.whenComplete((outcome, failure) -> {
-        driving.remove(id);
+        driving.decrementAndGet();
         try {
           store.release(id);
         } catch (RuntimeException e) {
@@ -147,7 +149,7 @@ public final class DueWorkScheduler implements AutoCloseable {
 
   /** How many drives this scheduler started that have not ended yet. */
   public int driving() {
-    return driving.size();
+    return driving.get();
   }
 
   /** Stops the scheduler thread and waits for it to end. Idempotent. */

@@ -6,7 +6,7 @@ import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
-import dev.oncely.client.internal.Flights;
+import dev.oncely.client.internal.DriveOwner;
 import dev.oncely.client.internal.InterceptedCall;
 import dev.oncely.client.internal.RedirectGuard;
 import dev.oncely.client.internal.ResumeQueue;
@@ -14,6 +14,7 @@ import dev.oncely.client.internal.ResumeRequests;
 import dev.oncely.client.internal.ResumedIntent;
 import dev.oncely.client.internal.SafeListener;
 import dev.oncely.client.internal.Scopes;
+import dev.oncely.client.internal.StoredOutcomes;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -90,7 +91,7 @@ import okhttp3.Response;
  *
  * <p>Thread-safe; share one instance.
  */
-public final class IdempotencyInterceptor implements Interceptor {
+public final class IdempotencyInterceptor implements Interceptor, AutoCloseable {
   /**
    * Response header ({@code true}) on an answer that came from the configured store instead of the
    * network: a repeat of a key whose call already finished.
@@ -113,7 +114,8 @@ public final class IdempotencyInterceptor implements Interceptor {
         keyRetention, b.finishedRetention.compareTo(keyRetention) >= 0 ? b.finishedRetention
         : keyRetention, Reconciler.MANUAL, null);
     this.config = new InterceptedCall.Config(drive, Set.copyOf(b.methods), b.scope, b.operation,
-        b.maxBodyBytes, IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES, new Flights(), this);
+        b.maxBodyBytes, IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES,
+        new DriveOwner("the interceptor"), this);
   }
 
   /** Returns a builder holding the defaults. */
@@ -139,6 +141,21 @@ public final class IdempotencyInterceptor implements Interceptor {
   public OkHttpClient.Builder installOn(OkHttpClient.Builder builder) {
     Objects.requireNonNull(builder, "builder");
     return builder.addInterceptor(this).addNetworkInterceptor(this);
+  }
+
+  /**
+   * Stops every intent this interceptor drives: their calls on the wire are canceled, waiting
+   * calls stop at once, and each intent ends {@code PENDING} (maybe delivered once a byte left)
+   * and stays resumable; the calls throw {@link IntentIOException} or the cancel's {@code
+   * IOException}. Once this returns, no attempt of its intents reaches the wire, and a later call
+   * of an intent through it is refused with {@link IntentIOException} before anything is stored
+   * or sent (calls that are not intents pass through as before). Waits up to {@value
+   * IdempotentClient#CLOSE_GRACE_SECONDS} s for running drives to record how they stopped. Does not
+   * close the store. Idempotent.
+   */
+  @Override
+  public void close() {
+    config.owner().close(java.time.Duration.ofSeconds(IdempotentClient.CLOSE_GRACE_SECONDS));
   }
 
   @Override
@@ -222,6 +239,33 @@ public final class IdempotencyInterceptor implements Interceptor {
       return missing;
     }
     return resume(client, record);
+  }
+
+  /**
+   * The stored outcome of the intent {@code tag} names (its scope, operation and business id),
+   * without I/O: how an app learns what happened to a tagged call that failed, timed out or was
+   * canceled. Empty if the store has no record of it (the call never reached the interceptor, or
+   * was refused before its record was stored). An unfinished record reads as {@link
+   * IntentOutcome.Pending}: {@link PendingReason#IN_PROGRESS} while a drive of it runs in this
+   * process, else the reason its last drive stopped with; re-issue the same tagged call, or
+   * {@link #resume(Call.Factory, IntentId)} it, to drive it on with the same key.
+   *
+   * @throws IllegalArgumentException if {@code tag} has no business id (only the call knew its key)
+   * @throws IllegalStateException if the interceptor has no store
+   * @throws StoreException if the store fails
+   */
+  public java.util.Optional<IntentOutcome> outcomeOf(IntentTag tag) {
+    return StoredOutcomes.byTag(requireStore(), tag);
+  }
+
+  /**
+   * The stored outcome of intent {@code id}, read as {@link #outcomeOf(IntentTag)} reads it.
+   *
+   * @throws IllegalStateException if the interceptor has no store
+   * @throws StoreException if the store fails
+   */
+  public java.util.Optional<IntentOutcome> outcomeOf(IntentId id) {
+    return StoredOutcomes.byId(requireStore(), id);
   }
 
   /** The store this interceptor records intents in. */

@@ -6,11 +6,19 @@ import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Admission;
-import dev.oncely.client.internal.CallRegistry;
+import dev.oncely.client.internal.AttemptBridge;
+import dev.oncely.client.internal.Drive;
+import dev.oncely.client.internal.DriveEnd;
+import dev.oncely.client.internal.DriveLoop;
+import dev.oncely.client.internal.DriveOwner;
+import dev.oncely.client.internal.DriveRegistry;
+import dev.oncely.client.internal.DriveRun;
 import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineConfig;
 import dev.oncely.client.internal.IntentDriver;
+import dev.oncely.client.internal.RecordKeeper;
+import dev.oncely.client.internal.StoredOutcomes;
 import dev.oncely.client.internal.SafeListener;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,8 +30,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -69,6 +75,9 @@ public final class IdempotentClient implements AutoCloseable {
   /** Default number of threads of the client's own driver pool. */
   public static final int DEFAULT_DRIVER_THREADS = 16;
 
+  /** How long {@link #close()} waits for running drives to record how they stopped. */
+  public static final int CLOSE_GRACE_SECONDS = 5;
+
   /** Default time a finished record is kept before {@link #purgeExpired()} may delete it. */
   public static final Duration DEFAULT_FINISHED_RETENTION = Duration.ofDays(7);
   /**
@@ -83,10 +92,8 @@ public final class IdempotentClient implements AutoCloseable {
   private final boolean ownsStore;
   private final ExecutorService ownedExecutor;
   private final java.util.concurrent.Executor executor;
-  private final ConcurrentMap<IntentId, Drive> drives = new ConcurrentHashMap<>();
+  private final DriveOwner owner = new DriveOwner("the client");
   private final Admission admission;
-  private final ConcurrentMap<CompletableFuture<IntentOutcome>, IntentId> queued =
-      new ConcurrentHashMap<>();
   private volatile boolean closed;
   private DueWorkScheduler scheduler;
 
@@ -115,7 +122,7 @@ public final class IdempotentClient implements AutoCloseable {
             .build(),
         b.headerProvider,
         b.maxResponseBytes,
-        new CallRegistry(),
+        owner,
         java.util.Set.copyOf(b.credentialOrigins));
     this.admission = new Admission(drive);
     if (b.executor != null) {
@@ -161,12 +168,15 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * Drives {@code spec} on the client's executor. Nothing touches the store on the calling thread
-   * (on Android that is usually the main thread): the record is created by a driver thread before
-   * the first byte is sent. Each call gets its own future: cancelling it stops waiting for that
-   * caller only, never the drive, which other callers may share. The intent survives a crash
-   * once its record is durable, which the {@link IntentEvent.Recorded} event reports (before the
-   * first byte is sent); before that a crash loses the submit, never sends it.
+   * Drives {@code spec} on the client's executor. The record is created by a driver thread before
+   * the first byte is sent, so the calling thread (on Android usually the main thread) does no
+   * store I/O for a new intent; it reads the finished-record cache only. While the intent waits
+   * (backoff, {@code Retry-After}, a {@code 409} in progress, a {@code 202} poll interval, a
+   * budget that must refill) it holds no thread: a timer resumes it on the executor. Each call
+   * gets its own future: cancelling it stops waiting for that caller only, never the drive, which
+   * other callers may share. The intent survives a crash once its record is durable, which the
+   * {@link IntentEvent.Recorded} event reports (before the first byte is sent); before that a
+   * crash loses the submit, never sends it.
    *
    * @return a future completed with the stored outcome, or exceptionally with {@link
    *     PayloadMismatchException} when the key (or business id) already has a record with another
@@ -178,18 +188,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public CompletableFuture<IntentOutcome> submit(IntentSpec spec) {
     checkSpec(spec);
-    CompletableFuture<IntentOutcome> mine = new CompletableFuture<>();
-    queued.put(mine, spec.id());
-    mine.whenComplete((o, e) -> queued.remove(mine));
-    admitAndDrive(spec, false).whenComplete((outcome, e) -> {
-      if (e != null) {
-        mine.completeExceptionally(e instanceof CompletionException && e.getCause() != null
-            ? e.getCause() : e);
-      } else {
-        mine.complete(outcome);
-      }
-    });
-    return mine;
+    return admitAndDrive(spec, false);
   }
 
   /**
@@ -214,7 +213,7 @@ public final class IdempotentClient implements AutoCloseable {
     // Ids and due times only: each drive reads its record when it starts, so a resume of a large
     // backlog never holds every body in memory at once.
     for (dev.oncely.client.UnfinishedEntry entry : config.store().listUnfinishedIds()) {
-      futures.add(start(entry.id(), false));
+      futures.add(outcome(entry.id(), start(entry.id(), false)));
     }
     return futures;
   }
@@ -233,7 +232,7 @@ public final class IdempotentClient implements AutoCloseable {
   public CompletableFuture<IntentOutcome> resume(IntentId id) {
     Objects.requireNonNull(id, "id");
     checkOpen();
-    return start(id, false);
+    return outcome(id, start(id, false));
   }
 
   /**
@@ -253,13 +252,27 @@ public final class IdempotentClient implements AutoCloseable {
 
   /**
    * The stored outcome of intent {@code id}, without I/O; empty if the store has no such record.
-   * An unfinished record reads as {@link IntentOutcome.Pending}.
+   * An unfinished record reads as {@link IntentOutcome.Pending}: {@link PendingReason#IN_PROGRESS}
+   * while a drive of it runs in this process (on the wire or waiting for its next attempt, by any
+   * client or interceptor on the same store), else the reason its last drive stopped with.
    *
    * @throws StoreException if the store fails
    */
   public Optional<IntentOutcome> outcomeOf(IntentId id) {
     Objects.requireNonNull(id, "id");
-    return config.store().get(id).map(IntentOutcome::of);
+    return StoredOutcomes.byId(config.store(), id);
+  }
+
+  /**
+   * The stored outcome of the intent {@code tag} names (its scope, operation and business id),
+   * without I/O; empty if the store has no such record. Same reading as {@link
+   * #outcomeOf(IntentId)}.
+   *
+   * @throws IllegalArgumentException if {@code tag} has no business id (only the call knew its key)
+   * @throws StoreException if the store fails
+   */
+  public Optional<IntentOutcome> outcomeOf(IntentTag tag) {
+    return StoredOutcomes.byTag(config.store(), tag);
   }
 
   /**
@@ -284,9 +297,12 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * Stops the client: cancels calls on the wire, interrupts drives on its own executor (they end
-   * {@link PendingReason#INTERRUPTED} and stay resumable) and closes the store if the client created
-   * it. Idempotent.
+   * Stops the client and every drive it owns: calls on the wire are canceled, waiting drives stop
+   * at once, and drives on the wire stop at their next step; each ends {@link
+   * PendingReason#INTERRUPTED} (maybe delivered once a byte left) and stays resumable. Once this
+   * returns, no attempt of the client's intents reaches the wire. Waits up to {@value
+   * #CLOSE_GRACE_SECONDS} s for running drives to record how they stopped, then shuts down the
+   * client's own executor and closes the store if the client created it. Idempotent.
    */
   @Override
   public void close() {
@@ -297,30 +313,24 @@ public final class IdempotentClient implements AutoCloseable {
     if (scheduler != null) {
       scheduler.close();
     }
-    config.calls().closeAll();
+    List<Drive> left = owner.close(Duration.ofSeconds(CLOSE_GRACE_SECONDS));
     if (ownedExecutor != null) {
       ownedExecutor.shutdownNow();
       try {
-        ownedExecutor.awaitTermination(5, TimeUnit.SECONDS);
+        ownedExecutor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
-    // Drives that never started (still queued, or on an executor that was not ours) and submits
-    // whose record was never created get a typed answer instead of a future that never completes.
-    drives.forEach((id, drive) -> drive.future().complete(closedBeforeDrive(id)));
-    queued.forEach((future, id) -> future.complete(closedBeforeDrive(id)));
+    // Drives that never ran (queued on an executor that is gone) get a typed answer instead of a
+    // future that never completes.
+    for (Drive drive : left) {
+      drive.finish(closedBeforeDrive(drive.id()));
+    }
     if (ownsStore) {
       config.store().close();
     }
   }
-
-  /**
-   * The one drive of an intent in this client, registered before its record is created or read,
-   * so no second drive of it can start in between; {@code fingerprint} is the payload it was
-   * admitted with, or null for a resume, whose record says.
-   */
-  private record Drive(CompletableFuture<IntentOutcome> future, String fingerprint) {}
 
   private void checkSpec(IntentSpec spec) {
     Objects.requireNonNull(spec, "spec");
@@ -347,6 +357,8 @@ public final class IdempotentClient implements AutoCloseable {
         .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
         .traceContext(spec.traceContext())
         .state(state)
+        // A record created claimed counts the attempt that follows its create at once.
+        .attempts(state == IntentState.IN_FLIGHT ? RecordKeeper.FIRST_ATTEMPT : 0)
         .createdAt(now)
         .updatedAt(now)
         .expiresAt(now.plus(config.drive().keyRetention()))
@@ -362,57 +374,64 @@ public final class IdempotentClient implements AutoCloseable {
     IntentRecord finished = config.finished() == null ? null
         : config.finished().getIfPresent(spec.id());
     if (finished != null) {
-      CompletableFuture<IntentOutcome> answered = new CompletableFuture<>();
       try {
-        answered.complete(IntentOutcome.of(sameIntent(finished, spec)));
+        return CompletableFuture.completedFuture(IntentOutcome.of(sameIntent(finished, spec)));
       } catch (PayloadMismatchException e) {
-        answered.completeExceptionally(e);
+        return failed(e);
       }
-      return answered;
     }
-    Drive mine = new Drive(new CompletableFuture<>(), spec.fingerprint());
-    Drive running = drives.putIfAbsent(spec.id(), mine);
-    if (running != null) {
-      return join(running, spec);
+    DriveRegistry.Entry entry = DriveRegistry.process().enter(config.store(), spec.id(), owner,
+        spec.fingerprint());
+    if (entry.drive() == null) {
+      return CompletableFuture.completedFuture(outcomeOf(spec.id(), closedBeforeDrive(spec.id())));
     }
-    Runnable drive = () -> {
-      try {
-        mine.future().complete(admitted(spec));
-      } catch (RuntimeException | Error e) {
-        mine.future().completeExceptionally(e);
-      } finally {
-        drives.remove(spec.id(), mine);
-      }
-    };
-    run(drive, inline, spec.id(), mine);
-    return ownFuture(mine.future());
+    if (!entry.acquired()) {
+      return join(entry.drive(), spec);
+    }
+    Drive mine = entry.drive();
+    dispatch(mine, () -> admitted(mine, spec, inline), inline);
+    return outcome(spec.id(), mine.ended());
   }
 
   /** Creates or joins the record of {@code spec}, on the thread that owns its drive, and drives it. */
-  private IntentOutcome admitted(IntentSpec spec) {
-    if (closed) {
-      return closedBeforeDrive(spec.id());
+  private void admitted(Drive mine, IntentSpec spec, boolean inline) {
+    if (mine.stopRequested() != null) {
+      mine.finish(closedBeforeDrive(spec.id()));
+      return;
     }
-    Admission.Admitted admitted = admission.admit(fresh(spec, IntentState.IN_FLIGHT));
+    Admission.Admitted admitted;
+    try {
+      admitted = admission.admit(fresh(spec, IntentState.IN_FLIGHT));
+    } catch (RuntimeException e) {
+      mine.fail(e);
+      return;
+    }
     IntentRecord record = admitted.record();
     if (admitted.failure() != null) {
       // The write may have reached the disk before the failure (a failed force, a lost answer
       // from the database): the record may be durable and be resumed later, so this is not a
       // definite failure, and a new key for the same intent could be a second effect.
-      return new IntentOutcome.Pending(spec.id(), PendingReason.STORE_FAILED,
-          "the store failed while creating or finding the record ("
+      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
+          PendingReason.STORE_FAILED, "the store failed while creating or finding the record ("
           + admitted.failure().getClass().getSimpleName() + "); it may be durable and sent by a"
-          + " later resume: re-submit the same spec (same key), never a new one", null, null,
-          admitted.failure());
+          + " later resume: re-submit the same spec (same key), never a new one", null,
+          admitted.failure()));
+      return;
     }
     if (admitted.created()) {
-      return IntentDriver.drive(config, record, true);
-    }
-    if (!record.id().equals(spec.id())) {
+      drive(mine, record, true, inline);
+    } else if (!record.id().equals(spec.id())) {
       // The business id already has an intent under another key: that one is this intent.
-      return start(record.id(), true).join();
+      start(record.id(), inline).whenComplete((end, e) -> {
+        if (e != null) {
+          mine.fail(e);
+        } else {
+          mine.finish(end);
+        }
+      });
+    } else {
+      drive(mine, record, false, inline);
     }
-    return IntentDriver.drive(config, record, false);
   }
 
   /** Joins the drive {@code running} with {@code spec}, refusing another payload under its key. */
@@ -426,13 +445,11 @@ public final class IdempotentClient implements AutoCloseable {
         config.store().get(spec.id()).ifPresent(existing -> sameIntent(existing, spec));
       }
     } catch (PayloadMismatchException e) {
-      CompletableFuture<IntentOutcome> refused = new CompletableFuture<>();
-      refused.completeExceptionally(e);
-      return refused;
+      return failed(e);
     } catch (StoreException e) {
       // The running drive holds the record's own payload; joining it sends nothing of ours.
     }
-    return ownFuture(running.future());
+    return outcome(spec.id(), running.ended());
   }
 
   private IntentRecord sameIntent(IntentRecord existing, IntentSpec spec) {
@@ -443,79 +460,103 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   /**
-   * Starts (or joins) the one drive of the stored intent {@code id} and returns a future of the
-   * caller's own: cancelling it never cancels the shared drive.
+   * Starts (or joins) the one drive of the stored intent {@code id}; the future completes with how
+   * it ended.
    */
-  private CompletableFuture<IntentOutcome> start(IntentId id, boolean inline) {
-    Drive mine = new Drive(new CompletableFuture<>(), null);
-    Drive running = drives.putIfAbsent(id, mine);
-    if (running != null) {
-      return ownFuture(running.future());
+  private CompletableFuture<DriveEnd> start(IntentId id, boolean inline) {
+    DriveRegistry.Entry entry = DriveRegistry.process().enter(config.store(), id, owner, null);
+    if (entry.drive() == null) {
+      return CompletableFuture.completedFuture(closedBeforeDrive(id));
     }
-    Runnable drive = () -> {
-      try {
-        if (closed) {
-          mine.future().complete(closedBeforeDrive(id));
-          return;
-        }
-        // Read now that this thread owns the drive: another drive may have just finished.
-        Optional<IntentRecord> current;
-        try {
-          current = config.store().get(id);
-        } catch (StoreException e) {
-          mine.future().complete(new IntentOutcome.Pending(id, PendingReason.STORE_FAILED,
-              "the store failed reading the record (" + e.getClass().getSimpleName()
-              + "); nothing was sent", null, null, e));
-          return;
-        }
-        if (current.isEmpty()) {
-          mine.future().completeExceptionally(
-              new StoreException("record " + id + " is not in the store"));
-        } else {
-          mine.future().complete(IntentDriver.drive(config, current.get(), false));
-        }
-      } catch (RuntimeException | Error e) {
-        mine.future().completeExceptionally(e);
-      } finally {
-        drives.remove(id, mine);
-      }
-    };
-    run(drive, inline, id, mine);
-    return ownFuture(mine.future());
+    if (!entry.acquired()) {
+      return entry.drive().ended();
+    }
+    Drive mine = entry.drive();
+    dispatch(mine, () -> resumed(mine, inline), inline);
+    return mine.ended();
   }
 
-  private void run(Runnable drive, boolean inline, IntentId id, Drive mine) {
+  /** Reads the record of a resumed drive, now that this thread owns it, and drives it. */
+  private void resumed(Drive mine, boolean inline) {
+    IntentId id = mine.id();
+    if (mine.stopRequested() != null) {
+      mine.finish(closedBeforeDrive(id));
+      return;
+    }
+    Optional<IntentRecord> current;
+    try {
+      current = config.store().get(id);
+    } catch (StoreException e) {
+      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
+          PendingReason.STORE_FAILED, "the store failed reading the record ("
+          + e.getClass().getSimpleName() + "); nothing was sent", null, e));
+      return;
+    } catch (RuntimeException e) {
+      mine.fail(e);
+      return;
+    }
+    if (current.isEmpty()) {
+      mine.fail(new StoreException("record " + id + " is not in the store"));
+      return;
+    }
+    drive(mine, current.get(), false, inline);
+  }
+
+  private void drive(Drive mine, IntentRecord record, boolean claimed, boolean inline) {
+    AttemptBridge wire = new AttemptBridge(config);
+    DriveLoop loop = DriveLoop.of(config.drive(), wire, record, claimed, false);
     if (inline) {
-      drive.run();
+      DriveRun.here(mine, loop, wire, config.drive());
+    } else {
+      DriveRun.async(mine, loop, wire, config.drive(), executor);
+    }
+  }
+
+  private void dispatch(Drive mine, Runnable task, boolean inline) {
+    if (inline) {
+      task.run();
       return;
     }
     try {
-      executor.execute(drive);
+      executor.execute(task);
     } catch (RejectedExecutionException e) {
-      drives.remove(id, mine);
-      mine.future().complete(closedBeforeDrive(id));
+      mine.finish(closedBeforeDrive(mine.id()));
     }
   }
 
-  /** A future that follows {@code shared}; cancelling it leaves {@code shared} untouched. */
-  private static CompletableFuture<IntentOutcome> ownFuture(
-      CompletableFuture<IntentOutcome> shared) {
+  /**
+   * A future of the caller's own that follows how {@code ended} ends, as an outcome: cancelling it
+   * never cancels the shared drive.
+   */
+  private static CompletableFuture<IntentOutcome> outcome(IntentId id,
+      CompletableFuture<DriveEnd> ended) {
     CompletableFuture<IntentOutcome> own = new CompletableFuture<>();
-    shared.whenComplete((outcome, e) -> {
+    ended.whenComplete((end, e) -> {
       if (e != null) {
         own.completeExceptionally(e instanceof CompletionException && e.getCause() != null
             ? e.getCause() : e);
       } else {
-        own.complete(outcome);
+        own.complete(outcomeOf(id, end));
       }
     });
     return own;
   }
 
-  private static IntentOutcome closedBeforeDrive(IntentId id) {
-    return new IntentOutcome.Pending(id, PendingReason.INTERRUPTED,
+  private static IntentOutcome outcomeOf(IntentId id, DriveEnd end) {
+    return IntentDriver.outcomeOf(end.record() != null ? end.record().id() : id, end);
+  }
+
+  /** A failed future ({@code CompletableFuture.failedFuture} is missing on older Android). */
+  private static CompletableFuture<IntentOutcome> failed(Throwable e) {
+    CompletableFuture<IntentOutcome> failed = new CompletableFuture<>();
+    failed.completeExceptionally(e);
+    return failed;
+  }
+
+  private static DriveEnd closedBeforeDrive(IntentId id) {
+    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
         "the client was closed before the drive started; the record (if any) is resumable", null,
-        null, null);
+        null);
   }
 
   private void checkOpen() {

@@ -56,7 +56,8 @@ public sealed interface IntentOutcome {
 
   private static IntentOutcome pendingOf(IntentRecord record) {
     PendingReason reason = PendingReason.DRIVEN_ELSEWHERE;
-    String detail = "the intent is " + record.state() + " and not driven by this client";
+    String detail = "the intent is " + record.state() + " and its record names no drive in this"
+        + " process";
     String text = record.reason();
     if (record.state() == IntentState.PENDING && text != null) {
       PendingReason named = PendingReason.ofRecordText(text);

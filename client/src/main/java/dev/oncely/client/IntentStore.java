@@ -154,6 +154,16 @@ public interface IntentStore extends AutoCloseable {
    */
   default void release(IntentId id) {}
 
+  /**
+   * The store whose records this one holds: itself, or for a decorator that forwards every call
+   * (metrics, tracing) the store it decorates. The SDK keeps one drive per intent and store in a
+   * process, and tells stores apart by this, so a decorated view and the plain store never drive
+   * one intent at once. {@link dev.oncely.client.spi.ForwardingIntentStore} answers its delegate's.
+   */
+  default IntentStore underlying() {
+    return this;
+  }
+
   /** Releases files, locks and threads. Idempotent. Calls after close throw {@link StoreException}. */
   @Override
   void close();

@@ -19,8 +19,17 @@ public enum PendingReason {
   INTERRUPTED,
   /** The store failed while recording the outcome; the last durable state is kept. */
   STORE_FAILED,
-  /** Another client instance or process changed the record while this one drove it. */
+  /**
+   * Another client instance or process changed the record while this one drove it; read from the
+   * store, an unfinished record that no drive in this process holds (another process drives it,
+   * or its last drive stopped without recording why).
+   */
   DRIVEN_ELSEWHERE,
+  /**
+   * A drive of the intent is running in this process right now (an attempt on the wire, or a
+   * wait for the next one): ask again, or join it with {@code resume}.
+   */
+  IN_PROGRESS,
   /**
    * The server kept answering {@code 202 Accepted} without naming a status URL; resends were
    * bounded (see {@code Dialect.maxBlindResends()}) because some servers replay that answer forever.

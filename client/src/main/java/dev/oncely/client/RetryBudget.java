@@ -1,24 +1,35 @@
 package dev.oncely.client;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A token bucket per host that stops retry storms against a failing server. Every host starts full
- * at {@link #capacity()}; a retry after a failure (timeout, reset, {@code 5xx}, {@code 429}, ...)
- * takes {@link #retryCost()} tokens, every success puts {@link #successRefund()} back, up to the
- * capacity. When a host's bucket cannot pay for a retry, the retry is refused at once: the intent
- * API keeps the intent {@code PENDING} with a {@link RetryBudgetExhaustedException} cause, the
- * interceptor throws that exception.
+ * A token bucket per host that shapes retries against a failing server instead of ending intents.
+ * Every host starts full at {@link #capacity()}; a retry the client chooses after a failure
+ * (timeout, reset, {@code 5xx} or {@code 429} without {@code Retry-After}, ...) takes {@link
+ * #retryCost()} tokens, every success puts {@link #successRefund()} back, and the bucket refills by
+ * itself at {@link #refillPerSecond()} tokens a second, up to the capacity.
  *
- * <p>First attempts, polls of a {@code 202} and waits on a {@code 409 in progress} are free: they
- * do not load a failing server. Thread-safe and lock-free; share one budget across clients that talk
- * to the same hosts.
+ * <p><b>Shaping, not refusing.</b> When a host's bucket cannot pay for a retry now, the retry is
+ * {@linkplain #reserveRetry reserved} for the moment the refill will have paid for it: the drive
+ * waits that long (on a timer, holding no thread) and then sends. Retries to a failing host are so
+ * spread at the refill rate, and an intent whose deadline still has time still finishes. Only a
+ * retry that could not be paid before the intent's deadline is refused ({@link
+ * RetryBudgetExhaustedException}; the intent API keeps the intent {@code PENDING} with {@link
+ * PendingReason#RETRY_BUDGET_EXHAUSTED}, the interceptor throws the exception). With a refill rate
+ * of 0 the bucket refills only on successes, and an empty bucket refuses at once.
+ *
+ * <p><b>What is free.</b> First attempts, polls of a {@code 202}, waits on a {@code 409 in
+ * progress}, and a retry at the time a server named in {@code Retry-After}: the server chose that
+ * load itself, and it is capped by the policy's maximum delay. Charging it would let one shedding
+ * server turn every intent's named "come back in a second" into a refusal.
+ *
+ * <p>Thread-safe; share one budget across clients that talk to the same hosts.
  *
  * <p>Defaults: capacity {@value #DEFAULT_CAPACITY}, retry cost {@value #DEFAULT_RETRY_COST}, refund
- * {@value #DEFAULT_SUCCESS_REFUND}.
+ * {@value #DEFAULT_SUCCESS_REFUND}, refill {@value #DEFAULT_REFILL_PER_SECOND} tokens a second.
  */
 public final class RetryBudget {
   /** Default tokens per host. */
@@ -27,16 +38,22 @@ public final class RetryBudget {
   public static final int DEFAULT_RETRY_COST = 5;
   /** Default tokens one success refunds. */
   public static final int DEFAULT_SUCCESS_REFUND = 1;
+  /** Default tokens a host's bucket regains each second by itself (two default retries). */
+  public static final int DEFAULT_REFILL_PER_SECOND = 10;
+
+  private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
   private final int capacity;
   private final int retryCost;
   private final int successRefund;
-  private final ConcurrentMap<String, AtomicInteger> buckets = new ConcurrentHashMap<>();
+  private final double refillPerSecond;
+  private final ConcurrentMap<String, Bucket> buckets = new ConcurrentHashMap<>();
 
   private RetryBudget(Builder b) {
     this.capacity = b.capacity;
     this.retryCost = b.retryCost;
     this.successRefund = b.successRefund;
+    this.refillPerSecond = b.refillPerSecond;
   }
 
   /** Returns a builder holding the defaults. */
@@ -49,7 +66,7 @@ public final class RetryBudget {
     return builder().build();
   }
 
-  /** A budget that never refuses a retry (retry cost 0). */
+  /** A budget that never delays or refuses a retry (retry cost 0). */
   public static RetryBudget unlimited() {
     return builder().retryCost(0).build();
   }
@@ -69,44 +86,93 @@ public final class RetryBudget {
     return successRefund;
   }
 
-  /** Tokens left for {@code host} right now. */
-  public int available(String host) {
-    return bucket(host).get();
+  /** Tokens a host's bucket regains each second by itself. */
+  public double refillPerSecond() {
+    return refillPerSecond;
   }
 
   /**
-   * Takes the cost of one retry from {@code host}'s bucket.
+   * Whole tokens left for {@code host} right now; negative while retries are reserved ahead of the
+   * refill.
+   */
+  public int available(String host) {
+    return (int) Math.floor(bucket(host).tokens(System.nanoTime()));
+  }
+
+  /**
+   * Takes the cost of one retry from {@code host}'s bucket, now or not at all.
    *
    * @throws RetryBudgetExhaustedException if the bucket holds fewer tokens than one retry costs;
    *     nothing is taken
    */
   public void acquireRetry(String host) throws RetryBudgetExhaustedException {
-    AtomicInteger bucket = bucket(host);
-    while (true) {
-      int now = bucket.get();
-      if (now < retryCost) {
-        throw new RetryBudgetExhaustedException(host, now, retryCost);
+    reserveRetry(host, Duration.ZERO);
+  }
+
+  /**
+   * Reserves the cost of one retry to {@code host}: at once if the bucket can pay now, else for
+   * the moment the refill will have paid for it (retries reserved before it come first).
+   *
+   * @param within the longest acceptable wait (the time left before the intent's deadline)
+   * @return how long from now the retry must wait for its tokens ({@link Duration#ZERO}: at once)
+   * @throws RetryBudgetExhaustedException if the tokens would not be there within {@code within};
+   *     nothing is taken
+   */
+  public Duration reserveRetry(String host, Duration within) throws RetryBudgetExhaustedException {
+    Objects.requireNonNull(within, "within");
+    Bucket bucket = bucket(host);
+    long now = System.nanoTime();
+    synchronized (bucket) {
+      double tokens = bucket.tokens(now);
+      double after = tokens - retryCost;
+      long waitNanos = 0;
+      if (after < 0) {
+        if (refillPerSecond <= 0) {
+          throw new RetryBudgetExhaustedException(host, (int) Math.floor(tokens), retryCost);
+        }
+        waitNanos = (long) Math.ceil(-after / refillPerSecond * NANOS_PER_SECOND);
+        if (waitNanos > within.toNanos()) {
+          throw new RetryBudgetExhaustedException(host, (int) Math.floor(tokens), retryCost);
+        }
       }
-      if (bucket.compareAndSet(now, now - retryCost)) {
-        return;
-      }
+      bucket.set(after, now);
+      return Duration.ofNanos(waitNanos);
     }
   }
 
   /** Puts the refund of one success back into {@code host}'s bucket, never above the capacity. */
   public void recordSuccess(String host) {
-    bucket(host).getAndUpdate(now -> Math.min(capacity, now + successRefund));
+    Bucket bucket = bucket(host);
+    long now = System.nanoTime();
+    synchronized (bucket) {
+      bucket.set(Math.min(capacity, bucket.tokens(now) + successRefund), now);
+    }
   }
 
-  private AtomicInteger bucket(String host) {
-    return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"),
-        h -> new AtomicInteger(capacity));
+  private Bucket bucket(String host) {
+    return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"), h -> new Bucket());
+  }
+
+  /** One host's tokens as of a moment on the monotonic clock; refilled lazily when read. */
+  private final class Bucket {
+    private double tokens = capacity;
+    private long asOf = System.nanoTime();
+
+    synchronized double tokens(long now) {
+      double refilled = tokens + (now - asOf) / (double) NANOS_PER_SECOND * refillPerSecond;
+      return Math.min(capacity, refilled);
+    }
+
+    synchronized void set(double tokens, long now) {
+      this.tokens = tokens;
+      this.asOf = now;
+    }
   }
 
   @Override
   public String toString() {
     return "RetryBudget{capacity=" + capacity + ", retryCost=" + retryCost + ", successRefund="
-        + successRefund + "}";
+        + successRefund + ", refillPerSecond=" + refillPerSecond + "}";
   }
 
   /** Builds {@link RetryBudget}s. Not thread-safe; each setter validates its argument. */
@@ -114,6 +180,7 @@ public final class RetryBudget {
     private int capacity = DEFAULT_CAPACITY;
     private int retryCost = DEFAULT_RETRY_COST;
     private int successRefund = DEFAULT_SUCCESS_REFUND;
+    private double refillPerSecond = DEFAULT_REFILL_PER_SECOND;
 
     private Builder() {}
 
@@ -153,6 +220,21 @@ public final class RetryBudget {
         throw new IllegalArgumentException("successRefund must be >= 0, was " + successRefund);
       }
       this.successRefund = successRefund;
+      return this;
+    }
+
+    /**
+     * Sets the tokens a host's bucket regains each second by itself (0: only successes refill it,
+     * and an empty bucket refuses retries at once).
+     *
+     * @throws IllegalArgumentException if {@code refillPerSecond} is negative or not finite
+     */
+    public Builder refillPerSecond(double refillPerSecond) {
+      if (!(refillPerSecond >= 0) || Double.isInfinite(refillPerSecond)) {
+        throw new IllegalArgumentException("refillPerSecond must be >= 0 and finite, was "
+            + refillPerSecond);
+      }
+      this.refillPerSecond = refillPerSecond;
       return this;
     }
 

@@ -258,10 +258,10 @@ class IdempotencyInterceptorTest {
   }
 
   @Test
-  void empty_retry_budget_fails_the_call_fast_with_a_typed_exception() {
+  void empty_retry_budget_without_refill_fails_the_call_fast_with_a_typed_exception() {
     server.enqueue(status(503));
     OkHttpClient client = plainClient(interceptor()
-        .retryBudget(RetryBudget.builder().capacity(0).build()).build());
+        .retryBudget(RetryBudget.builder().capacity(0).refillPerSecond(0).build()).build());
 
     assertThatThrownBy(() -> client.newCall(post(BODY)).execute())
         .isInstanceOf(RetryBudgetExhaustedException.class)

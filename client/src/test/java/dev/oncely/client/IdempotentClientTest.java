@@ -401,10 +401,40 @@ class IdempotentClientTest {
   }
 
   @Test
-  void empty_retry_budget_fails_fast_and_keeps_the_intent_pending() {
+  void an_empty_retry_budget_delays_the_retry_and_the_intent_still_completes() {
+    server.enqueue(status(503));
+    server.enqueue(status(201));
+    RetryBudget empty = RetryBudget.builder().capacity(0).refillPerSecond(20).build();
+
+    IntentOutcome outcome = client(clientBuilder().retryBudget(empty)).execute(spec(BODY));
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    // 5 tokens at 20 a second: the retry waits a quarter of a second, longer than the backoff.
+    assertThat(sleeper.sleeps()).singleElement().satisfies(d ->
+        assertThat(d).isBetween(Duration.ofMillis(200), Duration.ofMillis(250)));
+    assertThat(seen).anySatisfy(e -> assertThat(e).isInstanceOfSatisfying(
+        IntentEvent.RetryScheduled.class, r -> assertThat(r.cause()).contains("retry budget")));
+  }
+
+  @Test
+  void a_retry_at_a_time_the_server_named_costs_no_budget() {
+    server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "1").build());
+    server.enqueue(status(201));
+    RetryBudget empty = RetryBudget.builder().capacity(0).refillPerSecond(0).build();
+
+    IntentOutcome outcome = client(clientBuilder().retryBudget(empty)).execute(spec(BODY));
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(1));
+    assertThat(events.budgetExhausted()).isZero();
+  }
+
+  @Test
+  void empty_retry_budget_without_refill_fails_fast_and_keeps_the_intent_pending() {
     server.enqueue(status(503));
     IntentSpec spec = spec(BODY);
-    RetryBudget empty = RetryBudget.builder().capacity(0).build();
+    RetryBudget empty = RetryBudget.builder().capacity(0).refillPerSecond(0).build();
 
     IntentOutcome outcome = client(clientBuilder().retryBudget(empty)).execute(spec);
 

@@ -3,13 +3,15 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class RetryBudgetTest {
 
   @Test
   void retries_cost_tokens_until_the_bucket_refuses() throws Exception {
-    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).build();
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).refillPerSecond(0)
+        .build();
 
     budget.acquireRetry("a.test");
     budget.acquireRetry("a.test");
@@ -24,7 +26,8 @@ class RetryBudgetTest {
 
   @Test
   void successes_refund_up_to_the_capacity() throws Exception {
-    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).successRefund(2).build();
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).successRefund(2)
+        .refillPerSecond(0).build();
     budget.acquireRetry("a.test");
 
     budget.recordSuccess("a.test");
@@ -36,12 +39,47 @@ class RetryBudgetTest {
 
   @Test
   void each_host_has_its_own_bucket() throws Exception {
-    RetryBudget budget = RetryBudget.builder().capacity(5).retryCost(5).build();
+    RetryBudget budget = RetryBudget.builder().capacity(5).retryCost(5).refillPerSecond(0).build();
     budget.acquireRetry("a.test");
 
     budget.acquireRetry("b.test");
 
     assertThat(budget.available("a.test")).isZero();
+  }
+
+  @Test
+  void an_empty_bucket_reserves_the_retry_for_when_the_refill_has_paid_for_it() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(5).retryCost(5).refillPerSecond(10)
+        .build();
+    assertThat(budget.reserveRetry("a.test", Duration.ofMinutes(1))).isZero();
+
+    Duration first = budget.reserveRetry("a.test", Duration.ofMinutes(1));
+    Duration second = budget.reserveRetry("a.test", Duration.ofMinutes(1));
+
+    // 5 tokens at 10 a second: half a second each, the second queued behind the first.
+    assertThat(first).isBetween(Duration.ofMillis(400), Duration.ofMillis(500));
+    assertThat(second).isBetween(Duration.ofMillis(900), Duration.ofMillis(1000));
+    assertThat(budget.available("a.test")).isNegative();
+  }
+
+  @Test
+  void a_reservation_past_the_time_left_is_refused_and_takes_nothing() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(5).retryCost(5).refillPerSecond(1)
+        .build();
+    budget.acquireRetry("a.test");
+
+    assertThatThrownBy(() -> budget.reserveRetry("a.test", Duration.ofSeconds(2)))
+        .isInstanceOf(RetryBudgetExhaustedException.class);
+    assertThat(budget.reserveRetry("a.test", Duration.ofSeconds(10)))
+        .isBetween(Duration.ofMillis(4000), Duration.ofMillis(5000));
+  }
+
+  @Test
+  void without_refill_an_empty_bucket_refuses_at_once() {
+    RetryBudget budget = RetryBudget.builder().capacity(0).refillPerSecond(0).build();
+
+    assertThatThrownBy(() -> budget.reserveRetry("a.test", Duration.ofDays(1)))
+        .isInstanceOf(RetryBudgetExhaustedException.class);
   }
 
   @Test
@@ -57,6 +95,10 @@ class RetryBudgetTest {
   void negative_settings_are_refused() {
     assertThatThrownBy(() -> RetryBudget.builder().capacity(-1)).hasMessageContaining("capacity");
     assertThatThrownBy(() -> RetryBudget.builder().retryCost(-1)).hasMessageContaining("retryCost");
+    assertThatThrownBy(() -> RetryBudget.builder().refillPerSecond(-1))
+        .hasMessageContaining("refillPerSecond");
+    assertThatThrownBy(() -> RetryBudget.builder().refillPerSecond(Double.NaN))
+        .hasMessageContaining("refillPerSecond");
     assertThatThrownBy(() -> RetryBudget.builder().successRefund(-1))
         .hasMessageContaining("successRefund");
   }

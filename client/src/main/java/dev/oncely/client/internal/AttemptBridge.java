@@ -5,7 +5,6 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
@@ -36,18 +35,7 @@ public final class AttemptBridge implements Wire {
 
   @Override
   public String stopped() {
-    return c.calls().isClosed() ? "the client was closed" : null;
-  }
-
-  @Override
-  public boolean pause(Duration delay) {
-    try {
-      c.drive().sleeper().sleep(delay);
-      return stopped() == null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return c.owner().stopped();
   }
 
   @Override

@@ -1,10 +1,8 @@
 package dev.oncely.client.internal;
 
 import dev.oncely.client.IntentRecord;
-import dev.oncely.client.Sleeper;
 import dev.oncely.client.StoredResponse;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor;
@@ -17,18 +15,16 @@ import okhttp3.Response;
  * chain.proceed}, its body the buffered bytes (one-shot, every write counted in the call's
  * {@link BodyWrites}), the key in the record's wire form and no other key header, and a mark that
  * tells the interceptor's network half to hide redirects from OkHttp. A poll of a status URL on
- * another origin carries none of the app's headers. Waits are cut in slices so a canceled call
- * stops promptly.
+ * another origin carries none of the app's headers. It stops when the call is canceled or the
+ * interceptor closed.
  */
 final class ChainWire implements Wire {
-  private static final Duration SLICE = Duration.ofMillis(100);
-
   private final Interceptor.Chain chain;
   private final Request template;
   private final RequestBody body;
   private final BodyWrites writes;
   private final List<String> keyHeaders;
-  private final Sleeper sleeper;
+  private final DriveOwner owner;
   private final long maxResponseBytes;
 
   /**
@@ -37,38 +33,22 @@ final class ChainWire implements Wire {
    * @param keyHeaders every header name that may carry a key, removed before the record's is set
    */
   ChainWire(Interceptor.Chain chain, Request template, RequestBody body, BodyWrites writes,
-      List<String> keyHeaders, Sleeper sleeper, long maxResponseBytes) {
+      List<String> keyHeaders, DriveOwner owner, long maxResponseBytes) {
     this.chain = chain;
     this.template = template;
     this.body = body;
     this.writes = writes;
     this.keyHeaders = keyHeaders;
-    this.sleeper = sleeper;
+    this.owner = owner;
     this.maxResponseBytes = maxResponseBytes;
   }
 
   @Override
   public String stopped() {
-    return chain.call().isCanceled() ? "the call was canceled" : null;
-  }
-
-  @Override
-  public boolean pause(Duration delay) {
-    Duration left = delay;
-    try {
-      while (!left.isNegative() && !left.isZero()) {
-        if (stopped() != null) {
-          return false;
-        }
-        Duration slice = left.compareTo(SLICE) > 0 ? SLICE : left;
-        sleeper.sleep(slice);
-        left = left.minus(slice);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
+    if (chain.call().isCanceled()) {
+      return "the call was canceled";
     }
-    return stopped() == null;
+    return owner.stopped();
   }
 
   @Override

@@ -3,7 +3,6 @@ package dev.oncely.client.internal;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.IntentStore;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.Reconciler;
 import dev.oncely.client.StoreException;
@@ -14,10 +13,6 @@ import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import okhttp3.HttpUrl;
 
 /**
@@ -25,16 +20,35 @@ import okhttp3.HttpUrl;
  * finish. {@link RecordKeeper} makes every transition durable, a {@link Wire} puts each attempt on
  * the wire, {@link AnswerPolicy} decides what each answer means, and {@link Pacer} says how long to
  * wait and when to stop. The loop only runs them in order, and persists what it learned before it
- * ends. Nothing but a {@link DriveEnd} leaves {@link #drive}: an unexpected exception parks the
- * record {@link PendingReason#UNEXPECTED_FAILURE}, maybe delivered once an attempt started. Not
- * thread-safe: one loop per intent at a time in a process; compare-and-set stops a second driver
- * elsewhere.
+ * ends. The loop never waits itself: where a wait is owed (backoff, {@code Retry-After}, a
+ * closed network gate) it returns a {@link Next} that says how long, and its runner ({@link
+ * DriveRun}) resumes it when the wait is over, on a timer instead of a held thread, or stops it.
+ * Nothing but a {@link DriveEnd} ends a drive: an unexpected exception parks the record {@link
+ * PendingReason#UNEXPECTED_FAILURE}, maybe delivered once an attempt started. Not thread-safe: one
+ * step at a time, and one loop per intent in a process ({@link DriveRegistry}); compare-and-set
+ * stops a second driver elsewhere.
  */
 public final class DriveLoop {
   private static final String PAST_RETENTION = "older than the server's key retention (%s):"
       + " resending could create a second effect";
 
-  private static final Duration GATE_SLICE = Duration.ofMillis(100);
+  /** What the loop asks of its runner after a step. */
+  public sealed interface Next {}
+
+  /** The drive ended. */
+  public record Ended(DriveEnd end) implements Next {}
+
+  /** Resume the loop after {@code delay}, or stop it. */
+  public record Wait(Duration delay) implements Next {}
+
+  /**
+   * Resume the loop once the network gate opens, or after {@code limit} (the deadline), or stop
+   * it.
+   */
+  public record WaitForGate(Duration limit) implements Next {}
+
+  /** Where a waiting loop resumes. */
+  private enum Waiting { NONE, OWED, GATE, RETRY }
 
   private final DriveSettings s;
   private final Wire wire;
@@ -46,6 +60,15 @@ public final class DriveLoop {
   private IOException lastFailure;
   private int attemptsThisDrive;
   private Wire.Sent held;
+  private Pacer pacer;
+  private AnswerPolicy policy;
+  private Exchange exchange;
+  private Exchange nextExchange;
+  private boolean refresh;
+  private boolean processing;
+  private Waiting waiting = Waiting.NONE;
+  private Instant waitDue;
+  private Step.Again nextAgain;
 
   private DriveLoop(DriveSettings settings, Wire wire, IntentRecord record, boolean claimed,
       boolean deliveredBefore) {
@@ -53,58 +76,94 @@ public final class DriveLoop {
     this.wire = wire;
     this.id = record.id();
     this.claimed = claimed;
-    this.keeper = new RecordKeeper(settings.store(), settings.clock(), record,
-        deliveredBefore || (!claimed && RecordKeeper.loadedMaybeDelivered(record)));
+    this.keeper = claimed
+        ? RecordKeeper.created(settings.store(), settings.clock(), record, deliveredBefore)
+        : new RecordKeeper(settings.store(), settings.clock(), record,
+            deliveredBefore || RecordKeeper.loadedMaybeDelivered(record));
     this.lastResponse = record.lastResponse();
   }
 
   /**
-   * Drives {@code record} until it has an outcome or the drive stops; never throws.
+   * A loop for {@code record}; {@link #start()} runs its first step.
    *
    * @param claimed true when the caller has just created {@code record} in state {@code
    *     IN_FLIGHT} and nothing was sent for it yet: that create was the claim
    * @param deliveredBefore whether something outside the record knows that a write of the intent
    *     may already have reached the server (an earlier run of the same call)
    */
-  public static DriveEnd drive(DriveSettings settings, Wire wire, IntentRecord record,
+  public static DriveLoop of(DriveSettings settings, Wire wire, IntentRecord record,
       boolean claimed, boolean deliveredBefore) {
-    IntentStore store = settings.store();
-    if (store == null) {
-      return new DriveLoop(settings, wire, record, claimed, deliveredBefore).run();
-    }
-    if (!ActiveDrives.enter(store, record.id())) {
-      return new DriveEnd(DriveEnd.Kind.LOST, record, null, null, PendingReason.DRIVEN_ELSEWHERE,
-          "another drive in this process holds the intent; nothing was sent", null, null);
-    }
+    return new DriveLoop(settings, wire, record, claimed, deliveredBefore);
+  }
+
+  /** Runs the loop until it ends or must wait; never throws. */
+  public Next start() {
+    return guarded(Waiting.NONE);
+  }
+
+  /** Runs the loop on after the wait it asked for is over; never throws. */
+  public Next resume() {
+    return guarded(waiting);
+  }
+
+  /**
+   * Ends a waiting loop without another attempt: the record is parked {@code PENDING} ({@link
+   * PendingReason#INTERRUPTED}) and stays due when the wait would have ended; never throws.
+   *
+   * @param why the stop, in safe words (the client or interceptor was closed, the call canceled)
+   */
+  public DriveEnd stop(String why) {
     try {
-      return new DriveLoop(settings, wire, record, claimed, deliveredBefore).run();
-    } finally {
-      ActiveDrives.leave(store, record.id());
+      return parkWith(PendingReason.INTERRUPTED, why + "; " + describeLast(), waitDue, null);
+    } catch (RecordKeeper.LostOwnership e) {
+      return lost();
+    } catch (StoreException e) {
+      return storeFailed(e);
+    } catch (RuntimeException e) {
+      return unexpected(e);
     }
   }
 
-  private DriveEnd run() {
+  private Next guarded(Waiting from) {
     try {
-      return runOwned();
+      Waiting was = from;
+      waiting = Waiting.NONE;
+      return switch (was) {
+        case NONE -> begin();
+        case OWED -> loop();
+        // Woken with the gate still closed: the wait ran to the deadline, measured on the
+        // system's timer (the drive's clock may be a simulated one).
+        case GATE -> s.gate().isOpen() ? loop()
+            : new Ended(park(PendingReason.OFFLINE, null, null));
+        case RETRY -> afterRetryWait();
+      };
     } catch (RecordKeeper.LostOwnership e) {
       discardHeld();
-      IntentRecord now;
-      try {
-        now = s.store().get(id).orElse(null);
-      } catch (RuntimeException again) {
-        now = null;
-      }
-      return new DriveEnd(DriveEnd.Kind.LOST, now, null, null, PendingReason.DRIVEN_ELSEWHERE,
-          "another client instance or process changed the record", null, null);
+      return new Ended(lost());
     } catch (StoreException e) {
       discardHeld();
-      return new DriveEnd(DriveEnd.Kind.STORE_FAILED, keeper.record(), null, null,
-          PendingReason.STORE_FAILED, "the store failed (" + e.getClass().getSimpleName()
-          + "); the last durable state is kept", null, failures.attachTo(e));
+      return new Ended(storeFailed(e));
     } catch (RuntimeException e) {
       discardHeld();
-      return unexpected(e);
+      return new Ended(unexpected(e));
     }
+  }
+
+  private DriveEnd lost() {
+    IntentRecord now;
+    try {
+      now = s.store().get(id).orElse(null);
+    } catch (RuntimeException again) {
+      now = null;
+    }
+    return new DriveEnd(DriveEnd.Kind.LOST, now, null, null, PendingReason.DRIVEN_ELSEWHERE,
+        "another client instance or process changed the record", null, null);
+  }
+
+  private DriveEnd storeFailed(StoreException e) {
+    return new DriveEnd(DriveEnd.Kind.STORE_FAILED, keeper.record(), null, null,
+        PendingReason.STORE_FAILED, "the store failed (" + e.getClass().getSimpleName()
+        + "); the last durable state is kept", null, failures.attachTo(e));
   }
 
   /** Parks the record after an exception nothing expected, telling whether anything was sent. */
@@ -121,62 +180,80 @@ public final class DriveLoop {
         PendingReason.UNEXPECTED_FAILURE, detail, null, failures.attachTo(e));
   }
 
-  private DriveEnd runOwned() {
+  private Next begin() {
     IntentRecord record = keeper.record();
     if (record.state().isTerminal()) {
-      return settled(null);
+      return new Ended(settled(null));
     }
     if (record.state() == IntentState.NEEDS_RECONCILIATION) {
-      return reconcile();
+      return new Ended(reconcile());
     }
     if (keeper.maybeDelivered() && !withinRetention()) {
       String reason = String.format(PAST_RETENTION, s.keyRetention());
       keeper.reconcile(reason);
       emit(new IntentEvent.NeedsReconciliation(id, reason));
-      return reconcile();
+      return new Ended(reconcile());
     }
     Instant notBefore = record.nextAttemptAt();
-    if (!claimed) {
-      keeper.claim(s.dialect().keyHeader(), s.dialect().formatKey(id.key()));
-    }
-    Pacer pacer = new Pacer(s.policy(), s.budget(),
+    pacer = new Pacer(s.policy(), s.budget(),
         new Waits(s.policy(), s.random(), s.listener(), id), s.clock());
-    if (notBefore != null && now().isBefore(notBefore)) {
-      // The last drive stopped with a wait still owed (backoff or Retry-After): honour it, unless
-      // it outlasts this drive, which then stops at once with the same due time.
-      if (!notBefore.isBefore(pacer.deadline())) {
-        return park(PendingReason.DEADLINE_EXCEEDED, notBefore, null);
-      }
-      Duration owed = Duration.between(now(), notBefore);
-      emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, owed,
-          "waiting for the stored next attempt time"));
-      if (!wire.pause(owed)) {
-        return park(PendingReason.INTERRUPTED, notBefore, null);
-      }
+    boolean owed = !claimed && notBefore != null && now().isBefore(notBefore);
+    if (owed && !notBefore.isBefore(pacer.deadline())) {
+      // The wait still owed (backoff or Retry-After) outlasts this drive: it stops at once with
+      // the same due time, and nothing is claimed.
+      return new Ended(park(PendingReason.DEADLINE_EXCEEDED, notBefore, null));
+    }
+    if (!claimed) {
+      keeper.claim(s.dialect().keyHeader(), s.dialect().formatKey(id.key()),
+          owed ? notBefore : busyUntil(), !owed);
     }
     HttpUrl intentUrl = ParsedUrls.get(record.url());
-    AnswerPolicy policy = new AnswerPolicy(s.dialect(), id, intentUrl);
-    Exchange exchange = record.pollUrl() != null
+    policy = new AnswerPolicy(s.dialect(), id, intentUrl);
+    exchange = record.pollUrl() != null
         ? Exchange.poll(ParsedUrls.get(record.pollUrl())) : Exchange.submit(intentUrl);
-    boolean refresh = false;
-    boolean processing = record.pollUrl() != null;
+    processing = record.pollUrl() != null;
+    if (owed) {
+      // The last drive stopped with a wait still owed: honour it before the first attempt.
+      Duration left = Duration.between(now(), notBefore);
+      emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, left,
+          "waiting for the stored next attempt time"));
+      return waitFor(Waiting.OWED, notBefore, left);
+    }
+    return loop();
+  }
+
+  /** The loop after a retry wait: the next exchange, under a renewed claim. */
+  private Next afterRetryWait() {
+    Step.Again again = nextAgain;
+    nextAgain = null;
+    exchange = nextExchange;
+    refresh = again.refreshCredentials();
+    processing = again.processing();
+    return loop();
+  }
+
+  /** Attempts until an outcome, a stop, or a wait. */
+  private Next loop() {
     while (true) {
-      DriveEnd blocked = awaitGate(pacer);
-      if (blocked != null) {
-        return blocked;
+      if (!s.gate().isOpen()) {
+        Duration left = Duration.between(now(), pacer.deadline());
+        if (left.isNegative() || left.isZero()) {
+          return new Ended(park(PendingReason.OFFLINE, null, null));
+        }
+        return waitFor(Waiting.GATE, null, left);
       }
       if (wire.stopped() != null) {
-        return park(PendingReason.INTERRUPTED, null, null);
+        return new Ended(park(PendingReason.INTERRUPTED, null, null));
       }
       if (pacer.pastDeadline()) {
-        return park(processing ? PendingReason.STILL_PROCESSING
-            : PendingReason.DEADLINE_EXCEEDED, null, null);
+        return new Ended(park(processing ? PendingReason.STILL_PROCESSING
+            : PendingReason.DEADLINE_EXCEEDED, null, null));
       }
       boolean deliveredBefore = keeper.maybeDelivered();
       held = attempt(exchange, refresh, pacer);
       Answer answer = held.answer();
       if (answer.failure() != null && wire.stopped() != null) {
-        return park(PendingReason.INTERRUPTED, null, null);
+        return new Ended(park(PendingReason.INTERRUPTED, null, null));
       }
       Step step = policy.decide(exchange, deliveredBefore, answer, withinRetention());
       if (answer.response() != null && answer.response().status() < 500
@@ -184,10 +261,10 @@ public final class DriveLoop {
         s.budget().recordSuccess(answer.url().host());
       }
       if (step instanceof Step.Finish finish) {
-        return finish(finish);
+        return new Ended(finish(finish));
       }
       if (step instanceof Step.Park stop) {
-        return parkWith(stop.reason(), stop.detail(), null, null);
+        return new Ended(parkWith(stop.reason(), stop.detail(), null, null));
       }
       Step.Again again = (Step.Again) step;
       if (again.event() != null) {
@@ -201,22 +278,49 @@ public final class DriveLoop {
         if (pace.refusal() != null) {
           emit(new IntentEvent.BudgetExhausted(id, answer.url().host()));
         }
-        return park(pace.stop(), pace.due(), pace.refusal());
+        return new Ended(park(pace.stop(), pace.due(), pace.refusal()));
       }
       discardHeld();
       if (wire.stopped() != null) {
-        return park(PendingReason.INTERRUPTED, pace.due(), null);
+        return new Ended(park(PendingReason.INTERRUPTED, pace.due(), null));
       }
       String cause = Pacer.serverChose(answer.response())
           ? again.cause() + ", Retry-After" : again.cause();
-      emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, pace.delay(), cause));
-      if (!wire.pause(pace.delay())) {
-        return park(PendingReason.INTERRUPTED, pace.due(), null);
+      if (pace.shaped()) {
+        cause = cause + ", paced by the retry budget";
       }
-      exchange = next;
-      refresh = again.refreshCredentials();
-      processing = again.processing();
+      emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, pace.delay(), cause));
+      if (pace.delay().isZero()) {
+        exchange = next;
+        refresh = again.refreshCredentials();
+        processing = again.processing();
+        continue;
+      }
+      nextExchange = next;
+      nextAgain = again;
+      return waitFor(Waiting.RETRY, pace.due(), pace.delay());
     }
+  }
+
+  /**
+   * Asks the runner for a wait, with the record saying when the intent is due again: a crash or
+   * another process's scheduler then sees the wait, not a drive that died.
+   */
+  private Next waitFor(Waiting where, Instant due, Duration delay) {
+    waiting = where;
+    waitDue = due;
+    if (where == Waiting.GATE) {
+      return new WaitForGate(delay);
+    }
+    if (where == Waiting.RETRY) {
+      keeper.holdUntil(due);
+    }
+    return new Wait(delay);
+  }
+
+  /** When the attempt about to start stops counting as a live drive: its timeout from now. */
+  private Instant busyUntil() {
+    return now().plus(s.policy().attemptTimeout());
   }
 
   /**
@@ -243,7 +347,7 @@ public final class DriveLoop {
   }
 
   private Wire.Sent attempt(Exchange exchange, boolean refresh, Pacer pacer) {
-    int n = keeper.attemptStarting();
+    int n = keeper.attemptStarting(busyUntil());
     pacer.attempted();
     attemptsThisDrive++;
     emit(new IntentEvent.AttemptStarted(id, n, exchange.isPoll() ? "GET"
@@ -288,43 +392,6 @@ public final class DriveLoop {
     return new DriveEnd(DriveEnd.Kind.SETTLED, keeper.record(),
         out == null ? null : out.answer(), out == null ? null : out.live(), null, null, null,
         null);
-  }
-
-  /**
-   * Waits while the network gate is closed, in slices so a stop (a canceled call, a closed
-   * client) ends the wait; parks {@code OFFLINE} when the deadline comes first.
-   */
-  private DriveEnd awaitGate(Pacer pacer) {
-    if (s.gate().isOpen()) {
-      return null;
-    }
-    CompletableFuture<Void> open = new CompletableFuture<>();
-    s.gate().whenOpen(() -> open.complete(null));
-    // The wait is measured on the system's timer: the drive's clock may be a simulated one.
-    long left = Duration.between(now(), pacer.deadline()).toNanos();
-    long start = System.nanoTime();
-    try {
-      while (true) {
-        long remaining = left - (System.nanoTime() - start);
-        if (remaining <= 0) {
-          return park(PendingReason.OFFLINE, null, null);
-        }
-        if (wire.stopped() != null) {
-          return park(PendingReason.INTERRUPTED, null, null);
-        }
-        try {
-          open.get(Math.min(remaining, GATE_SLICE.toNanos()), TimeUnit.NANOSECONDS);
-          return null;
-        } catch (TimeoutException stillClosed) {
-          // Check the deadline and the stop again.
-        }
-      }
-    } catch (ExecutionException e) {
-      return park(PendingReason.OFFLINE, null, null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return park(PendingReason.INTERRUPTED, null, null);
-    }
   }
 
   private DriveEnd park(PendingReason reason, Instant due, Throwable cause) {

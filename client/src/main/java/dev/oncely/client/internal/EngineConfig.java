@@ -13,15 +13,21 @@ import okhttp3.Call;
 
 /**
  * Everything the intent API's drives need, fixed when the client is built: the settings shared
- * with the interceptor, and how the client's own attempts reach the wire.
+ * with the interceptor, how the client's own attempts reach the wire, and the owner whose close
+ * stops them.
  */
 public record EngineConfig(
     DriveSettings drive,
     Call.Factory http,
     HeaderProvider headers,
     long maxResponseBytes,
-    CallRegistry calls,
+    DriveOwner owner,
     Set<String> credentialOrigins) {
+
+  /** The calls the client's drives have on the wire. */
+  public CallRegistry calls() {
+    return owner.calls();
+  }
 
   /** The store records live in. */
   public IntentStore store() {

@@ -6,19 +6,23 @@ import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentPendingException;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.client.IntentStore;
 import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.SecretHeaders;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.PendingReason;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import okhttp3.Interceptor;
@@ -39,6 +43,8 @@ import okio.Buffer;
 public final class InterceptedCall {
   /** Response header added when the answer comes from the store instead of the network. */
   public static final String STORED_RESPONSE_HEADER = "Oncely-Stored-Response";
+  /** How often a call waiting for another drive of its intent looks at its cancel flag. */
+  private static final long WAIT_CHECK_MILLIS = 100;
   /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
   private static final List<String> KNOWN_KEY_HEADERS = List.of(
       Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
@@ -51,7 +57,7 @@ public final class InterceptedCall {
    */
   public record Config(DriveSettings drive, Set<String> methods, Function<Request, String> scope,
       Function<Request, String> operation, long maxBodyBytes, long maxResponseBytes,
-      Flights flights, Interceptor networkHalf) {}
+      DriveOwner owner, Interceptor networkHalf) {}
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
@@ -85,44 +91,129 @@ public final class InterceptedCall {
 
   private Response runChecked() throws IOException {
     RedirectGuard.checkInstalled(chain, c.networkHalf());
+    if (c.owner().stopped() != null) {
+      throw closedBeforeSend();
+    }
     Request original = chain.request();
     CallMemory memory = CallMemory.of(chain.call());
-    ResumedIntent resumed = original.tag(ResumedIntent.class);
-    IntentRecord resumedRecord = resumed == null ? null : requireStore().get(resumed.id())
-        .orElseThrow(() -> new StoreException("record " + resumed.id() + " is not in the store"));
-    String appHeader = resumed != null ? null : appKeyHeader(original);
-    String appKey = appHeader == null ? null : parseAppKey(original.header(appHeader));
-    String flight = flightName(original, resumedRecord, appKey);
-    try (Flights.Held held = c.flights().enter(flight, () -> chain.call().isCanceled())) {
-      return runAlone(original, memory, resumedRecord, appHeader, appKey);
+    c.owner().calls().add(chain.call());
+    try {
+      return runOwned(original, memory);
+    } finally {
+      c.owner().calls().remove(chain.call());
     }
+  }
+
+  private Response runOwned(Request original, CallMemory memory) throws IOException {
+    ResumedIntent resumed = original.tag(ResumedIntent.class);
+    if (c.drive().store() == null) {
+      String appHeader = appKeyHeader(original);
+      IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
+      Drive drive = Drive.unregistered(fresh.id(), c.owner());
+      if (drive == null) {
+        throw closedBeforeSend();
+      }
+      return drive(original, memory, drive, fresh, true);
+    }
+    if (resumed != null) {
+      return driveStored(original, memory, enterAlone(resumed.id()));
+    }
+    String appHeader = appKeyHeader(original);
+    IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
+    Drive drive = enterAlone(fresh.id());
+    Admission.Admitted admitted;
+    try {
+      admitted = new Admission(c.drive()).admit(fresh);
+    } catch (RuntimeException e) {
+      drive.finish(nothingDriven());
+      throw e;
+    }
+    if (admitted.failure() != null) {
+      drive.finish(nothingDriven());
+      throw admitted.failure();
+    }
+    IntentRecord record = admitted.record();
+    if (admitted.created()) {
+      return drive(original, memory, drive, record, true);
+    }
+    if (!record.id().equals(fresh.id())) {
+      // The business id already has an intent under another key: that one is this call's intent.
+      drive.finish(nothingDriven());
+      drive = enterAlone(record.id());
+    }
+    return driveStored(original, memory, drive);
+  }
+
+  /** Drives the stored record of {@code drive}'s intent, read now that this call owns it. */
+  private Response driveStored(Request original, CallMemory memory, Drive drive)
+      throws IOException {
+    IntentRecord record;
+    try {
+      record = c.drive().store().get(drive.id()).orElseThrow(() -> new StoreException("record "
+          + drive.id() + " is not in the store"));
+    } catch (RuntimeException e) {
+      drive.finish(nothingDriven());
+      throw e;
+    }
+    return drive(original, memory, drive, record, false);
   }
 
   /**
-   * The intent a call belongs to, for {@link Flights}: its business id if it has one (so a resume
-   * and a re-issued call of one order wait for each other), else its key; null for a fresh key.
+   * Enters the one drive of {@code id} in this process; while another caller drives it, waits for
+   * that drive to end, then tries again (and then finds that drive's record).
+   *
+   * @throws IOException "Canceled" if the call is canceled while waiting, or the interceptor closed
    */
-  private String flightName(Request original, IntentRecord resumed, String appKey) {
-    if (resumed != null) {
-      return resumed.businessId() != null
-          ? flightOfBusiness(resumed.id().scope(), resumed.id().operation(), resumed.businessId())
-          : flightOfKey(resumed.id());
+  private Drive enterAlone(IntentId id) throws IOException {
+    while (true) {
+      DriveRegistry.Entry entry = DriveRegistry.process().enter(c.drive().store(), id,
+          c.owner(), null);
+      if (entry.drive() == null) {
+        throw closedBeforeSend();
+      }
+      if (entry.acquired()) {
+        return entry.drive();
+      }
+      awaitEnd(entry.drive());
     }
-    if (identity != null && identity.businessId() != null) {
-      return flightOfBusiness(identity.scope(), identity.operation(), identity.businessId());
-    }
-    if (appKey != null) {
-      return flightOfKey(intentIdOf(original, appKey));
-    }
-    return null;
   }
 
-  private static String flightOfBusiness(String scope, String operation, String businessId) {
-    return "business\u0000" + scope + '\u0000' + operation + '\u0000' + businessId;
+  private void awaitEnd(Drive running) throws IOException {
+    try {
+      while (true) {
+        try {
+          running.ended().get(WAIT_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+          return;
+        } catch (TimeoutException stillRunning) {
+          if (chain.call().isCanceled()) {
+            throw new IOException("Canceled");
+          }
+          if (c.owner().stopped() != null) {
+            throw closedBeforeSend();
+          }
+        } catch (ExecutionException failed) {
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while another call of this intent ran");
+    }
   }
 
-  private static String flightOfKey(IntentId id) {
-    return "key\u0000" + id.scope() + '\u0000' + id.operation() + '\u0000' + id.key();
+  private IntentIOException closedBeforeSend() {
+    return new IntentIOException(new IllegalStateException(c.owner().stopped()
+        + "; nothing of this call was sent"));
+  }
+
+  private static DriveEnd nothingDriven() {
+    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
+        "this call drove nothing", null, null);
+  }
+
+  /** The key the app set under {@code appHeader}, or null. */
+  private String appKeyOf(Request original, String appHeader) {
+    return appHeader == null ? null : parseAppKey(original.header(appHeader));
   }
 
   /** The intent's id; a key, scope or operation it cannot carry is an invalid intent. */
@@ -137,41 +228,31 @@ public final class InterceptedCall {
     }
   }
 
-  private Response runAlone(Request original, CallMemory memory, IntentRecord resumedRecord,
-      String appHeader, String appKey) throws IOException {
-    IntentRecord record;
-    boolean claimed;
-    if (resumedRecord != null) {
-      // A resumed record is sent as stored: its own bytes and key wire form, never recomputed.
-      record = resumedRecord;
-      claimed = false;
-    } else {
-      IntentRecord fresh = fresh(original, memory, appHeader, appKey);
-      if (c.drive().store() == null) {
-        record = fresh;
-        claimed = true;
-      } else {
-        Admission.Admitted admitted = new Admission(c.drive()).admit(fresh);
-        if (admitted.failure() != null) {
-          throw admitted.failure();
-        }
-        record = admitted.record();
-        claimed = admitted.created();
-      }
-    }
+  /** Drives {@code record} through the app's chain as {@code drive}, and renders the end. */
+  private Response drive(Request original, CallMemory memory, Drive drive, IntentRecord record,
+      boolean claimed) throws IOException {
     if (record.state().isTerminal()) {
+      drive.finish(new DriveEnd(DriveEnd.Kind.SETTLED, record, null, null, null, null, null,
+          null));
       return stored(original, record);
     }
-    List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
-    keyHeaders.add(c.drive().dialect().keyHeader());
-    if (record.keyHeader() != null) {
-      keyHeaders.add(record.keyHeader());
+    ChainWire wire;
+    DriveLoop loop;
+    try {
+      List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
+      keyHeaders.add(c.drive().dialect().keyHeader());
+      if (record.keyHeader() != null) {
+        keyHeaders.add(record.keyHeader());
+      }
+      wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
+          record.mediaType(), memory.writes()), memory.writes(), keyHeaders, c.owner(),
+          c.maxResponseBytes());
+      loop = DriveLoop.of(c.drive(), wire, record, claimed, memory.writes().count() > 0);
+    } catch (RuntimeException | Error e) {
+      drive.fail(e);
+      throw e;
     }
-    ChainWire wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
-        record.mediaType(), memory.writes()), memory.writes(), keyHeaders,
-        c.drive().sleeper(), c.maxResponseBytes());
-    DriveEnd end = DriveLoop.drive(c.drive(), wire, record, claimed,
-        memory.writes().count() > 0);
+    DriveEnd end = DriveRun.here(drive, loop, wire, c.drive());
     return render(original, record.id(), end);
   }
 
@@ -217,6 +298,7 @@ public final class InterceptedCall {
         // Created already claimed, before the first byte: one durable write, and a crash during
         // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
         .state(IntentState.IN_FLIGHT)
+        .attempts(RecordKeeper.FIRST_ATTEMPT)
         .maybeDelivered(memory.writes().count() > 0)
         .createdAt(now)
         .updatedAt(now)
@@ -333,13 +415,6 @@ public final class InterceptedCall {
       return unquoted != null ? unquoted : key;
     }
     return key;
-  }
-
-  private IntentStore requireStore() {
-    if (c.drive().store() == null) {
-      throw new StoreException("a resumed call needs the interceptor's store");
-    }
-    return c.drive().store();
   }
 
   private byte[] buffer(RequestBody body) throws IOException {

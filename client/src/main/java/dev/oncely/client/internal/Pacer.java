@@ -11,13 +11,17 @@ import java.time.Instant;
 
 /**
  * The pace of one drive or intercepted call: how long to wait before the next attempt, and when to
- * stop because the policy's attempts or deadline or the host's retry budget ran out. Shared by the
+ * stop because the policy's attempts or deadline ran out, or the host's retry budget cannot pay
+ * for a retry before the deadline (it delays retries until then). Shared by the
  * intent API and the interceptor so both stop for the same reasons. Not thread-safe.
  */
 public final class Pacer {
-  /** The wait before the next attempt, or why there is none. */
+  /**
+   * The wait before the next attempt, or why there is none; {@code shaped}: the retry budget made
+   * the wait longer than the answer asked for.
+   */
   public record Pace(Duration delay, Instant due, PendingReason stop,
-      RetryBudgetExhaustedException refusal) {
+      RetryBudgetExhaustedException refusal, boolean shaped) {
     /** Whether the drive goes on after {@link #delay()}. */
     public boolean goesOn() {
       return stop == null;
@@ -63,13 +67,16 @@ public final class Pacer {
 
   /**
    * What follows an answer that asks for another attempt: the wait (from {@code Retry-After} or
-   * backoff), or the reason to stop: attempts used, deadline reached, or no budget for a resend
-   * that costs budget ({@code charge}) to {@code host}. {@code processing} marks a server that
-   * said the operation is under way, so running out reads {@link PendingReason#STILL_PROCESSING}.
+   * backoff, made longer when the retry budget of {@code host} must refill first for a resend that
+   * costs budget, {@code charge}), or the reason to stop: attempts used, deadline reached, or no
+   * budget before the deadline. A resend at a time the server named in {@code Retry-After} costs
+   * no budget (see {@link RetryBudget}). {@code processing} marks a server that said the operation
+   * is under way, so running out reads {@link PendingReason#STILL_PROCESSING}.
    */
   public Pace next(StoredResponse answer, boolean charge, boolean processing, String host) {
-    Duration delay = waits.next(answer, clock.instant());
-    Instant due = clock.instant().plus(delay);
+    Instant now = clock.instant();
+    Duration delay = waits.next(answer, now);
+    Instant due = now.plus(delay);
     if (attempts >= policy.maxAttempts()) {
       return stop(due, processing ? PendingReason.STILL_PROCESSING
           : PendingReason.ATTEMPTS_EXHAUSTED, null);
@@ -78,14 +85,20 @@ public final class Pacer {
       return stop(due, processing ? PendingReason.STILL_PROCESSING
           : PendingReason.DEADLINE_EXCEEDED, null);
     }
-    if (charge) {
+    boolean shaped = false;
+    if (charge && !serverChose(answer)) {
       try {
-        budget.acquireRetry(host);
+        Duration tokens = budget.reserveRetry(host, Duration.between(now, deadline));
+        if (tokens.compareTo(delay) > 0) {
+          delay = tokens;
+          due = now.plus(delay);
+          shaped = true;
+        }
       } catch (RetryBudgetExhaustedException e) {
         return stop(due, PendingReason.RETRY_BUDGET_EXHAUSTED, e);
       }
     }
-    return new Pace(delay, due, null, null);
+    return new Pace(delay, due, null, null, shaped);
   }
 
   /** Whether {@code answer} carried a usable {@code Retry-After}. */
@@ -94,6 +107,6 @@ public final class Pacer {
   }
 
   private static Pace stop(Instant due, PendingReason reason, RetryBudgetExhaustedException e) {
-    return new Pace(null, due, reason, e);
+    return new Pace(null, due, reason, e, false);
   }
 }

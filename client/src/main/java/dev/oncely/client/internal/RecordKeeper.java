@@ -37,6 +37,8 @@ public final class RecordKeeper {
   private IntentRecord record;
   private int attempts;
   private boolean delivered;
+  /** Whether the stored count already holds the attempt about to start (a create or a claim). */
+  private boolean precounted;
 
   /**
    * Keeps {@code record}, written to {@code store} (null: memory only).
@@ -50,6 +52,20 @@ public final class RecordKeeper {
     this.attempts = record.attempts();
     this.delivered = deliveredBefore;
   }
+
+  /**
+   * A keeper of {@code record}, just created {@code IN_FLIGHT} by the caller with its first
+   * attempt already counted ({@link #FIRST_ATTEMPT}): that create was the claim.
+   */
+  public static RecordKeeper created(IntentStore store, Clock clock, IntentRecord record,
+      boolean deliveredBefore) {
+    RecordKeeper keeper = new RecordKeeper(store, clock, record, deliveredBefore);
+    keeper.precounted = record.attempts() > 0;
+    return keeper;
+  }
+
+  /** The attempt count a fresh record is created with: the first attempt, about to start. */
+  public static final int FIRST_ATTEMPT = 1;
 
   /**
    * Whether {@code record}, as loaded from the store by a drive that did not just create it, may
@@ -77,9 +93,21 @@ public final class RecordKeeper {
     return delivered;
   }
 
-  /** Counts an attempt about to start; returns its number. */
-  public int attemptStarting() {
-    return ++attempts;
+  /**
+   * Counts an attempt about to start and returns its number. Unless the last write (a create or a
+   * claim) already counted it, the count is written first, with the record busy until {@code
+   * busyUntil}: that write renews the claim, so an attempt after a wait never starts once another
+   * driver has taken the intent meanwhile, and the stored count is true while the attempt is on
+   * the wire.
+   */
+  public int attemptStarting(Instant busyUntil) {
+    if (precounted) {
+      precounted = false;
+      return attempts;
+    }
+    attempts++;
+    update(b -> b.nextAttemptAt(busyUntil));
+    return attempts;
   }
 
   /** Notes that the attempt just made may have reached the server (it was not provably unsent). */
@@ -88,16 +116,37 @@ public final class RecordKeeper {
   }
 
   /**
-   * Claims the record for this drive ({@code IN_FLIGHT}, no due time) and pins the key's wire form
-   * if the record has none yet.
+   * Claims the record for this drive ({@code IN_FLIGHT}, due again at {@code busyUntil}, so a
+   * scheduler never reads a live drive as a dead one) and pins the key's wire form if the record
+   * has none yet.
+   *
+   * @param counts whether an attempt follows the claim at once, so the claim counts it
    */
-  public void claim(String keyHeader, String keyValue) {
-    update(b -> {
-      b.state(IntentState.IN_FLIGHT).nextAttemptAt(null);
-      if (record.keyHeader() == null) {
-        b.keyWireForm(keyHeader, keyValue);
-      }
-    });
+  public void claim(String keyHeader, String keyValue, Instant busyUntil, boolean counts) {
+    int before = attempts;
+    if (counts) {
+      attempts++;
+    }
+    try {
+      update(b -> {
+        b.state(IntentState.IN_FLIGHT).nextAttemptAt(busyUntil);
+        if (record.keyHeader() == null) {
+          b.keyWireForm(keyHeader, keyValue);
+        }
+      });
+    } catch (RuntimeException e) {
+      attempts = before;
+      throw e;
+    }
+    precounted = counts;
+  }
+
+  /**
+   * Keeps the record {@code IN_FLIGHT} while the drive waits, due at {@code due}: a crash during
+   * the wait, or another process's scheduler, finds the wait, not a drive that died.
+   */
+  public void holdUntil(Instant due) {
+    update(b -> b.nextAttemptAt(due));
   }
 
   /** Stores the status URL to poll ({@code null}: the submit is sent again). */
@@ -128,7 +177,9 @@ public final class RecordKeeper {
   }
 
   private void update(Consumer<IntentRecord.Builder> change) {
-    IntentRecord.Builder b = record.successor().updatedAt(clock.instant()).attempts(attempts)
+    // A count taken for an attempt that has not started yet is not written as made.
+    IntentRecord.Builder b = record.successor().updatedAt(clock.instant())
+        .attempts(precounted ? attempts - 1 : attempts)
         .maybeDelivered(record.maybeDelivered() || delivered);
     change.accept(b);
     IntentRecord next = b.build();

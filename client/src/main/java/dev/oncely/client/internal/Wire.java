@@ -1,7 +1,6 @@
 package dev.oncely.client.internal;
 
 import dev.oncely.client.IntentRecord;
-import java.time.Duration;
 import okhttp3.Response;
 
 /**
@@ -23,7 +22,10 @@ public interface Wire {
     }
   }
 
-  /** Null while attempts may go on; else why they must stop now (canceled call, closed client). */
+  /**
+   * Null while attempts may go on; else why they must stop now (a canceled call, a closed client
+   * or interceptor). Waits are not the wire's: {@link DriveRun} runs them.
+   */
   String stopped();
 
   /**
@@ -34,7 +36,4 @@ public interface Wire {
    * @param refreshCredentials whether the last answer asked for fresh credentials
    */
   Sent send(IntentRecord record, Exchange exchange, boolean refreshCredentials, long timeoutMillis);
-
-  /** Waits {@code delay}; false if the wait was interrupted or {@link #stopped()} turned true. */
-  boolean pause(Duration delay);
 }

@@ -32,6 +32,12 @@ public abstract class ForwardingIntentStore implements IntentStore {
     return delegate;
   }
 
+  /** The delegate's underlying store: a decorator shares the drives of the store it decorates. */
+  @Override
+  public IntentStore underlying() {
+    return delegate.underlying();
+  }
+
   @Override
   public void create(IntentRecord record) {
     delegate.create(record);

@@ -40,7 +40,8 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * <p>Why a request factory and not a {@code ClientHttpRequestInterceptor}: see {@code
  * docs/spring.md}. Thread-safe; share one instance.
  */
-public final class OncelyClientHttpRequestFactory implements ClientHttpRequestFactory {
+public final class OncelyClientHttpRequestFactory implements ClientHttpRequestFactory,
+    AutoCloseable {
   private final IdempotencyInterceptor interceptor;
   private final OkHttpClient client;
 
@@ -101,6 +102,17 @@ public final class OncelyClientHttpRequestFactory implements ClientHttpRequestFa
    */
   public List<CompletableFuture<IntentOutcome>> resumePending(Consumer<IntentOutcome> outcomes) {
     return interceptor.resumePending(client, outcomes);
+  }
+
+  /**
+   * Closes the interceptor, which stops every intent it drives: once this returns, no attempt of
+   * them reaches the wire, and each stays resumable (see {@link IdempotencyInterceptor#close()}).
+   * Spring calls it when the context closes, before the store closes. Idempotent; the app's OkHttp
+   * client is left open.
+   */
+  @Override
+  public void close() {
+    interceptor.close();
   }
 
   /** Builds {@link OncelyClientHttpRequestFactory}s. Not thread-safe. */
