@@ -97,6 +97,7 @@ final class WaitsScenario {
         System.out.printf("    rep %d: submit drained in %.2f s (+%d threads), resume in %.2f s"
             + " (+%d threads), %.2f requests per key%n", rep + 1, submitDrain.get(rep),
             peak.added(), resumeDrain.get(rep), resumePeak.added(), requestsPerKey.get(rep));
+        System.out.println("    threads at the submit peak: " + peak.atPeak());
       } finally {
         TempDirs.delete(dir);
       }
@@ -152,25 +153,37 @@ final class WaitsScenario {
 
   /** The most live threads seen, not counting the in-process server's, beyond a baseline. */
   private static final class ThreadPeak {
-    private final int baseline = clientThreads();
-    private int max = baseline;
+    private final Map<String, Integer> baseline = clientThreads();
+    private Map<String, Integer> peak = baseline;
 
     void sample() {
-      max = Math.max(max, clientThreads());
+      Map<String, Integer> now = clientThreads();
+      if (total(now) > total(peak)) {
+        peak = now;
+      }
     }
 
     int added() {
-      return max - baseline;
+      return total(peak) - total(baseline);
     }
 
-    private static int clientThreads() {
-      int n = 0;
+    /** The threads at the peak by name, numbers stripped, with how many there were. */
+    String atPeak() {
+      return new java.util.TreeMap<>(peak).toString();
+    }
+
+    private static int total(Map<String, Integer> threads) {
+      return threads.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    private static Map<String, Integer> clientThreads() {
+      Map<String, Integer> byName = new java.util.HashMap<>();
       for (Thread t : Thread.getAllStackTraces().keySet()) {
         if (t.isAlive() && !t.getName().startsWith("MockWebServer")) {
-          n++;
+          byName.merge(t.getName().replaceAll("[0-9]+", "#"), 1, Integer::sum);
         }
       }
-      return n;
+      return byName;
     }
   }
 

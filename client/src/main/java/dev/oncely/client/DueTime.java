@@ -8,8 +8,12 @@ import java.time.Instant;
  * (and a SQL column computed on write) agrees with {@link IntentStore#claimDue}:
  * <ul>
  *   <li>finished records and {@code NEEDS_RECONCILIATION} (resending cannot help): never;
- *   <li>a stored {@link IntentRecord#nextAttemptAt() next attempt time}: that time;
- *   <li>{@code NEW} or {@code IN_FLIGHT} without one: at once (its last drive may have died);
+ *   <li>a stored {@link IntentRecord#nextAttemptAt() next attempt time}: that time. For a {@code
+ *       PENDING} record it is the wait its last drive owed (backoff, {@code Retry-After}); for an
+ *       {@code IN_FLIGHT} one, the time its drive holds it until (the running attempt's timeout,
+ *       or the end of the wait it is in), so a live drive never reads as due;
+ *   <li>{@code NEW}, or {@code IN_FLIGHT} without one (written before claims carried it): at once
+ *       (its last drive may have died);
  *   <li>{@code PENDING} without one: {@link #PENDING_RETRY_FLOOR} after its last update, so an intent
  *       whose drive stopped without a wait (offline, deadline) is not driven in a tight loop.
  * </ul>

@@ -50,11 +50,13 @@ import okhttp3.OkHttpClient;
  * A timeout after the request was written is reported as {@link IntentOutcome.Pending}, never as
  * failed.
  *
- * <p><b>Guarantees.</b> One driver per intent per client (single-flight): concurrent
- * {@link #execute}/{@link #submit} calls for the same intent (the same key, or the same business id
- * in a scope and operation), and resumes of it, share one drive and one outcome, and never put two
- * requests for it on the wire at once; the drive is registered before the record is created, so no
- * second drive can start between the two. Re-submitting a spec whose key (or business id,
+ * <p><b>Guarantees.</b> One drive per intent and store in the process (single-flight, across
+ * clients, interceptors and schedulers): concurrent {@link #execute}/{@link #submit} calls for the
+ * same intent (the same key, or the same business id in a scope and operation), and resumes of it,
+ * share one drive and one outcome, and never put two requests for it on the wire at once; the
+ * drive is registered before the record is created, so no second drive can start between the two.
+ * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no thread: one timer per
+ * process resumes it. Re-submitting a spec whose key (or business id,
  * in the same scope and operation) already has a record continues that intent: a finished one
  * returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
  * before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are

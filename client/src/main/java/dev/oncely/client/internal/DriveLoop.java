@@ -197,7 +197,10 @@ public final class DriveLoop {
     Instant notBefore = record.nextAttemptAt();
     pacer = new Pacer(s.policy(), s.budget(),
         new Waits(s.policy(), s.random(), s.listener(), id), s.clock());
-    boolean owed = !claimed && notBefore != null && now().isBefore(notBefore);
+    // An IN_FLIGHT record's time is how long its last drive held it (busy until), not a wait
+    // owed to the server: a resume means that drive is gone (a crash, or a lease that ran out).
+    boolean owed = !claimed && record.state() != IntentState.IN_FLIGHT && notBefore != null
+        && now().isBefore(notBefore);
     if (owed && !notBefore.isBefore(pacer.deadline())) {
       // The wait still owed (backoff or Retry-After) outlasts this drive: it stops at once with
       // the same due time, and nothing is claimed.
@@ -313,7 +316,7 @@ public final class DriveLoop {
       return new WaitForGate(delay);
     }
     if (where == Waiting.RETRY) {
-      keeper.holdUntil(due);
+      keeper.awaitNext(due.plus(s.policy().attemptTimeout()));
     }
     return new Wait(delay);
   }
@@ -347,7 +350,7 @@ public final class DriveLoop {
   }
 
   private Wire.Sent attempt(Exchange exchange, boolean refresh, Pacer pacer) {
-    int n = keeper.attemptStarting(busyUntil());
+    int n = keeper.attemptStarting();
     pacer.attempted();
     attemptsThisDrive++;
     emit(new IntentEvent.AttemptStarted(id, n, exchange.isPoll() ? "GET"

@@ -94,20 +94,16 @@ public final class RecordKeeper {
   }
 
   /**
-   * Counts an attempt about to start and returns its number. Unless the last write (a create or a
-   * claim) already counted it, the count is written first, with the record busy until {@code
-   * busyUntil}: that write renews the claim, so an attempt after a wait never starts once another
-   * driver has taken the intent meanwhile, and the stored count is true while the attempt is on
-   * the wire.
+   * Counts an attempt about to start and returns its number. The stored count holds it already
+   * when the last write (a create, a claim, a wait) was made for it; otherwise the next write
+   * counts it.
    */
-  public int attemptStarting(Instant busyUntil) {
+  public int attemptStarting() {
     if (precounted) {
       precounted = false;
       return attempts;
     }
-    attempts++;
-    update(b -> b.nextAttemptAt(busyUntil));
-    return attempts;
+    return ++attempts;
   }
 
   /** Notes that the attempt just made may have reached the server (it was not provably unsent). */
@@ -142,11 +138,22 @@ public final class RecordKeeper {
   }
 
   /**
-   * Keeps the record {@code IN_FLIGHT} while the drive waits, due at {@code due}: a crash during
-   * the wait, or another process's scheduler, finds the wait, not a drive that died.
+   * Keeps the record {@code IN_FLIGHT} while the drive waits for its next attempt, held until
+   * {@code busyUntil} (the end of the wait plus that attempt's timeout), with the attempt counted
+   * already: another process's scheduler never reads the waiting drive as a dead one, and the
+   * stored count is true while that attempt is on the wire. One write per wait; a drive stopped
+   * during the wait writes the count back without it.
    */
-  public void holdUntil(Instant due) {
-    update(b -> b.nextAttemptAt(due));
+  public void awaitNext(Instant busyUntil) {
+    int before = attempts;
+    attempts++;
+    try {
+      update(b -> b.nextAttemptAt(busyUntil));
+    } catch (RuntimeException e) {
+      attempts = before;
+      throw e;
+    }
+    precounted = true;
   }
 
   /** Stores the status URL to poll ({@code null}: the submit is sent again). */

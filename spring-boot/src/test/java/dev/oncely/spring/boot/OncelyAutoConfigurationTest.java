@@ -155,7 +155,8 @@ class OncelyAutoConfigurationTest {
           RestClient rest = RestClient.builder()
               .requestFactory(context.getBean(OncelyClientHttpRequestFactory.class)).build();
 
-          // While the first attempt stalls, the record is IN_FLIGHT and due at every tick.
+          // While the first attempt stalls, the record is IN_FLIGHT, held until its attempt times
+          // out, and driven in this process: no tick of the scheduler drives it beside the call.
           String answer = rest.post().uri(server.url("/payments").uri())
               .attributes(IntentAttributes.of(IntentTag.builder().operation("create-payment")
                   .scope("tenant-42").businessId("order-7").build()))
