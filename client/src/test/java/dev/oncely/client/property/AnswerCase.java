@@ -70,7 +70,13 @@ record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash 
      * The first client is closed right after {@code submit()}; a second resumes while offline and
      * is closed; a third resumes online 25 hours later, past the server's key retention.
      */
-    OFFLINE_RESUME_THEN_NEXT_DAY
+    OFFLINE_RESUME_THEN_NEXT_DAY,
+    /**
+     * The first client (or interceptor) waits on the system timer, not a test sleeper, and is
+     * closed as soon as the server has seen its first request: on the wire, in a real wait, or
+     * done; a new one on the same store resumes.
+     */
+    CLOSE_WHILE_WAITING
   }
 
   /** Mismatch answers real servers give. */

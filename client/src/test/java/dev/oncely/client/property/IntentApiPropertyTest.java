@@ -12,6 +12,7 @@ import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.NetworkGate;
 import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
@@ -126,8 +127,9 @@ class IntentApiPropertyTest {
         }
       };
     }
-    IdempotentClient first = client(firstStore, clock, sleeper, dialect, c.firstRunAttempts(),
-        NetworkGate.ALWAYS_OPEN, provider(c.twist()), listener);
+    boolean closeWhileWaiting = c.crash() == Crash.CLOSE_WHILE_WAITING;
+    IdempotentClient first = client(firstStore, clock, closeWhileWaiting ? Sleeper.SYSTEM : sleeper,
+        dialect, c.firstRunAttempts(), NetworkGate.ALWAYS_OPEN, provider(c.twist()), listener);
     current.set(first);
     IntentOutcome outcome;
     boolean closeAfterSubmit = c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT
@@ -137,6 +139,18 @@ class IntentApiPropertyTest {
         CompletableFuture<IntentOutcome> f = first.submit(spec);
         first.close();
         outcome = await(f, promises, "the future of submit() after close()");
+      } else if (closeWhileWaiting) {
+        CompletableFuture<IntentOutcome> f = first.submit(spec);
+        world.awaitFirstRequest(server, f);
+        first.close();
+        int seen = server.requestCount();
+        outcome = await(f, promises, "the future of submit() after close() during its drive");
+        promises.truthful("closed during its drive", outcome);
+        world.awaitQuiet(server);
+        // One attempt may have been on its way when close() returned; none may start after it.
+        if (server.requestCount() > seen + 1) {
+          promises.fail(Promises.REASON, "an attempt started after close() returned");
+        }
       } else {
         outcome = first.execute(spec);
         promises.truthful("first run", outcome);
@@ -256,7 +270,7 @@ class IntentApiPropertyTest {
   }
 
   private static IdempotentClient client(IntentStore store, ManualClock clock,
-      RecordingSleeper sleeper, Dialect dialect, int attempts, NetworkGate gate,
+      Sleeper sleeper, Dialect dialect, int attempts, NetworkGate gate,
       HeaderProvider credentials, IntentListener listener) {
     // Waiting for a closed gate takes real time up to the deadline: offline clients give up soon.
     Duration deadline = gate == OFFLINE ? Duration.ofMillis(50) : Duration.ofMinutes(2);

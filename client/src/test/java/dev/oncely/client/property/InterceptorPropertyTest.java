@@ -9,6 +9,7 @@ import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
@@ -94,15 +95,18 @@ class InterceptorPropertyTest {
     Dialect dialect = SimulatedWorld.firstDialect(c);
     boolean durable = c.crash() != Crash.NONE;
 
-    IdempotencyInterceptor first = interceptor(store, clock, sleeper, dialect,
-        c.firstRunAttempts());
+    boolean closeWhileWaiting = c.crash() == Crash.CLOSE_WHILE_WAITING;
+    IdempotencyInterceptor first = interceptor(store, clock,
+        closeWhileWaiting ? Sleeper.SYSTEM : sleeper, dialect, c.firstRunAttempts());
     OkHttpClient app = client(first, c.twist());
     String appKey = null;
     if (!durable && c.twist() == Twist.SECOND_SCOPE) {
       appKey = "evt-1";
       otherAccountFirst(world, app, appKey);
     }
-    String last = call(world, store, app, durable, appKey, promises, "first call");
+    String last = closeWhileWaiting
+        ? callAndClose(world, server, store, app, first, promises)
+        : call(world, store, app, durable, appKey, promises, "first call");
     if (durable) {
       judgeRecord(store, promises, "first call");
       if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
@@ -153,6 +157,36 @@ class InterceptorPropertyTest {
       return;
     }
     promises.truthfulRecord(phase, record.get());
+  }
+
+  /**
+   * Runs the call on another thread and closes the interceptor as soon as the server has seen its
+   * first request: no attempt may start after {@code close()} returns.
+   */
+  private static String callAndClose(SimulatedWorld world, IdempotentServer server,
+      InMemoryIntentStore store, OkHttpClient app, IdempotencyInterceptor interceptor,
+      Promises promises) {
+    CompletableFuture<String> call = CompletableFuture.supplyAsync(
+        () -> call(world, store, app, true, null, promises, "call closed during its drive"));
+    world.awaitFirstRequest(server, call);
+    interceptor.close();
+    int seen = server.requestCount();
+    String last;
+    try {
+      last = call.get(5, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      promises.fail(Promises.REASON, "a call did not end within 5 s of close()");
+      return "call did not end";
+    } catch (InterruptedException | ExecutionException e) {
+      promises.fail(Promises.REASON, "the call failed: " + e);
+      return "call failed";
+    }
+    world.awaitQuiet(server);
+    // One attempt may have been on its way when close() returned; none may start after it.
+    if (server.requestCount() > seen + 1) {
+      promises.fail(Promises.REASON, "an attempt started after close() returned");
+    }
+    return last;
   }
 
   /** Runs the call; returns null if its answer is final for the app, else what was unknown. */
@@ -255,7 +289,7 @@ class InterceptorPropertyTest {
   }
 
   private static IdempotencyInterceptor interceptor(InMemoryIntentStore store, ManualClock clock,
-      RecordingSleeper sleeper, Dialect dialect, int attempts) {
+      Sleeper sleeper, Dialect dialect, int attempts) {
     return IdempotencyInterceptor.builder()
         .store(store)
         .clock(clock)

@@ -120,6 +120,18 @@ final class SimulatedWorld implements AutoCloseable {
     }
   }
 
+  /** Waits (at most 2 s) until the server has seen a request, or {@code drive} has ended. */
+  void awaitFirstRequest(IdempotentServer kit, java.util.concurrent.Future<?> drive) {
+    long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    try {
+      while (kit.requestCount() == 0 && !drive.isDone() && System.nanoTime() < end) {
+        Thread.sleep(1);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /**
    * Waits (at most 2 s) until the server has answered every request it received and none arrived
    * for 50 ms. Before the simulated clock jumps a day, a request a client gave up on must not still
