@@ -1,28 +1,21 @@
 package dev.oncely.client;
 
-import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
-import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
-import dev.oncely.client.internal.DriveSettings;
-import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.DriveOwner;
 import dev.oncely.client.internal.InterceptedCall;
 import dev.oncely.client.internal.RedirectGuard;
 import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.ResumeRequests;
 import dev.oncely.client.internal.ResumedIntent;
-import dev.oncely.client.internal.SafeListener;
 import dev.oncely.client.internal.Scopes;
 import dev.oncely.client.internal.StoredOutcomes;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -107,15 +100,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   private final InterceptedCall.Config config;
 
   private IdempotencyInterceptor(Builder b) {
-    Duration keyRetention = b.keyRetention != null ? b.keyRetention : b.dialect.keyRetention();
-    DriveSettings drive = new DriveSettings(b.store, b.dialect, b.retryPolicy,
-        b.retryBudget != null ? b.retryBudget : RetryBudget.standard(),
-        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.networkGate,
-        keyRetention, b.finishedRetention.compareTo(keyRetention) >= 0 ? b.finishedRetention
-        : keyRetention, Reconciler.MANUAL, null);
-    this.config = new InterceptedCall.Config(drive, Set.copyOf(b.methods), b.scope, b.operation,
-        b.maxBodyBytes, IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES,
-        new DriveOwner("the interceptor"), this);
+    this.config = new InterceptedCall.Config(b.settings(b.store), Set.copyOf(b.methods), b.scope,
+        b.operation, b.maxBodyBytes, b.maxResponseBytes(), new DriveOwner("the interceptor"),
+        this);
   }
 
   /** Returns a builder holding the defaults. */
@@ -320,83 +307,18 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * store, scope = the URL's origin and a digest of its credentials, operation = method and path, body limit {@link
    * IntentSpec#DEFAULT_MAX_BODY_BYTES}.
    */
-  public static final class Builder {
-    private Dialect dialect = Dialects.ietf();
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private RetryBudget retryBudget;
-    private IntentListener listener = LoggingListener.instance();
-    private Clock clock = Clock.systemUTC();
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private Random jitter = new Random();
+  public static final class Builder extends DriveSettingsBuilder<Builder> {
     private IntentStore store;
     private final Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
     private Function<Request, String> scope = Scopes::ofRequest;
     private Function<Request, String> operation =
         r -> cut(r.method() + " " + r.url().encodedPath());
     private long maxBodyBytes = IntentSpec.DEFAULT_MAX_BODY_BYTES;
-    private Duration keyRetention;
-    private Duration finishedRetention = IdempotentClient.DEFAULT_FINISHED_RETENTION;
-    private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
 
     private Builder() {}
 
     private static String cut(String s) {
       return s.length() <= 255 ? s : s.substring(0, 255);
-    }
-
-    /** Sets the server dialect (default {@link Dialects#ietf()}). */
-    public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
-      return this;
-    }
-
-    /** Sets the retry policy; its attempt timeout becomes each attempt's connect/read/write timeout. */
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
-      return this;
-    }
-
-    /** Sets the retry budget, which may be shared with an {@link IdempotentClient}. */
-    public Builder retryBudget(RetryBudget retryBudget) {
-      this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
-      return this;
-    }
-
-    /** Sets the event listener (default {@link LoggingListener}); its exceptions are ignored. */
-    public Builder listener(IntentListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /** Sets the clock for record times, deadlines and {@code Retry-After} dates. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * Sets how waits happen (tests inject one that does not wait). Waits are cut into slices of at
-     * most 100 ms so a canceled call stops waiting promptly.
-     */
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-      return this;
-    }
-
-    /**
-     * Sets the gate that pauses a call's attempts while offline (default {@link
-     * NetworkGate#ALWAYS_OPEN}): the call waits for it until the policy's deadline (then the record
-     * is parked {@link PendingReason#OFFLINE}), or until it is canceled.
-     */
-    public Builder networkGate(NetworkGate networkGate) {
-      this.networkGate = Objects.requireNonNull(networkGate, "networkGate");
-      return this;
-    }
-
-    /** Sets the random source of the backoff jitter; must be thread-safe. */
-    public Builder jitter(Random jitter) {
-      this.jitter = Objects.requireNonNull(jitter, "jitter");
-      return this;
     }
 
     /** Sets a store that records every intercepted intent (default: none). */
@@ -453,31 +375,6 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
         throw new IllegalArgumentException("maxBodyBytes must be >= 0, was " + maxBodyBytes);
       }
       this.maxBodyBytes = maxBodyBytes;
-      return this;
-    }
-
-    /**
-     * Sets how long the server keeps keys (default: the dialect's). A record that may have been
-     * sent and is older than this is never resent: the call fails with {@link
-     * NeedsReconciliationException} instead. Unfinished records expire this long after they were
-     * created.
-     *
-     * @throws IllegalArgumentException if it is null, zero or negative
-     */
-    public Builder keyRetention(Duration keyRetention) {
-      this.keyRetention = Durations.positive("keyRetention", keyRetention);
-      return this;
-    }
-
-    /**
-     * Sets how long a finished record is kept, so a repeat of the call is answered from the store
-     * without I/O (default {@link IdempotentClient#DEFAULT_FINISHED_RETENTION}, as for the intent
-     * API); never shorter than the key retention.
-     *
-     * @throws IllegalArgumentException if it is null, zero or negative
-     */
-    public Builder finishedRetention(Duration finishedRetention) {
-      this.finishedRetention = Durations.positive("finishedRetention", finishedRetention);
       return this;
     }
 

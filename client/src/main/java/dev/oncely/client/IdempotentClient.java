@@ -1,9 +1,7 @@
 package dev.oncely.client;
 
-import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
-import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Admission;
 import dev.oncely.client.internal.AttemptBridge;
@@ -19,15 +17,12 @@ import dev.oncely.client.internal.EngineConfig;
 import dev.oncely.client.internal.IntentDriver;
 import dev.oncely.client.internal.RecordKeeper;
 import dev.oncely.client.internal.StoredOutcomes;
-import dev.oncely.client.internal.SafeListener;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -102,15 +97,7 @@ public final class IdempotentClient implements AutoCloseable {
   private IdempotentClient(Builder b) {
     IntentStore store = b.store != null ? b.store : new InMemoryIntentStore();
     this.ownsStore = b.store == null;
-    Dialect dialect = b.dialect;
-    RecordCache.Factory caches =
-        b.recordCacheFactory != null ? b.recordCacheFactory : new CaffeineRecordCacheFactory();
-    Duration keyRetention = b.keyRetention != null ? b.keyRetention : dialect.keyRetention();
-    DriveSettings drive = new DriveSettings(store, dialect, b.retryPolicy, b.retryBudget,
-        new SafeListener(b.listener), b.clock, b.sleeper, b.jitter, b.networkGate, keyRetention,
-        max(b.finishedRetention, keyRetention), b.reconciler,
-        // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
-        store instanceof InMemoryIntentStore ? null : caches.create(FINISHED_CACHE_SIZE));
+    DriveSettings drive = b.settings(store);
     this.config = new EngineConfig(
         drive,
         // The engine counts, budgets and reports every resend itself, so OkHttp must not add
@@ -123,7 +110,7 @@ public final class IdempotentClient implements AutoCloseable {
             .followSslRedirects(false)
             .build(),
         b.headerProvider,
-        b.maxResponseBytes,
+        b.maxResponseBytes(),
         owner,
         java.util.Set.copyOf(b.credentialOrigins));
     this.admission = new Admission(drive);
@@ -287,10 +274,6 @@ public final class IdempotentClient implements AutoCloseable {
   public int purgeExpired() {
     checkOpen();
     return config.store().purgeExpired(config.clock().instant());
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
   }
 
   /** The store records are kept in. */
@@ -582,26 +565,13 @@ public final class IdempotentClient implements AutoCloseable {
    * Builds {@link IdempotentClient}s. Not thread-safe; each setter validates its argument and
    * throws {@link NullPointerException} (naming the setting) for a null one.
    */
-  public static final class Builder {
+  public static final class Builder extends DriveSettingsBuilder<Builder> {
     private OkHttpClient okHttpClient;
     private okhttp3.Call.Factory callFactory;
     private final java.util.Set<String> credentialOrigins = new java.util.LinkedHashSet<>();
     private IntentStore store;
-    private Dialect dialect = Dialects.ietf();
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private RetryBudget retryBudget;
-    private IntentListener listener = LoggingListener.instance();
     private HeaderProvider headerProvider = HeaderProvider.NONE;
-    private Clock clock = Clock.systemUTC();
-    private Sleeper sleeper = Sleeper.SYSTEM;
-    private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
-    private Duration keyRetention;
-    private Duration finishedRetention = DEFAULT_FINISHED_RETENTION;
-    private Reconciler reconciler = Reconciler.MANUAL;
     private java.util.concurrent.Executor executor;
-    private RecordCache.Factory recordCacheFactory;
-    private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
-    private Random jitter = new Random();
     private int driverThreads = DEFAULT_DRIVER_THREADS;
     private Duration dueWorkInterval;
 
@@ -664,86 +634,9 @@ public final class IdempotentClient implements AutoCloseable {
       return this;
     }
 
-    /** Sets the server dialect (default {@link Dialects#ietf()}). */
-    public Builder dialect(Dialect dialect) {
-      this.dialect = Objects.requireNonNull(dialect, "dialect");
-      return this;
-    }
-
-    /** Sets the retry policy (default {@link RetryPolicy#defaults()}). */
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
-      return this;
-    }
-
-    /** Sets the retry budget, which may be shared between clients (default: a new standard one). */
-    public Builder retryBudget(RetryBudget retryBudget) {
-      this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
-      return this;
-    }
-
-    /**
-     * Sets the event listener (default {@link LoggingListener}); combine several with {@link
-     * IntentListener#all}. Its exceptions are caught and logged.
-     */
-    public Builder listener(IntentListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
     /** Sets the provider of send-time headers such as {@code Authorization} (never stored). */
     public Builder headerProvider(HeaderProvider headerProvider) {
       this.headerProvider = Objects.requireNonNull(headerProvider, "headerProvider");
-      return this;
-    }
-
-    /** Sets the clock for record times, deadlines and {@code Retry-After} dates. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** Sets how the driver waits between attempts (tests inject one that does not wait). */
-    public Builder sleeper(Sleeper sleeper) {
-      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-      return this;
-    }
-
-    /** Sets the gate that pauses attempts while offline (default {@link NetworkGate#ALWAYS_OPEN}). */
-    public Builder networkGate(NetworkGate networkGate) {
-      this.networkGate = Objects.requireNonNull(networkGate, "networkGate");
-      return this;
-    }
-
-    /**
-     * Sets how long the server keeps keys (default: the dialect's). A record that may have been sent
-     * and is older than this is never resent: it goes to the {@link Reconciler}. Finished records
-     * are kept this long after they finish.
-     *
-     * @throws IllegalArgumentException if it is null, zero or negative
-     */
-    public Builder keyRetention(Duration keyRetention) {
-      this.keyRetention = Durations.positive("keyRetention", keyRetention);
-      return this;
-    }
-
-    /**
-     * Sets how long a finished (completed, rejected, conflicting) record is kept, so a repeat of
-     * the intent returns the stored outcome without I/O (default
-     * {@link #DEFAULT_FINISHED_RETENTION}). Never shorter than the key retention: a record purged
-     * while the server still remembers the key is harmless, but one purged earlier than the
-     * client's own repeats would resend them.
-     *
-     * @throws IllegalArgumentException if {@code finishedRetention} is null, zero or negative
-     */
-    public Builder finishedRetention(Duration finishedRetention) {
-      this.finishedRetention = Durations.positive("finishedRetention", finishedRetention);
-      return this;
-    }
-
-    /** Sets who resolves intents that cannot be resent (default {@link Reconciler#MANUAL}). */
-    public Builder reconciler(Reconciler reconciler) {
-      this.reconciler = Objects.requireNonNull(reconciler, "reconciler");
       return this;
     }
 
@@ -772,39 +665,6 @@ public final class IdempotentClient implements AutoCloseable {
     }
 
     /**
-     * Sets the factory of the finished-records cache (default {@link CaffeineRecordCacheFactory};
-     * Android passes one that does not use Caffeine). Not used with an {@link InMemoryIntentStore},
-     * which answers repeats as fast as a cache.
-     */
-    public Builder recordCacheFactory(RecordCache.Factory recordCacheFactory) {
-      this.recordCacheFactory = Objects.requireNonNull(recordCacheFactory, "recordCacheFactory");
-      return this;
-    }
-
-    /**
-     * Sets how many bytes of a response body are kept (default {@value #DEFAULT_MAX_RESPONSE_BYTES});
-     * longer bodies are kept cut.
-     *
-     * @throws IllegalArgumentException if it is negative
-     */
-    public Builder maxResponseBytes(long maxResponseBytes) {
-      if (maxResponseBytes < 0) {
-        throw new IllegalArgumentException("maxResponseBytes must be >= 0, was " + maxResponseBytes);
-      }
-      this.maxResponseBytes = maxResponseBytes;
-      return this;
-    }
-
-    /**
-     * Sets the random source of the backoff jitter (default a thread-safe {@link Random}); a fixed
-     * source makes retry schedules reproducible in simulations. Must be thread-safe.
-     */
-    public Builder jitter(Random jitter) {
-      this.jitter = Objects.requireNonNull(jitter, "jitter");
-      return this;
-    }
-
-    /**
      * Drives unfinished intents again at their due time, every {@code interval} (jittered), with
      * a {@link DueWorkScheduler} that the client starts when it is built and stops first in {@link
      * IdempotentClient#close()}; with a leasing store (PostgreSQL) each due intent goes to one
@@ -822,9 +682,6 @@ public final class IdempotentClient implements AutoCloseable {
     public IdempotentClient build() {
       if (okHttpClient == null && callFactory == null) {
         okHttpClient = new OkHttpClient();
-      }
-      if (retryBudget == null) {
-        retryBudget = RetryBudget.standard();
       }
       IdempotentClient client = new IdempotentClient(this);
       if (dueWorkInterval != null) {

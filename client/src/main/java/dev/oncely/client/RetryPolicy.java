@@ -88,7 +88,13 @@ public final class RetryPolicy {
     return deadline;
   }
 
-  /** Timeout of one attempt. */
+  /**
+   * Timeout of one attempt, cut to the time left before the deadline. The intent API's own client
+   * bounds the whole exchange of an attempt with it (OkHttp's call timeout). Through the
+   * interceptor it bounds each of the attempt's connect, write and read (OkHttp lets an
+   * interceptor set no per-attempt call timeout; the app's {@code callTimeout} bounds the whole
+   * call). A claimed record is held until it has passed (see {@link DueTime}).
+   */
   public Duration attemptTimeout() {
     return attemptTimeout;
   }

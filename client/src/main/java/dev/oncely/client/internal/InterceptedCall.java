@@ -8,6 +8,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.NeedsReconciliationException;
+import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.SecretHeaders;
 import dev.oncely.client.StoreException;
@@ -120,6 +121,15 @@ public final class InterceptedCall {
     }
     String appHeader = appKeyHeader(original);
     IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
+    IntentRecord finished = c.drive().finished() == null ? null
+        : c.drive().finished().getIfPresent(fresh.id());
+    if (finished != null) {
+      // A repeat of a finished intent (the app's own or a derived key): no store read, no I/O.
+      if (!Admission.samePayload(finished, fresh)) {
+        throw new PayloadMismatchException(finished.id());
+      }
+      return stored(original, finished);
+    }
     Drive drive = enterAlone(fresh.id());
     Admission.Admitted admitted;
     try {

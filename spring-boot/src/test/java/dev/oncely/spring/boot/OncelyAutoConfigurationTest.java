@@ -360,4 +360,49 @@ class OncelyAutoConfigurationTest {
     });
     assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
   }
+
+  @Test
+  void closing_the_context_stops_a_rest_client_call_and_the_next_context_never_overlaps_it()
+      throws Exception {
+    startKit(FaultScript.builder().onRequest(1, Fault.stallAfterCommit())
+        .stallFor(Duration.ofSeconds(2)).build());
+    IntentTag tag = IntentTag.builder().operation("create-payment").scope("tenant-42")
+        .businessId("order-7").build();
+    CompletableFuture<Object> call = new CompletableFuture<>();
+    runner().withPropertyValues("oncely.retry.attempt-timeout=200ms",
+        "oncely.retry.base-delay=800ms", "oncely.retry.max-delay=800ms").run(context -> {
+          RestClient rest = RestClient.builder()
+              .requestFactory(context.getBean(OncelyClientHttpRequestFactory.class)).build();
+          CompletableFuture.runAsync(() -> {
+            try {
+              call.complete(rest.post().uri(server.url("/payments").uri())
+                  .attributes(IntentAttributes.of(tag)).contentType(MediaType.APPLICATION_JSON)
+                  .body(BODY).retrieve().body(String.class));
+            } catch (RuntimeException e) {
+              call.complete(e);
+            }
+          });
+          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+          while (kit.ledger().countOf("order-7") == 0 && System.nanoTime() < until) {
+            Thread.sleep(10);
+          }
+          // The attempt timed out (its answer stalls) and the call waits for its resend.
+          awaitState(context.getBean(IntentStore.class), IntentState.IN_FLIGHT);
+          Thread.sleep(300);
+          context.close();
+          // The call ends with the context: its intent is pending, never a second attempt.
+          assertThat(call.get(5, TimeUnit.SECONDS)).isInstanceOf(RuntimeException.class);
+        });
+    int afterClose = kit.requests().size();
+    Thread.sleep(1500);
+    assertThat(kit.requests().size()).isEqualTo(afterClose);
+
+    runner().run(context -> {
+      ready(context);
+      assertThat(awaitState(context.getBean(IntentStore.class), IntentState.COMPLETED).state())
+          .isEqualTo(IntentState.COMPLETED);
+    });
+    assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
+    assertThat(kit.requests().size()).isEqualTo(afterClose + 1);
+  }
 }

@@ -1,0 +1,214 @@
+package dev.oncely.client;
+
+import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.event.LoggingListener;
+import dev.oncely.client.internal.DriveSettings;
+import dev.oncely.client.internal.Durations;
+import dev.oncely.client.internal.SafeListener;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Random;
+
+/**
+ * The settings every entry point drives intents with, set the same way, with the same defaults
+ * and the same checks, on {@link IdempotentClient.Builder} and {@link
+ * IdempotencyInterceptor.Builder}. Not thread-safe. Every setter throws {@link
+ * NullPointerException} naming the setting for a null argument, and {@link
+ * IllegalArgumentException} naming it for a value out of range.
+ *
+ * <p>Defaults: {@link Dialects#ietf()}, {@link RetryPolicy#defaults()}, a new {@link
+ * RetryBudget#standard()} per client or interceptor, {@link LoggingListener}, the system clock and
+ * {@link Sleeper#SYSTEM}, {@link NetworkGate#ALWAYS_OPEN}, the dialect's key retention, a finished
+ * retention of {@link IdempotentClient#DEFAULT_FINISHED_RETENTION}, {@link Reconciler#MANUAL},
+ * responses kept up to {@link IdempotentClient#DEFAULT_MAX_RESPONSE_BYTES} bytes, and a
+ * finished-record cache from {@link CaffeineRecordCacheFactory} when Caffeine is on the class path
+ * (none otherwise, as on Android, which passes its own factory).
+ *
+ * @param <B> the concrete builder, returned by every setter
+ */
+public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
+  private Dialect dialect = Dialects.ietf();
+  private RetryPolicy retryPolicy = RetryPolicy.defaults();
+  private RetryBudget retryBudget;
+  private IntentListener listener = LoggingListener.instance();
+  private Clock clock = Clock.systemUTC();
+  private Sleeper sleeper = Sleeper.SYSTEM;
+  private Random jitter = new Random();
+  private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
+  private Duration keyRetention;
+  private Duration finishedRetention = IdempotentClient.DEFAULT_FINISHED_RETENTION;
+  private Reconciler reconciler = Reconciler.MANUAL;
+  private long maxResponseBytes = IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES;
+  private RecordCache.Factory recordCacheFactory;
+
+  DriveSettingsBuilder() {}
+
+  @SuppressWarnings("unchecked")
+  private B self() {
+    return (B) this;
+  }
+
+  /** Sets the server dialect (default {@link Dialects#ietf()}). */
+  public B dialect(Dialect dialect) {
+    this.dialect = Objects.requireNonNull(dialect, "dialect");
+    return self();
+  }
+
+  /**
+   * Sets the retry policy (default {@link RetryPolicy#defaults()}); its attempt timeout bounds each
+   * attempt (see {@link RetryPolicy#attemptTimeout()}).
+   */
+  public B retryPolicy(RetryPolicy retryPolicy) {
+    this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+    return self();
+  }
+
+  /**
+   * Sets the retry budget, which may be shared between clients and interceptors that talk to the
+   * same hosts (default: a new {@link RetryBudget#standard()}).
+   */
+  public B retryBudget(RetryBudget retryBudget) {
+    this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget");
+    return self();
+  }
+
+  /**
+   * Sets the event listener (default {@link LoggingListener}); combine several with {@link
+   * IntentListener#all}. Its exceptions are caught and logged.
+   */
+  public B listener(IntentListener listener) {
+    this.listener = Objects.requireNonNull(listener, "listener");
+    return self();
+  }
+
+  /** Sets the clock for record times, deadlines and {@code Retry-After} dates. */
+  public B clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    return self();
+  }
+
+  /**
+   * Sets how waits between attempts happen. The default, {@link Sleeper#SYSTEM}, waits on one
+   * timer thread per process and holds no thread of the caller's or the client's; any other
+   * sleeper (tests inject one that advances a test clock instead of waiting) is called on the
+   * thread that drives the intent.
+   */
+  public B sleeper(Sleeper sleeper) {
+    this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+    return self();
+  }
+
+  /**
+   * Sets the random source of the backoff jitter (default a thread-safe {@link Random}); a fixed
+   * source makes retry schedules reproducible in simulations. Must be thread-safe.
+   */
+  public B jitter(Random jitter) {
+    this.jitter = Objects.requireNonNull(jitter, "jitter");
+    return self();
+  }
+
+  /**
+   * Sets the gate that pauses attempts while offline (default {@link NetworkGate#ALWAYS_OPEN}): a
+   * drive waits for it until the policy's deadline (then the record is parked {@link
+   * PendingReason#OFFLINE}), or until it is stopped.
+   */
+  public B networkGate(NetworkGate networkGate) {
+    this.networkGate = Objects.requireNonNull(networkGate, "networkGate");
+    return self();
+  }
+
+  /**
+   * Sets how long the server keeps keys (default: the dialect's). A record that may have been sent
+   * and is older than this is never resent: it goes to the {@link Reconciler}. Unfinished records
+   * expire this long after they were created.
+   *
+   * @throws IllegalArgumentException if it is zero or negative
+   */
+  public B keyRetention(Duration keyRetention) {
+    Objects.requireNonNull(keyRetention, "keyRetention");
+    this.keyRetention = Durations.positive("keyRetention", keyRetention);
+    return self();
+  }
+
+  /**
+   * Sets how long a finished (completed, rejected, conflicting) record is kept, so a repeat of the
+   * intent is answered from the store without I/O (default {@link
+   * IdempotentClient#DEFAULT_FINISHED_RETENTION}). Never shorter than the key retention: a record
+   * purged earlier than the server forgets the key would let a repeat be sent again.
+   *
+   * @throws IllegalArgumentException if it is zero or negative
+   */
+  public B finishedRetention(Duration finishedRetention) {
+    Objects.requireNonNull(finishedRetention, "finishedRetention");
+    this.finishedRetention = Durations.positive("finishedRetention", finishedRetention);
+    return self();
+  }
+
+  /** Sets who resolves intents that cannot be resent (default {@link Reconciler#MANUAL}). */
+  public B reconciler(Reconciler reconciler) {
+    this.reconciler = Objects.requireNonNull(reconciler, "reconciler");
+    return self();
+  }
+
+  /**
+   * Sets how many bytes of a response body are kept in the record (default {@link
+   * IdempotentClient#DEFAULT_MAX_RESPONSE_BYTES}); longer bodies are kept cut.
+   *
+   * @throws IllegalArgumentException if it is negative
+   */
+  public B maxResponseBytes(long maxResponseBytes) {
+    if (maxResponseBytes < 0) {
+      throw new IllegalArgumentException("maxResponseBytes must be >= 0, was " + maxResponseBytes);
+    }
+    this.maxResponseBytes = maxResponseBytes;
+    return self();
+  }
+
+  /**
+   * Sets the factory of the finished-records cache (default {@link CaffeineRecordCacheFactory}
+   * when Caffeine is on the class path; Android passes one that does not use Caffeine). Not used
+   * with an {@link InMemoryIntentStore}, which answers repeats as fast as a cache.
+   */
+  public B recordCacheFactory(RecordCache.Factory recordCacheFactory) {
+    this.recordCacheFactory = Objects.requireNonNull(recordCacheFactory, "recordCacheFactory");
+    return self();
+  }
+
+  /** The dialect set. */
+  Dialect dialect() {
+    return dialect;
+  }
+
+  /** The largest response body kept. */
+  long maxResponseBytes() {
+    return maxResponseBytes;
+  }
+
+  /** The settings of a drive on {@code store} (null: records live in one call's memory). */
+  DriveSettings settings(IntentStore store) {
+    Duration retention = keyRetention != null ? keyRetention : dialect.keyRetention();
+    Duration finished = finishedRetention.compareTo(retention) >= 0 ? finishedRetention
+        : retention;
+    return new DriveSettings(store, dialect, retryPolicy,
+        retryBudget != null ? retryBudget : RetryBudget.standard(), new SafeListener(listener),
+        clock, sleeper, jitter, networkGate, retention, finished, reconciler,
+        // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
+        store == null || store instanceof InMemoryIntentStore ? null : finishedCache());
+  }
+
+  private RecordCache<IntentId, IntentRecord> finishedCache() {
+    if (recordCacheFactory != null) {
+      return recordCacheFactory.create(IdempotentClient.FINISHED_CACHE_SIZE);
+    }
+    try {
+      Class.forName("com.github.benmanes.caffeine.cache.Caffeine", false,
+          DriveSettingsBuilder.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError absent) {
+      return null;
+    }
+    return new CaffeineRecordCacheFactory().create(IdempotentClient.FINISHED_CACHE_SIZE);
+  }
+}
