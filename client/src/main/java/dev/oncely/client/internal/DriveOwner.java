@@ -2,25 +2,26 @@ package dev.oncely.client.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What owns drives: an {@code IdempotentClient} or an {@code IdempotencyInterceptor}. It knows its
  * running drives and the calls they have on the wire, so {@link #close} can stop them: a waiting
  * drive stops at once, a drive on the wire has its call canceled and stops at its next step, and
- * no drive starts an attempt once the owner is closed. Thread-safe.
+ * no drive starts an attempt once the owner is closed. Thread-safe; taking and releasing a drive
+ * takes no lock, so callers at high concurrency do not queue on the owner.
  */
 public final class DriveOwner {
-  private final String name;
+  private final String stopReason;
   private final CallRegistry calls = new CallRegistry();
-  private final Set<Drive> drives = new HashSet<>();
-  private boolean closed;
+  private final Set<Drive> drives = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
 
   /** An owner that names itself {@code name} in stop reasons ("the client", "the interceptor"). */
   public DriveOwner(String name) {
-    this.name = name;
+    this.stopReason = name + " was closed";
   }
 
   /** The calls this owner's drives have on the wire. */
@@ -30,24 +31,29 @@ public final class DriveOwner {
 
   /** Null while the owner is open; else why its drives must stop. */
   public String stopped() {
-    synchronized (this) {
-      return closed ? name + " was closed" : null;
-    }
+    return closed ? stopReason : null;
   }
 
   /** Takes {@code drive} on; false if the owner is closed (the drive must not start). */
-  synchronized boolean adopt(Drive drive) {
+  boolean adopt(Drive drive) {
+    drives.add(drive);
+    // Added before the flag is read: a close that set the flag earlier is seen here, and a close
+    // that sets it later finds the drive in its snapshot.
     if (closed) {
+      drives.remove(drive);
       return false;
     }
-    drives.add(drive);
     return true;
   }
 
   /** Forgets a drive that ended. */
-  synchronized void release(Drive drive) {
+  void release(Drive drive) {
     drives.remove(drive);
-    notifyAll();
+    if (closed) {
+      synchronized (this) {
+        notifyAll();
+      }
+    }
   }
 
   /**
@@ -58,15 +64,10 @@ public final class DriveOwner {
    * @return the drives still running after {@code grace} (they send nothing more)
    */
   public List<Drive> close(Duration grace) {
-    List<Drive> running;
-    synchronized (this) {
-      closed = true;
-      running = new ArrayList<>(drives);
-    }
+    closed = true;
     calls.closeAll();
-    String why = name + " was closed";
-    for (Drive drive : running) {
-      drive.stop(why);
+    for (Drive drive : new ArrayList<>(drives)) {
+      drive.stop(stopReason);
     }
     long end = System.nanoTime() + grace.toNanos();
     synchronized (this) {
@@ -76,12 +77,12 @@ public final class DriveOwner {
           if (left <= 0) {
             break;
           }
-          wait(Math.max(1, left / 1_000_000));
+          wait(Math.max(1, Math.min(left / 1_000_000, 50)));
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      return new ArrayList<>(drives);
     }
+    return new ArrayList<>(drives);
   }
 }
