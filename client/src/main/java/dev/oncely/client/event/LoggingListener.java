@@ -17,8 +17,8 @@ import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
  * <p>Levels: durable creates, attempts, retries, waits and completions at {@code DEBUG}
  * ({@code FINE} in {@code java.util.logging}): the happy path is silent at the usual
  * {@code INFO} threshold, as in OkHttp, and costs nothing there (a line per intent through a
- * flushing file handler was ~10 % of the client's CPU at 64 callers, issue 20). Rejections at
- * {@code INFO}; "gave up unknown", mismatches, reconciliations, retry-budget refusals and ignored
+ * flushing file handler is a measurable share of the client's CPU: docs/benchmarks.md).
+ * Rejections at {@code INFO}; "gave up unknown", mismatches, reconciliations, retry-budget refusals and ignored
  * key headers at {@code WARNING}. A line is built only when its level is enabled. It prints the intent's scope, operation and short key
  * hash, statuses and delays; never a key, a payload, a URL query or a header value.
  */

@@ -18,8 +18,8 @@ import java.util.Optional;
  *
  * <p>A finished record found this way goes into the finished-record cache, so the next repeat is
  * answered without a store round trip. Records are cached when a repeat reads them, not when
- * they finish: repeats are rare, and a cache write per completed intent cost about 4 % of the
- * client's CPU at 64 callers (issue 20).
+ * they finish: repeats are rare, and a cache write per completed intent is a measurable share of
+ * the client's CPU (docs/benchmarks.md).
  */
 public final class Admission {
   /**

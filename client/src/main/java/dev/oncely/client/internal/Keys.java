@@ -7,8 +7,8 @@ import java.util.Base64;
 /**
  * Random idempotency keys: 192 bits from {@link SecureRandom}, URL-safe base64 without padding.
  * Each thread has its own generator: the JDK's default {@code NativePRNG} serializes every caller
- * on one global lock (9 % of lock waiting at 64 callers in issue 20's profile), while a {@code
- * DRBG} instance (NIST SP 800-90A, seeded by the system's entropy source) is independent. Where
+ * on one global lock (a visible share of lock waiting at 64 callers, docs/benchmarks.md), while
+ * a {@code DRBG} instance (NIST SP 800-90A, seeded by the system's entropy source) is independent. Where
  * DRBG does not exist (Android), each thread gets the platform's default generator.
  */
 public final class Keys {
