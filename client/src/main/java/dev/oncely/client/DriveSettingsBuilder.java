@@ -6,11 +6,14 @@ import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
+import dev.oncely.client.internal.Origins;
 import dev.oncely.client.internal.SafeListener;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * The settings every entry point drives intents with, set the same way, with the same defaults
@@ -43,6 +46,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
   private Reconciler reconciler = Reconciler.MANUAL;
   private long maxResponseBytes = IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES;
   private RecordCache.Factory recordCacheFactory;
+  private final Set<String> credentialOrigins = new LinkedHashSet<>();
 
   DriveSettingsBuilder() {}
 
@@ -177,6 +181,22 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
     return self();
   }
 
+  /**
+   * Lists origins other than the intent's own ({@code https://host} or {@code https://host:port})
+   * whose status URLs may be polled with the intent's stored headers and credentials (the intent
+   * API's {@link HeaderProvider}, which is told the target is cross-origin; the app's own headers
+   * through the interceptor). Default: none, so a status URL on another origin, or on http for an
+   * https intent, is polled without them.
+   *
+   * @throws IllegalArgumentException if an entry is not an http(s) origin
+   */
+  public B credentialOrigins(String... origins) {
+    for (String origin : Objects.requireNonNull(origins, "origins")) {
+      credentialOrigins.add(Origins.parse(origin));
+    }
+    return self();
+  }
+
   /** The dialect set. */
   Dialect dialect() {
     return dialect;
@@ -196,7 +216,8 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
         retryBudget != null ? retryBudget : RetryBudget.standard(), new SafeListener(listener),
         clock, sleeper, jitter, networkGate, retention, finished, reconciler,
         // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
-        store == null || store instanceof InMemoryIntentStore ? null : finishedCache());
+        store == null || store instanceof InMemoryIntentStore ? null : finishedCache(),
+        Set.copyOf(credentialOrigins));
   }
 
   private RecordCache<IntentId, IntentRecord> finishedCache() {

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * (nothing was sent) and is retried.
  *
  * <p><b>Origins.</b> The provider is only asked for attempts to the intent's own origin, or to an
- * origin the app listed with {@code IdempotentClient.Builder.credentialOrigins}; a status URL on
+ * origin the app listed with {@code credentialOrigins} of the client builder; a status URL on
  * any other origin (or an https intent's status URL on http) is polled without its headers. The
  * idempotency key header belongs to the SDK: a provider header of that name is ignored (and
  * reported as an event).

@@ -111,8 +111,7 @@ public final class IdempotentClient implements AutoCloseable {
             .build(),
         b.headerProvider,
         b.maxResponseBytes(),
-        owner,
-        java.util.Set.copyOf(b.credentialOrigins));
+        owner);
     this.admission = new Admission(drive);
     if (b.executor != null) {
       this.ownedExecutor = null;
@@ -568,7 +567,6 @@ public final class IdempotentClient implements AutoCloseable {
   public static final class Builder extends DriveSettingsBuilder<Builder> {
     private OkHttpClient okHttpClient;
     private okhttp3.Call.Factory callFactory;
-    private final java.util.Set<String> credentialOrigins = new java.util.LinkedHashSet<>();
     private IntentStore store;
     private HeaderProvider headerProvider = HeaderProvider.NONE;
     private java.util.concurrent.Executor executor;
@@ -613,20 +611,6 @@ public final class IdempotentClient implements AutoCloseable {
       return this;
     }
 
-    /**
-     * Lists origins other than the intent's own ({@code https://host} or {@code https://host:port})
-     * whose status URLs may be polled with the intent's stored headers and the {@link
-     * HeaderProvider}'s credentials (the provider is told the target is cross-origin). Default: none,
-     * so a status URL on another origin, or on http for an https intent, is polled without them.
-     *
-     * @throws IllegalArgumentException if an entry is not an http(s) origin
-     */
-    public Builder credentialOrigins(String... origins) {
-      for (String origin : Objects.requireNonNull(origins, "origins")) {
-        credentialOrigins.add(dev.oncely.client.internal.Origins.parse(origin));
-      }
-      return this;
-    }
 
     /** Sets where records live; the caller keeps ownership (the client does not close it). */
     public Builder store(IntentStore store) {

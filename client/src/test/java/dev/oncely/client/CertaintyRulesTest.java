@@ -76,6 +76,9 @@ class CertaintyRulesTest {
         .build();
   }
 
+  /** Origins besides the intent's own that both entry points may send credentials to. */
+  private String[] listedOrigins = {};
+
   private Result send(Entry entry, String path) throws Exception {
     return send(entry, path, "Bearer secret-token");
   }
@@ -85,6 +88,7 @@ class CertaintyRulesTest {
       IdempotentClient client = IdempotentClient.builder().store(store).clock(clock)
           .sleeper(sleeper).listener(events).retryPolicy(policy())
           .headerProvider((id, url) -> Map.of("Authorization", token))
+          .credentialOrigins(listedOrigins)
           .build();
       open.add(client);
       IntentSpec spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
@@ -94,7 +98,8 @@ class CertaintyRulesTest {
       return new Result(store.get(spec.id()).orElseThrow(), outcome, 0, null);
     }
     OkHttpClient http = IdempotencyInterceptor.builder().store(store).clock(clock).sleeper(sleeper)
-            .listener(events).retryPolicy(policy()).build().installOn(new OkHttpClient.Builder())
+            .listener(events).retryPolicy(policy()).credentialOrigins(listedOrigins).build()
+            .installOn(new OkHttpClient.Builder())
         .build();
     String key = "k-" + System.nanoTime();
     Request request = new Request.Builder().url(server.url(path))
@@ -241,6 +246,25 @@ class CertaintyRulesTest {
     assertThat(poll.getMethod()).isEqualTo("GET");
     assertThat(poll.getHeaders().get("Authorization")).isNull();
     assertThat(poll.getHeaders().get("X-Tenant")).isNull();
+    assertThat(poll.getHeaders().get("Idempotency-Key")).isNull();
+  }
+
+  // Issue 27: both wires honour the origins the app listed for credentials.
+  @ParameterizedTest
+  @EnumSource(Entry.class)
+  void a_status_url_on_a_listed_origin_is_polled_with_the_credentials(Entry entry)
+      throws Exception {
+    listedOrigins = new String[] {"http://" + foreign.getHostName() + ":" + foreign.getPort()};
+    server.enqueue(new MockResponse.Builder().code(202)
+        .addHeader("Location", foreign.url("/status/p-1").toString()).build());
+    foreign.enqueue(new MockResponse.Builder().code(200).body("{\"id\":\"p-1\"}").build());
+
+    Result result = send(entry, "/payments");
+
+    assertThat(result.state()).isEqualTo(IntentState.COMPLETED);
+    RecordedRequest poll = foreign.takeRequest(5, TimeUnit.SECONDS);
+    assertThat(poll.getMethod()).isEqualTo("GET");
+    assertThat(poll.getHeaders().get("Authorization")).isEqualTo("Bearer secret-token");
     assertThat(poll.getHeaders().get("Idempotency-Key")).isNull();
   }
 

@@ -4,6 +4,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoredResponse;
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor;
 import okhttp3.Request;
@@ -15,7 +16,8 @@ import okhttp3.Response;
  * chain.proceed}, its body the buffered bytes (one-shot, every write counted in the call's
  * {@link BodyWrites}), the key in the record's wire form and no other key header, and a mark that
  * tells the interceptor's network half to hide redirects from OkHttp. A poll of a status URL on
- * another origin carries none of the app's headers. It stops when the call is canceled or the
+ * another origin carries none of the app's headers, unless the app listed that origin in {@code
+ * credentialOrigins}, as the intent API's wire does. It stops when the call is canceled or the
  * interceptor closed.
  */
 final class ChainWire implements Wire {
@@ -26,14 +28,18 @@ final class ChainWire implements Wire {
   private final List<String> keyHeaders;
   private final DriveOwner owner;
   private final long maxResponseBytes;
+  private final Set<String> credentialOrigins;
 
   /**
    * @param template the app's request, as this interceptor received it
    * @param body the buffered body (null for none), counting into {@code writes}
    * @param keyHeaders every header name that may carry a key, removed before the record's is set
+   * @param credentialOrigins origins besides the intent's own whose status URLs get the app's
+   *     headers
    */
   ChainWire(Interceptor.Chain chain, Request template, RequestBody body, BodyWrites writes,
-      List<String> keyHeaders, DriveOwner owner, long maxResponseBytes) {
+      List<String> keyHeaders, DriveOwner owner, long maxResponseBytes,
+      Set<String> credentialOrigins) {
     this.chain = chain;
     this.template = template;
     this.body = body;
@@ -41,6 +47,7 @@ final class ChainWire implements Wire {
     this.keyHeaders = keyHeaders;
     this.owner = owner;
     this.maxResponseBytes = maxResponseBytes;
+    this.credentialOrigins = credentialOrigins;
   }
 
   @Override
@@ -99,7 +106,8 @@ final class ChainWire implements Wire {
       keyHeaders.forEach(request::removeHeader);
       request.method(record.method(), body);
       request.header(record.keyHeader(), record.keyValue());
-    } else if (Origins.same(ParsedUrls.get(record.url()), exchange.url())) {
+    } else if (Origins.mayCarryCredentials(ParsedUrls.get(record.url()), exchange.url(),
+        credentialOrigins)) {
       request = template.newBuilder().url(exchange.url()).get();
       keyHeaders.forEach(request::removeHeader);
       request.removeHeader("Content-Type");

@@ -14,6 +14,7 @@ import dev.oncely.client.event.IntentListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * What the {@link DriveLoop} needs, the same for both entry points, fixed when a client or an
@@ -22,6 +23,8 @@ import java.util.Random;
  * @param store where records live; null for an interceptor without a store (records then live in
  *     memory for one call)
  * @param finished cache of finished records, or null for none
+ * @param credentialOrigins origins besides the intent's own that may get its stored headers and
+ *     credentials (status URLs there are polled with them)
  */
 public record DriveSettings(
     IntentStore store,
@@ -36,4 +39,5 @@ public record DriveSettings(
     Duration keyRetention,
     Duration finishedRetention,
     Reconciler reconciler,
-    RecordCache<IntentId, IntentRecord> finished) {}
+    RecordCache<IntentId, IntentRecord> finished,
+    Set<String> credentialOrigins) {}

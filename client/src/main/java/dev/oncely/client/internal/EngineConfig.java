@@ -21,8 +21,12 @@ public record EngineConfig(
     Call.Factory http,
     HeaderProvider headers,
     long maxResponseBytes,
-    DriveOwner owner,
-    Set<String> credentialOrigins) {
+    DriveOwner owner) {
+
+  /** Origins besides the intent's own that may get its stored headers and credentials. */
+  public Set<String> credentialOrigins() {
+    return drive.credentialOrigins();
+  }
 
   /** The calls the client's drives have on the wire. */
   public CallRegistry calls() {

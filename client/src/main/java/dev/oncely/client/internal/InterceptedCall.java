@@ -256,7 +256,7 @@ public final class InterceptedCall {
       }
       wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
           record.mediaType(), memory.writes()), memory.writes(), keyHeaders, c.owner(),
-          c.maxResponseBytes());
+          c.maxResponseBytes(), c.drive().credentialOrigins());
       loop = DriveLoop.of(c.drive(), wire, record, claimed, memory.writes().count() > 0);
     } catch (RuntimeException | Error e) {
       drive.fail(e);
