@@ -338,8 +338,13 @@ public final class InterceptedCall {
         throw new NeedsReconciliationException(id, end.detail() != null ? end.detail()
             : record.reason());
       case LOST:
+        // Read as the intent API reads it (IntentDriver.outcomeOf): the record another driver
+        // left is the answer, rendered as this entry point renders that outcome.
         if (record != null && record.state().isTerminal() && record.lastResponse() != null) {
           return stored(original, record);
+        }
+        if (record != null && record.state() == IntentState.NEEDS_RECONCILIATION) {
+          throw new NeedsReconciliationException(id, record.reason());
         }
         throw new IntentPendingException(id, end.reason(), end.detail());
       case STORE_FAILED:
