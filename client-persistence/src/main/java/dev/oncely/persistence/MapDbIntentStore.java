@@ -322,7 +322,7 @@ public final class MapDbIntentStore implements IntentStore {
       if (batch.deletedRecords()) {
         cache.invalidateAll();
         try {
-          copies.compact();
+          copies.compactIfSparse();
         } catch (RuntimeException e) {
           LOG.log(Level.WARNING, "compacting " + path + " failed; space is"
               + " reclaimed at the next purge", e);

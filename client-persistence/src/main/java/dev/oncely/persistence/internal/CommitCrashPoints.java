@@ -37,7 +37,10 @@ public final class CommitCrashPoints {
     IMAGE_FORCED,
     /** The control file names the new image; the journal still holds the frames it covers. */
     BEFORE_JOURNAL_RESET,
-    /** Half-way through copying the new image over the old one (the next working copy). */
+    /**
+     * Half-way through bringing the old image up to the new one (the next working copy): through
+     * its catch-up, or through the full copy after a compaction.
+     */
     COPYING
   }
 

@@ -218,6 +218,17 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     return null;
   }
 
+  /** The share of the file's bytes that MapDB holds free for reuse, from 0 to 1. */
+  public double freeShare() {
+    try {
+      StoreDirect store = (StoreDirect) db.getStore();
+      long total = store.getTotalSize();
+      return total <= 0 ? 0 : (double) store.getFreeSize() / total;
+    } catch (RuntimeException e) {
+      throw corrupted(path, "reading the free space", e);
+    }
+  }
+
   /** Puts {@code value} under {@code key}. */
   public void put(int map, byte[] key, byte[] value) {
     maps.get(map).put(key, value);

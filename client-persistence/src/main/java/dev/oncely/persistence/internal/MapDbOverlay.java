@@ -133,6 +133,11 @@ public final class MapDbOverlay {
     }
   }
 
+  /** This overlay's changes as one journal payload, in the order {@link #applyTo} applies them. */
+  byte[] payload() {
+    return MapDbBatch.encode(maps);
+  }
+
   /** Forgets every change (once they are applied). */
   void clear() {
     for (TreeMap<byte[], Change> m : maps) {

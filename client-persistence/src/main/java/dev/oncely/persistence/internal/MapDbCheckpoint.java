@@ -1,0 +1,113 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.StoreException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The checkpoint of the MapDB engine: the working copy becomes the checkpoint image, the journal
+ * is emptied, and the old image becomes the next working copy.
+ *
+ * <p><b>Steps.</b> Close the working copy and force it (it now holds commit n exactly); write the
+ * control slot "image = this copy, commit n, length, CRC32" and force it (the checkpoint's commit
+ * point); empty the journal; then bring the old image up to commit n by making it the same MapDB
+ * calls, in the same order, that the working copy received since the last checkpoint
+ * ({@link MapDbCatchUp}). The two copies were byte-for-byte equal when the working copy was
+ * opened, so the old image is again a byte-for-byte copy of the new one, and the checkpoint
+ * writes what changed since the last one instead of copying the whole file. A
+ * {@linkplain #compact compaction} instead rebuilds the image into a fresh file holding only the
+ * live entries and copies it over the old image in full: it runs only when free space dominates.
+ *
+ * <p><b>Crash argument.</b> A crash before the control write finds the old image named, intact
+ * (never written while named), and a journal still holding every commit since it. A crash between
+ * the control write and the journal reset finds the new image and frames it already holds,
+ * skipped by sequence number. A crash while the old image catches up (or, in a compaction, is
+ * copied over) finds a working copy that fails the image's checksum: opening copies the image
+ * over it in full (recovery only; a clean close leaves both copies equal). After a power cut the
+ * same holds: the image was forced before the slot naming it, the slot before the journal reset,
+ * and the catching-up copy is never trusted until a later checkpoint forces it.
+ *
+ * <p>Runs on the committer thread between commits, readers kept out by the engine. Not
+ * thread-safe.
+ */
+final class MapDbCheckpoint {
+  private final Path[] paths;
+  private final FileIo io;
+  private final ControlFile control;
+  private final Journal journal;
+
+  MapDbCheckpoint(Path[] paths, FileIo io, ControlFile control, Journal journal) {
+    this.paths = paths;
+    this.io = io;
+    this.control = control;
+    this.journal = journal;
+  }
+
+  /**
+   * Makes {@code working} (copy {@code target}, holding commit {@code sequence}) the image and
+   * returns the other copy, caught up by {@code changes}, opened as the next working copy.
+   *
+   * @throws StoreException if a step fails (the store must then be reopened to recover)
+   */
+  MapDbFile take(MapDbFile working, int target, long sequence, MapDbCatchUp changes) {
+    CommitCrashPoints.checkpointStarted();
+    working.sequence(sequence);
+    working.close();
+    MapDbFiles.force(io, paths[target]);
+    name(target, sequence);
+    Path next = paths[1 - target];
+    MapDbFile old = MapDbFile.openExisting(next, io);
+    try {
+      changes.replayOnto(old, sequence);
+    } catch (RuntimeException | Error e) {
+      old.closeQuietly(e);
+      throw e;
+    }
+    old.close();
+    changes.clear();
+    return MapDbFile.openExisting(next, io);
+  }
+
+  /**
+   * Like {@link #take}, with an image rebuilt from {@code working}'s live entries into a fresh
+   * file, so space freed by purges goes back to the file system; the old image is then replaced by
+   * a full copy of the new one.
+   *
+   * @throws StoreException if a step fails (the store must then be reopened to recover)
+   */
+  MapDbFile compact(MapDbFile working, int target, long sequence, MapDbCatchUp changes) {
+    CommitCrashPoints.checkpointStarted();
+    working.sequence(sequence);
+    Path temp = MapDbFiles.tempOf(paths[target]);
+    MapDbFile fresh = MapDbFile.create(temp, sequence, io);
+    try {
+      for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
+        for (Map.Entry<byte[], byte[]> e : working.all(map)) {
+          fresh.put(map, e.getKey(), e.getValue());
+        }
+      }
+    } finally {
+      fresh.close();
+    }
+    MapDbFiles.force(io, temp);
+    working.close();
+    try {
+      StoreFiles.moveDurably(temp, paths[target]);
+    } catch (IOException e) {
+      throw new StoreException("cannot move " + temp + " to " + paths[target] + ": " + e, e);
+    }
+    name(target, sequence);
+    MapDbFiles.copy(io, paths[target], paths[1 - target]);
+    changes.clear();
+    return MapDbFile.openExisting(paths[1 - target], io);
+  }
+
+  /** Names the forced copy {@code target} the image of {@code sequence}, then empties the journal. */
+  private void name(int target, long sequence) {
+    CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
+    control.write(MapDbFiles.stateOf(io, paths[target], target, sequence));
+    CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.BEFORE_JOURNAL_RESET);
+    journal.reset();
+  }
+}

@@ -1,0 +1,112 @@
+package dev.oncely.persistence.internal;
+
+import dev.oncely.client.StoreException;
+import java.io.IOException;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32;
+
+/**
+ * Whole-file operations of the MapDB engine on its copies: checksum, compare with a control
+ * slot, copy in place, force. Every write goes through the engine's {@link FileIo}; the checks
+ * read only. Failures are {@link StoreException}s naming the file.
+ */
+final class MapDbFiles {
+  private static final int CHUNK = 1 << 20;
+
+  private MapDbFiles() {}
+
+  /** The control slot naming {@code copy} (at {@code path}) the image of {@code commit}. */
+  static ControlFile.State stateOf(FileIo io, Path path, int copy, long commit) {
+    try (FileChannel channel = io.open(path)) {
+      return new ControlFile.State(copy, commit, channel.size(), crc(channel));
+    } catch (IOException e) {
+      throw new StoreException("cannot read " + path + ": " + e, e);
+    }
+  }
+
+  /** Whether {@code file} has exactly the length and CRC32 {@code state} names; reads only. */
+  static boolean matches(Path file, ControlFile.State state) {
+    if (!Files.isRegularFile(file) || size(file) != state.length()) {
+      return false;
+    }
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      return channel.size() == state.length() && crc(channel) == state.crc();
+    } catch (IOException e) {
+      throw new StoreException("cannot read " + file + ": " + e, e);
+    }
+  }
+
+  /** The length of {@code file}, or -1 when it is missing or unreadable. */
+  static long size(Path file) {
+    try {
+      return Files.isRegularFile(file) ? Files.size(file) : -1;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static int crc(FileChannel channel) throws IOException {
+    CRC32 crc = new CRC32();
+    ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
+    long position = 0;
+    while (true) {
+      ((Buffer) buffer).clear();
+      int n = channel.read(buffer, position);
+      if (n < 0) {
+        return (int) crc.getValue();
+      }
+      crc.update(buffer.array(), 0, n);
+      position += n;
+    }
+  }
+
+  /**
+   * Copies {@code from} over {@code to} in place (same file, so no rename needs to reach the disk
+   * before the copy is forced at its own checkpoint). Not forced: {@code to} becomes the working
+   * copy, which is distrusted after a crash anyway.
+   */
+  static void copy(FileIo io, Path from, Path to) {
+    try (FileChannel in = io.open(from); FileChannel out = io.open(to)) {
+      long size = in.size();
+      long position = 0;
+      ByteBuffer buffer = ByteBuffer.allocateDirect(CHUNK);
+      while (position < size) {
+        ((Buffer) buffer).clear();
+        int n = in.read(buffer, position);
+        if (n < 0) {
+          break;
+        }
+        ((Buffer) buffer).flip();
+        while (buffer.hasRemaining()) {
+          out.write(buffer, position + buffer.position());
+        }
+        position += n;
+        if (position >= size / 2 && position - n < size / 2) {
+          CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.COPYING);
+        }
+      }
+      out.truncate(size);
+    } catch (IOException e) {
+      throw new StoreException("cannot copy " + from + " to " + to + ": " + e, e);
+    }
+  }
+
+  /** Forces {@code file}'s data and metadata to stable storage. */
+  static void force(FileIo io, Path file) {
+    try (FileChannel channel = io.open(file)) {
+      channel.force(true);
+    } catch (IOException e) {
+      throw new StoreException("cannot force " + file + ": " + e, e);
+    }
+  }
+
+  /** Where a copy is rebuilt before it is renamed over {@code copy}. */
+  static Path tempOf(Path copy) {
+    return copy.resolveSibling(copy.getFileName() + ".tmp");
+  }
+}
