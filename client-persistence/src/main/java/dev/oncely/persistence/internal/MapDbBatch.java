@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * ever sees a change that a crash could take back), and the records that become durable with it
  * (for the read cache). The writes of a batch see their own changes on top of the commits not yet
  * applied to the working copy ({@link MapDbOverlay}) on top of the working copy. Used only on the
- * committer thread.
+ * committer (the leader of the group commit).
  *
  * <p>Payload of its journal frame: {@code count u32}, then per change {@code map u8 | key length
  * u16 | key | value length i32 (-1 removes) | value}.

@@ -11,25 +11,25 @@ import java.util.Map;
  *
  * <p><b>Steps.</b> Close the working copy and force it (it now holds commit n exactly); write the
  * control slot "image = this copy, commit n, length, CRC32" and force it (the checkpoint's commit
- * point); empty the journal; then bring the old image up to commit n by making it the same MapDB
- * calls, in the same order, that the working copy received since the last checkpoint
- * ({@link MapDbCatchUp}). The two copies were byte-for-byte equal when the working copy was
- * opened, so the old image is again a byte-for-byte copy of the new one, and the checkpoint
- * writes what changed since the last one instead of copying the whole file. A
- * {@linkplain #compact compaction} instead rebuilds the image into a fresh file holding only the
- * live entries and copies it over the old image in full: it runs only when free space dominates.
+ * point); empty the journal; then copy onto the old image the pages MapDB wrote in the working
+ * copy since it was opened ({@link DirtyPages}, closing included) and give it the new image's
+ * length. The two copies were byte-for-byte equal when the working copy was opened, so the old
+ * image is again a byte-for-byte copy of the new one, and the checkpoint writes what changed since
+ * the last one instead of the whole file. A {@linkplain #compact compaction} instead rebuilds the
+ * image into a fresh file holding only the live entries and copies it over the old image in full:
+ * it runs only when free space dominates.
  *
  * <p><b>Crash argument.</b> A crash before the control write finds the old image named, intact
  * (never written while named), and a journal still holding every commit since it. A crash between
  * the control write and the journal reset finds the new image and frames it already holds,
- * skipped by sequence number. A crash while the old image catches up (or, in a compaction, is
- * copied over) finds a working copy that fails the image's checksum: opening copies the image
- * over it in full (recovery only; a clean close leaves both copies equal). After a power cut the
- * same holds: the image was forced before the slot naming it, the slot before the journal reset,
- * and the catching-up copy is never trusted until a later checkpoint forces it.
+ * skipped by sequence number. A crash while the pages are copied (or, in a compaction, the whole
+ * file) finds a working copy that fails the image's checksum: opening copies the image over it in
+ * full (recovery only; a clean close leaves both copies equal). After a power cut the same holds:
+ * the image was forced before the slot naming it, the slot before the journal reset, and the copy
+ * being brought along is never trusted until a later checkpoint forces it.
  *
- * <p>Runs on the committer thread between commits, readers kept out by the engine. Not
- * thread-safe.
+ * <p>Runs on the engine's applier thread while the committer waits, readers kept out by the
+ * engine. Not thread-safe.
  */
 final class MapDbCheckpoint {
   private final Path[] paths;
@@ -46,27 +46,19 @@ final class MapDbCheckpoint {
 
   /**
    * Makes {@code working} (copy {@code target}, holding commit {@code sequence}) the image and
-   * returns the other copy, caught up by {@code changes}, opened as the next working copy.
+   * returns the other copy, brought up to it page by page, opened as the next working copy.
    *
    * @throws StoreException if a step fails (the store must then be reopened to recover)
    */
-  MapDbFile take(MapDbFile working, int target, long sequence, MapDbCatchUp changes) {
+  MapDbFile take(MapDbFile working, int target, long sequence) {
     CommitCrashPoints.checkpointStarted();
     working.sequence(sequence);
     working.close();
     MapDbFiles.force(io, paths[target]);
     name(target, sequence);
-    Path next = paths[1 - target];
-    MapDbFile old = MapDbFile.openExisting(next, io);
-    try {
-      changes.replayOnto(old, sequence);
-    } catch (RuntimeException | Error e) {
-      old.closeQuietly(e);
-      throw e;
-    }
-    old.close();
-    changes.clear();
-    return MapDbFile.openExisting(next, io);
+    MapDbFiles.copyPages(io, paths[target], paths[1 - target], working.writtenPages(),
+        DirtyPages.PAGE);
+    return MapDbFile.openExisting(paths[1 - target], io);
   }
 
   /**
@@ -76,7 +68,7 @@ final class MapDbCheckpoint {
    *
    * @throws StoreException if a step fails (the store must then be reopened to recover)
    */
-  MapDbFile compact(MapDbFile working, int target, long sequence, MapDbCatchUp changes) {
+  MapDbFile compact(MapDbFile working, int target, long sequence) {
     CommitCrashPoints.checkpointStarted();
     working.sequence(sequence);
     Path temp = MapDbFiles.tempOf(paths[target]);
@@ -99,7 +91,6 @@ final class MapDbCheckpoint {
     }
     name(target, sequence);
     MapDbFiles.copy(io, paths[target], paths[1 - target]);
-    changes.clear();
     return MapDbFile.openExisting(paths[1 - target], io);
   }
 

@@ -16,7 +16,11 @@ import java.util.function.Function;
  * <em>working copy</em> that MapDB changes in place and readers read, and a <em>checkpoint
  * image</em> (the other copy) that is never written while the control file names it. This class
  * runs commits and the applier; {@link MapDbRecovery} opens, {@link MapDbCheckpoint} checkpoints,
- * {@link MapDbFiles} holds the whole-file operations.
+ * {@link MapDbFiles} holds the whole-file operations. "The committer" is whichever caller leads
+ * the current group commit ({@link GroupCommitter}): one at a time, each seeing what the one
+ * before wrote. It appends to the journal and hands overlays on; everything that writes the
+ * MapDB files (applying, checkpoints) runs on the applier thread, which no caller's interrupt
+ * reaches.
  *
  * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
  * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
@@ -29,8 +33,8 @@ import java.util.function.Function;
  * ({@link MapDbBatch#requestApply}), the committer waits for the applier and applies the rest
  * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
  * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
- * worth of changes wait behind it. Everything applied is also noted in order
- * ({@link MapDbCatchUp}), so the next checkpoint can bring the image along without copying it.
+ * worth of changes wait behind it. The pages MapDB writes are marked ({@link DirtyPages}), so the
+ * next checkpoint brings the image along by copying those pages alone.
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, and at close): see
  * {@link MapDbCheckpoint}; its cost follows the changes since the last one. Purges delete in
@@ -60,7 +64,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private final Path[] paths;
   private final long journalLimit;
   private final int applyAt;
-  private final MapDbCatchUp changes;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   /** Held by the applier while it writes the working copy, and by listings while they read it. */
   private final ReentrantReadWriteLock applyLock = new ReentrantReadWriteLock();
@@ -87,7 +90,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     this.image = opened.image();
     this.imageSequence = opened.imageSequence();
     this.sequence = opened.sequence();
-    this.changes = opened.changes();
     this.checkpoints = new MapDbCheckpoint(paths, io, control, journal);
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
@@ -237,7 +239,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       applyLock.writeLock().lock();
       try {
         frozen.applyTo(target);
-        changes.applied(frozen.payload());
       } catch (RuntimeException | Error e) {
         throw brokenBy("applying", e);
       } finally {
@@ -253,8 +254,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   /**
-   * Waits until the applier has written what it was handed (on the committer thread only, between
-   * or inside group commits: the overlay in front then sees the working copy it judged "fresh"
+   * Waits until the applier has written what it was handed (by the committer only, between or
+   * inside group commits: the overlay in front then sees the working copy it judged "fresh"
    * against).
    *
    * @throws StoreException if applying failed (the store is then broken: reopen it)
@@ -290,18 +291,30 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (pending.size() == 0) {
       return;
     }
-    lock.writeLock().lock();
-    applyLock.writeLock().lock();
-    try {
-      pending.applyTo(usable());
-      changes.applied(pending.payload());
-      pending.clear();
-    } catch (RuntimeException | Error e) {
-      throw brokenBy("applying", e);
-    } finally {
-      applyLock.writeLock().unlock();
-      lock.writeLock().unlock();
-    }
+    onApplier(() -> {
+      lock.writeLock().lock();
+      applyLock.writeLock().lock();
+      try {
+        pending.applyTo(usable());
+        pending.clear();
+      } catch (RuntimeException | Error e) {
+        throw brokenBy("applying", e);
+      } finally {
+        applyLock.writeLock().unlock();
+        lock.writeLock().unlock();
+      }
+    });
+  }
+
+  /**
+   * Runs {@code work} on the applier thread and waits for it. Work on the MapDB files never runs
+   * on a caller's thread: MapDB grows its files through channels that an interrupt of the thread
+   * using them would close.
+   */
+  private void onApplier(Runnable work) {
+    awaitApplier();
+    applied = applier.submit(work);
+    awaitApplier();
   }
 
   private StoreException brokenBy(String doing, Throwable e) {
@@ -318,7 +331,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   /**
    * After a purge: rebuilds the image with only the live entries when free space is more than
    * {@value #SPARSE} of the working copy, so space the purges freed goes back to the file system;
-   * otherwise MapDB reuses it. Runs on the committer thread between commits.
+   * otherwise MapDB reuses it. Runs inside a group commit, after the batch's frame is durable.
    */
   public void compactIfSparse() {
     applyPending();
@@ -329,22 +342,24 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   private void checkpoint(boolean compact) {
     applyPending();
-    MapDbFile current = usable();
-    int target = 1 - image;
-    lock.writeLock().lock();
-    try {
-      working = null;
-      working = compact ? checkpoints.compact(current, target, sequence, changes)
-          : checkpoints.take(current, target, sequence, changes);
-      image = target;
-      imageSequence = sequence;
-    } catch (RuntimeException | Error e) {
-      broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
-          + "; reopen the store to recover", e);
-      throw broken;
-    } finally {
-      lock.writeLock().unlock();
-    }
+    onApplier(() -> {
+      MapDbFile current = usable();
+      int target = 1 - image;
+      lock.writeLock().lock();
+      try {
+        working = null;
+        working = compact ? checkpoints.compact(current, target, sequence)
+            : checkpoints.take(current, target, sequence);
+        image = target;
+        imageSequence = sequence;
+      } catch (RuntimeException | Error e) {
+        broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
+            + "; reopen the store to recover", e);
+        throw broken;
+      } finally {
+        lock.writeLock().unlock();
+      }
+    });
   }
 
   /** The copy holding the checkpoint image now (0 = a, 1 = b). */

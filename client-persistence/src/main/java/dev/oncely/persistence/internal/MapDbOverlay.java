@@ -27,8 +27,8 @@ import java.util.TreeMap;
  * judged against what the working copy will hold once the one below is applied.
  *
  * <p>Never the source of truth after a crash: the journal holds every commit it holds, and
- * opening replays the journal onto the working copy. Not thread-safe: the committer thread
- * changes it while holding the engine's write lock and readers read it under the read lock; an
+ * opening replays the journal onto the working copy. Not thread-safe: the committer (or the
+ * applier, while the committer waits for it) changes it while holding the engine's write lock and readers read it under the read lock; an
  * overlay being applied is no longer changed.
  */
 public final class MapDbOverlay {

@@ -18,21 +18,19 @@ import java.nio.file.Path;
  * <p><b>Recovery.</b> The working copy is distrusted (MapDB may have been half-way through a
  * change when the process died): unless it matches the image byte for byte (a clean close leaves
  * both equal), the image is copied over it. The journal frames after the image's commit are then
- * replayed onto it, and noted in the {@link MapDbCatchUp} so the next checkpoint can bring the
- * image along. An image that fails its checksum is replaced by the other copy when that one still
+ * replayed onto it (the pages they write are marked, so the next checkpoint copies only those). An image that fails its checksum is replaced by the other copy when that one still
  * matches it byte for byte; otherwise opening fails with {@link StoreCorruptedException}.
  */
 final class MapDbRecovery {
   /** What an open leaves for the engine: its files, which copy is the image, the commits held. */
   record Opened(ControlFile control, Journal journal, MapDbFile working, int image,
-      long imageSequence, long sequence, MapDbCatchUp changes) {}
+      long imageSequence, long sequence) {}
 
   private final Path store;
   private final Path[] paths;
   private final Path journalPath;
   private final FileIo io;
   private final KeyCanary canary;
-  private final MapDbCatchUp changes = new MapDbCatchUp();
   private ControlFile control;
   private Journal journal;
   private MapDbFile working;
@@ -127,10 +125,8 @@ final class MapDbRecovery {
         throw new StoreCorruptedException(journalPath + ": commit " + n + ": " + e.getMessage(),
             e);
       }
-      changes.applied(payload);
     });
-    return new Opened(control, journal, working, trusted, state.sequence(), sequence,
-        changes);
+    return new Opened(control, journal, working, trusted, state.sequence(), sequence);
   }
 
   private Opened initialize() {
@@ -158,7 +154,7 @@ final class MapDbRecovery {
     control.write(MapDbFiles.stateOf(io, paths[0], 0, 0));
     MapDbFiles.copy(io, paths[0], paths[1]);
     working = MapDbFile.openExisting(paths[1], io);
-    return new Opened(control, journal, working, 0, 0, 0, changes);
+    return new Opened(control, journal, working, 0, 0, 0);
   }
 
   /** A control file never written may only meet copies left by an interrupted creation. */
