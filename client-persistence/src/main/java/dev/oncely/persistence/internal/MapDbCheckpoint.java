@@ -2,7 +2,9 @@ package dev.oncely.persistence.internal;
 
 import dev.oncely.client.StoreException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.Map;
 
 /**
@@ -11,7 +13,8 @@ import java.util.Map;
  *
  * <p><b>Steps.</b> Close the working copy and force it (it now holds commit n exactly); write the
  * control slot "image = this copy, commit n, length, CRC32" and force it (the checkpoint's commit
- * point); empty the journal; then copy onto the old image the pages MapDB wrote in the working
+ * point; the CRC32 of the whole file is combined from per-block checksums, {@link BlockCrcs}, of
+ * which only the blocks holding written pages are read again); empty the journal; then copy onto the old image the pages MapDB wrote in the working
  * copy since it was opened ({@link DirtyPages}, closing included) and give it the new image's
  * length. The two copies were byte-for-byte equal when the working copy was opened, so the old
  * image is again a byte-for-byte copy of the new one, and the checkpoint writes what changed since
@@ -36,12 +39,16 @@ final class MapDbCheckpoint {
   private final FileIo io;
   private final ControlFile control;
   private final Journal journal;
+  /** The block checksums of the working copy as of its opening: equal to the image's then. */
+  private BlockCrcs sums;
 
-  MapDbCheckpoint(Path[] paths, FileIo io, ControlFile control, Journal journal) {
+  MapDbCheckpoint(Path[] paths, FileIo io, ControlFile control, Journal journal,
+      BlockCrcs sums) {
     this.paths = paths;
     this.io = io;
     this.control = control;
     this.journal = journal;
+    this.sums = sums;
   }
 
   /**
@@ -55,9 +62,14 @@ final class MapDbCheckpoint {
     working.sequence(sequence);
     working.close();
     MapDbFiles.force(io, paths[target]);
+    BitSet written = working.writtenPages();
+    try (FileChannel image = io.open(paths[target])) {
+      sums.update(image, written, DirtyPages.PAGE);
+    } catch (IOException e) {
+      throw new StoreException("cannot read " + paths[target] + ": " + e, e);
+    }
     name(target, sequence);
-    MapDbFiles.copyPages(io, paths[target], paths[1 - target], working.writtenPages(),
-        DirtyPages.PAGE);
+    MapDbFiles.copyPages(io, paths[target], paths[1 - target], written, DirtyPages.PAGE);
     return MapDbFile.openExisting(paths[1 - target], io);
   }
 
@@ -89,6 +101,7 @@ final class MapDbCheckpoint {
     } catch (IOException e) {
       throw new StoreException("cannot move " + temp + " to " + paths[target] + ": " + e, e);
     }
+    sums = MapDbFiles.checksum(io, paths[target]);
     name(target, sequence);
     MapDbFiles.copy(io, paths[target], paths[1 - target]);
     return MapDbFile.openExisting(paths[1 - target], io);
@@ -97,7 +110,7 @@ final class MapDbCheckpoint {
   /** Names the forced copy {@code target} the image of {@code sequence}, then empties the journal. */
   private void name(int target, long sequence) {
     CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
-    control.write(MapDbFiles.stateOf(io, paths[target], target, sequence));
+    control.write(new ControlFile.State(target, sequence, sums.length(), sums.whole()));
     CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.BEFORE_JOURNAL_RESET);
     journal.reset();
   }

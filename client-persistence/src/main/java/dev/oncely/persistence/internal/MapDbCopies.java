@@ -90,7 +90,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     this.image = opened.image();
     this.imageSequence = opened.imageSequence();
     this.sequence = opened.sequence();
-    this.checkpoints = new MapDbCheckpoint(paths, io, control, journal);
+    this.checkpoints = new MapDbCheckpoint(paths, io, control, journal, opened.sums());
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
       t.setDaemon(true);

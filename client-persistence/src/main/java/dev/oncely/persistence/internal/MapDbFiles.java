@@ -9,11 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.BitSet;
-import java.util.zip.CRC32;
 
 /**
- * Whole-file operations of the MapDB engine on its copies: checksum, compare with a control
- * slot, copy in place, force. Every write goes through the engine's {@link FileIo}; the checks
+ * Whole-file operations of the MapDB engine on its copies: checksum ({@link BlockCrcs}), compare
+ * with a control slot, copy in place (all of it, or the pages written), force. Every write goes through the engine's {@link FileIo}; the checks
  * read only. Failures are {@link StoreException}s naming the file.
  */
 final class MapDbFiles {
@@ -21,22 +20,26 @@ final class MapDbFiles {
 
   private MapDbFiles() {}
 
-  /** The control slot naming {@code copy} (at {@code path}) the image of {@code commit}. */
-  static ControlFile.State stateOf(FileIo io, Path path, int copy, long commit) {
+  /** The block checksums of {@code path}, read in full. */
+  static BlockCrcs checksum(FileIo io, Path path) {
     try (FileChannel channel = io.open(path)) {
-      return new ControlFile.State(copy, commit, channel.size(), crc(channel));
+      return BlockCrcs.read(channel);
     } catch (IOException e) {
       throw new StoreException("cannot read " + path + ": " + e, e);
     }
   }
 
-  /** Whether {@code file} has exactly the length and CRC32 {@code state} names; reads only. */
-  static boolean matches(Path file, ControlFile.State state) {
+  /**
+   * The block checksums of {@code file} when it has exactly the length and CRC32 {@code state}
+   * names, else null; reads only.
+   */
+  static BlockCrcs ifMatches(Path file, ControlFile.State state) {
     if (!Files.isRegularFile(file) || size(file) != state.length()) {
-      return false;
+      return null;
     }
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      return channel.size() == state.length() && crc(channel) == state.crc();
+      BlockCrcs sums = BlockCrcs.read(channel);
+      return sums.length() == state.length() && sums.whole() == state.crc() ? sums : null;
     } catch (IOException e) {
       throw new StoreException("cannot read " + file + ": " + e, e);
     }
@@ -48,21 +51,6 @@ final class MapDbFiles {
       return Files.isRegularFile(file) ? Files.size(file) : -1;
     } catch (IOException e) {
       return -1;
-    }
-  }
-
-  private static int crc(FileChannel channel) throws IOException {
-    CRC32 crc = new CRC32();
-    ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
-    long position = 0;
-    while (true) {
-      ((Buffer) buffer).clear();
-      int n = channel.read(buffer, position);
-      if (n < 0) {
-        return (int) crc.getValue();
-      }
-      crc.update(buffer.array(), 0, n);
-      position += n;
     }
   }
 

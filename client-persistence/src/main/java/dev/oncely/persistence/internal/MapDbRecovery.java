@@ -24,7 +24,7 @@ import java.nio.file.Path;
 final class MapDbRecovery {
   /** What an open leaves for the engine: its files, which copy is the image, the commits held. */
   record Opened(ControlFile control, Journal journal, MapDbFile working, int image,
-      long imageSequence, long sequence) {}
+      long imageSequence, long sequence, BlockCrcs sums) {}
 
   private final Path store;
   private final Path[] paths;
@@ -81,8 +81,10 @@ final class MapDbRecovery {
     }
     int trusted = state.trusted();
     boolean moved = false;
-    if (!MapDbFiles.matches(paths[trusted], state)) {
-      if (!MapDbFiles.matches(paths[1 - trusted], state)) {
+    BlockCrcs sums = MapDbFiles.ifMatches(paths[trusted], state);
+    if (sums == null) {
+      sums = MapDbFiles.ifMatches(paths[1 - trusted], state);
+      if (sums == null) {
         throw new StoreCorruptedException(paths[trusted] + ": the checkpoint image of commit "
             + state.sequence() + " fails its checksum (length " + MapDbFiles.size(paths[trusted])
             + ", control file says " + state.length() + ") and " + paths[1 - trusted]
@@ -108,7 +110,7 @@ final class MapDbRecovery {
           state.crc()));
     }
     int other = 1 - trusted;
-    if (!MapDbFiles.matches(paths[other], state)) {
+    if (MapDbFiles.ifMatches(paths[other], state) == null) {
       MapDbFiles.copy(io, paths[trusted], paths[other]);
     }
     working = MapDbFile.openExisting(paths[other], io);
@@ -126,7 +128,7 @@ final class MapDbRecovery {
             e);
       }
     });
-    return new Opened(control, journal, working, trusted, state.sequence(), sequence);
+    return new Opened(control, journal, working, trusted, state.sequence(), sequence, sums);
   }
 
   private Opened initialize() {
@@ -151,10 +153,11 @@ final class MapDbRecovery {
       throw new StoreException("cannot create " + paths[0] + ": " + e, e);
     }
     control.writeCanary(canary.bytes());
-    control.write(MapDbFiles.stateOf(io, paths[0], 0, 0));
+    BlockCrcs sums = MapDbFiles.checksum(io, paths[0]);
+    control.write(new ControlFile.State(0, 0, sums.length(), sums.whole()));
     MapDbFiles.copy(io, paths[0], paths[1]);
     working = MapDbFile.openExisting(paths[1], io);
-    return new Opened(control, journal, working, 0, 0, 0);
+    return new Opened(control, journal, working, 0, 0, 0, sums);
   }
 
   /** A control file never written may only meet copies left by an interrupted creation. */
