@@ -16,7 +16,7 @@ import java.util.Set;
  *
  * <pre>
  * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
- *     [--waits-intents N] [--jit-quiet SHARE] [--only a,b] [--out DIR]
+ *     [--scale-intents N] [--waits-intents N] [--jit-quiet SHARE] [--only a,b] [--out DIR]
  * java -jar benchmarks/target/oncely-benchmarks.jar --profile memory,mapdb [--profile-c N]
  *     [--profile-seconds N] [--out DIR]
  * </pre>
@@ -26,7 +26,7 @@ import java.util.Set;
  * runs {@link ProfileRun} instead of the scenarios). Exit code 0 on success, 2 on bad usage.
  */
 public final class Main {
-  static final String SCENARIOS = "throughput,commit,resume,retry,outage,waits,micro";
+  static final String SCENARIOS = "throughput,commit,resume,scale,retry,outage,waits,micro";
   static final String COMMAND = "mvn -B -q -pl benchmarks -am package -DskipTests"
       + " && java -jar benchmarks/target/oncely-benchmarks.jar";
 
@@ -58,6 +58,8 @@ public final class Main {
           case "--reps" -> settings = settings.withReps(Integer.parseInt(value(arg, argv)));
           case "--resume-intents" -> settings =
               settings.withResumeIntents(Integer.parseInt(value(arg, argv)));
+          case "--scale-intents" -> settings =
+              settings.withScaleIntents(Integer.parseInt(value(arg, argv)));
           case "--waits-intents" -> waitsIntents = positive(arg, value(arg, argv));
           case "--out" -> out = Path.of(value(arg, argv));
           case "--jit-quiet" -> settings =
@@ -80,7 +82,8 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
-          + " [--waits-intents N] [--jit-quiet SHARE] [--only " + SCENARIOS + "] [--out DIR]");
+          + " [--scale-intents N] [--waits-intents N] [--jit-quiet SHARE] [--only " + SCENARIOS
+          + "] [--out DIR]");
       System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
           + " [--profile-c N] [--profile-seconds N] [--out DIR]");
       return 2;
@@ -117,6 +120,7 @@ public final class Main {
       case "throughput" -> new ThroughputScenario(settings, results).run();
       case "commit" -> new CommitScenario(settings, results).run();
       case "resume" -> new ResumeScenario(settings, results).run();
+      case "scale" -> new ScaleScenario(settings, results).run();
       case "retry" -> new RetryScenario(settings, results).run();
       case "outage" -> new OutageScenario(settings, results).run();
       case "waits" -> new WaitsScenario(waitsIntents > 0 ? waitsIntents

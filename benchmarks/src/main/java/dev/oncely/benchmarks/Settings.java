@@ -23,6 +23,7 @@ import java.util.Objects;
  * @param commitWindow measured time of one commit-cost segment
  * @param commitConcurrency the high concurrency of the commit-cost comparison
  * @param resumeIntents unfinished records put in the store before it is reopened
+ * @param scaleIntents finished records put in the store the scale scenario runs on
  * @param heapRecords records put in the cache to weigh one
  * @param retryIntents intents per retry-efficiency run
  * @param retryConcurrency threads per retry-efficiency run
@@ -45,6 +46,7 @@ public record Settings(
     Duration commitWindow,
     int commitConcurrency,
     int resumeIntents,
+    int scaleIntents,
     int heapRecords,
     int retryIntents,
     int retryConcurrency,
@@ -61,6 +63,9 @@ public record Settings(
     if (reps < 1) {
       throw new IllegalArgumentException("reps must be >= 1, was " + reps);
     }
+    if (scaleIntents < 1) {
+      throw new IllegalArgumentException("scaleIntents must be >= 1, was " + scaleIntents);
+    }
     if (concurrencies.isEmpty() || concurrencies.stream().anyMatch(c -> c < 1)) {
       throw new IllegalArgumentException("concurrencies must be >= 1, were " + concurrencies);
     }
@@ -70,7 +75,7 @@ public record Settings(
   public static Settings full() {
     return new Settings("full", 5, List.of(1, 64), Duration.ofMillis(3000),
         Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(90),
-        0.02, 4, Duration.ofMillis(1000), 64, 100_000, 100_000, 1000, 16, 200,
+        0.02, 4, Duration.ofMillis(1000), 64, 100_000, 1_000_000, 100_000, 1000, 16, 200,
         Duration.ofSeconds(5), 5, Duration.ofSeconds(1), 1);
   }
 
@@ -78,7 +83,7 @@ public record Settings(
   public static Settings smoke() {
     return new Settings("smoke", 1, List.of(1), Duration.ofMillis(100), Duration.ofMillis(20),
         Duration.ofMillis(100), Duration.ZERO, Double.MAX_VALUE, 2, Duration.ofMillis(50), 8,
-        200, 200, 20, 4, 8, Duration.ofMillis(100), 1, Duration.ofMillis(20), 0);
+        200, 300, 200, 20, 4, 8, Duration.ofMillis(100), 1, Duration.ofMillis(20), 0);
   }
 
   /** This settings with {@code resumeIntents} unfinished records in the resume scenario. */
@@ -88,8 +93,16 @@ public record Settings(
     }
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, heapRecords, retryIntents, retryConcurrency,
+        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents, retryConcurrency,
         outageClients, outage, microIterations, microIterationTime, microForks);
+  }
+
+  /** This settings with {@code scaleIntents} finished records in the scale scenario. */
+  public Settings withScaleIntents(int scaleIntents) {
+    return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
+        jitQuiet, serverThreads, commitWindow,
+        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents,
+        retryConcurrency, outageClients, outage, microIterations, microIterationTime, microForks);
   }
 
   /** This settings with {@code jitQuiet} as the largest JIT share of a settled window. */
@@ -99,7 +112,7 @@ public record Settings(
     }
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, heapRecords, retryIntents, retryConcurrency,
+        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents, retryConcurrency,
         outageClients, outage, microIterations, microIterationTime, microForks);
   }
 
@@ -107,7 +120,7 @@ public record Settings(
   public Settings withReps(int reps) {
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, heapRecords, retryIntents, retryConcurrency,
+        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents, retryConcurrency,
         outageClients, outage, microIterations, microIterationTime, microForks);
   }
 }

@@ -50,21 +50,26 @@ import java.util.logging.Logger;
  * Every record value is the {@code RecordCodec} format: versioned, CRC32-checked, optionally
  * AES-256-GCM sealed ({@link StoreOptions.Builder#encryption}); the stubs seal the key likewise.
  *
- * <p><b>Commit point.</b> Writes from all threads are grouped. A group's writes run against the
+ * <p><b>Commit point.</b> Writes from all threads are grouped: the first caller that finds no
+ * commit in progress leads the group and commits it on its own thread, the others wait once to be
+ * told their result (a lone caller wakes no thread). A group's writes run against the
  * working copy plus the commits not yet applied to it plus the group's own changes; then its
  * frame is appended to the journal and forced. <b>That force is the commit point</b>: only after
  * it are the changes handed to the in-memory overlay of commits not yet applied (readers kept out
  * for those microseconds) and the callers released. Every couple of thousand changes the overlay
- * is handed to an applier thread that writes it to the working copy while commits go on (and the
- * committer applies the rest itself before a checkpoint and before a listing), so a record created
- * and finished in between is written to MapDB once, its unfinished-index entry never, and MapDB's
- * own work is off the commit path. Point reads see the overlay in front of the working copy; listings read the working
- * copy once everything acknowledged before them is applied.
+ * is handed to an applier thread that writes it to the working copy while commits go on (and
+ * applies the rest, the committer waiting, before a checkpoint and before a listing; checkpoints
+ * run there too, so no caller's interrupt reaches MapDB's files), so a record created and finished
+ * in between is written to MapDB once, its unfinished-index entry never, and MapDB's own work is
+ * off the commit path. Point reads see the overlay in front of the working copy; listings read the
+ * working copy once everything acknowledged before them is applied.
  *
  * <p><b>Checkpoint</b> (journal over {@link StoreOptions.Builder#journalLimit}, default 64 MiB;
- * after a purge that deleted records, rebuilt so the files shrink; at close): close and force the
- * working copy, write "image = this copy, commit n, length, CRC32" to the control file and force
- * it, empty the journal, copy the new image over the old one, which becomes the working copy.
+ * at close): close and force the working copy, write "image = this copy, commit n, length, CRC32"
+ * to the control file and force it, empty the journal, then copy onto the old image only the pages
+ * MapDB wrote since the last checkpoint: it becomes a byte copy of the new image and the next
+ * working copy. Purges delete in place (MapDB reuses the space); only when free space is more than
+ * half the working copy does a purge rebuild the image with the live entries, so the files shrink.
  *
  * <p><b>Opening verifies before it writes.</b> The control file, the image's checksum, the
  * encryption canary (stored in the control file when the store is created) and the whole journal
@@ -322,7 +327,7 @@ public final class MapDbIntentStore implements IntentStore {
       if (batch.deletedRecords()) {
         cache.invalidateAll();
         try {
-          copies.compact();
+          copies.compactIfSparse();
         } catch (RuntimeException e) {
           LOG.log(Level.WARNING, "compacting " + path + " failed; space is"
               + " reclaimed at the next purge", e);

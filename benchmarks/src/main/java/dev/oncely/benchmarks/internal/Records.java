@@ -21,13 +21,18 @@ public final class Records {
 
   /** A {@code NEW} record for payment {@code seq} with a fresh random key. */
   public static IntentRecord fresh(long seq) {
+    return fresh(seq, Payloads.payment(seq));
+  }
+
+  /** A {@code NEW} record sending {@code body} with a fresh random key. */
+  public static IntentRecord fresh(long seq, String body) {
     Instant now = Instant.now();
     return IntentRecord.builder()
         .id(IntentId.of("bench", "create-payment", Keys.random()))
         .method("POST")
         .url("http://127.0.0.1:8080/payments")
         .headers(Map.of())
-        .body(Payloads.payment(seq).getBytes(StandardCharsets.UTF_8), "application/json")
+        .body(body.getBytes(StandardCharsets.UTF_8), "application/json")
         .fingerprint(FINGERPRINT)
         .state(IntentState.NEW)
         .createdAt(now)
@@ -38,7 +43,11 @@ public final class Records {
 
   /** A {@code COMPLETED} record for payment {@code seq} holding a typical {@code 201} answer. */
   public static IntentRecord completed(long seq) {
-    IntentRecord r = fresh(seq);
+    return completed(fresh(seq), seq);
+  }
+
+  /** {@code r}, the {@code NEW} record of payment {@code seq}, completed with a {@code 201}. */
+  public static IntentRecord completed(IntentRecord r, long seq) {
     String body = "{\"id\":\"pay_" + seq + "\",\"amount\":1000,\"currency\":\"JPY\",\"customer\":\"c-"
         + (seq % 97) + "\",\"order\":\"o-" + seq + "\",\"status\":\"created\"}";
     StoredResponse response = StoredResponse.of(201,

@@ -63,7 +63,20 @@ public final class Subject implements AutoCloseable {
   public static Subject sdk(Engine engine, OkHttpClient http, String url, IntentListener listener,
       LongFunction<String> body) {
     Path dir = engine.durable() ? TempDirs.create(engine.name().toLowerCase()) : null;
-    IntentStore store = engine.open(dir);
+    return sdk(engine, engine.open(dir), dir, http, url, listener, body);
+  }
+
+  /**
+   * The SDK with the default listener over the {@code engine} store already in {@code dir},
+   * sending {@code body(seq)}; closing it closes the store and leaves the directory.
+   */
+  public static Subject sdkIn(Engine engine, Path dir, OkHttpClient http, String url,
+      LongFunction<String> body) {
+    return sdk(engine, engine.open(dir), null, http, url, null, body);
+  }
+
+  private static Subject sdk(Engine engine, IntentStore store, Path scratch, OkHttpClient http,
+      String url, IntentListener listener, LongFunction<String> body) {
     IdempotentClient.Builder builder = IdempotentClient.builder()
         .okHttpClient(http)
         .store(store);
@@ -80,7 +93,7 @@ public final class Subject implements AutoCloseable {
           .build();
       return client.execute(spec) instanceof IntentOutcome.Completed;
     };
-    return new Subject(label(engine), op, client, store, dir);
+    return new Subject(label(engine), op, client, store, scratch);
   }
 
   /** Opens plain OkHttp ({@code engine} null) or the SDK over {@code engine}. */

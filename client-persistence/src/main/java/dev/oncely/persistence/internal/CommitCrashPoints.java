@@ -1,12 +1,10 @@
 package dev.oncely.persistence.internal;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.atomic.AtomicLong;
-import org.mapdb.DataInput2;
 import org.mapdb.volume.Volume;
 
 /**
@@ -37,7 +35,10 @@ public final class CommitCrashPoints {
     IMAGE_FORCED,
     /** The control file names the new image; the journal still holds the frames it covers. */
     BEFORE_JOURNAL_RESET,
-    /** Half-way through copying the new image over the old one (the next working copy). */
+    /**
+     * Half-way through bringing the old image up to the new one (the next working copy): through
+     * its catch-up, or through the full copy after a compaction.
+     */
     COPYING
   }
 
@@ -99,124 +100,15 @@ public final class CommitCrashPoints {
     }
   }
 
-  /** Delegates everything to a real volume and counts writes. */
-  private static final class HaltingVolume extends Volume {
-    private final Volume delegate;
-
+  /** Counts the writes of a real volume. */
+  private static final class HaltingVolume extends ForwardingVolume {
     HaltingVolume(Volume delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
-    public void ensureAvailable(long offset) {
-      delegate.ensureAvailable(offset);
-    }
-
-    @Override
-    public void truncate(long size) {
-      delegate.truncate(size);
-    }
-
-    @Override
-    public void putLong(long offset, long value) {
+    protected void written(long offset, long length) {
       write();
-      delegate.putLong(offset, value);
-    }
-
-    @Override
-    public void putInt(long offset, int value) {
-      write();
-      delegate.putInt(offset, value);
-    }
-
-    @Override
-    public void putByte(long offset, byte value) {
-      write();
-      delegate.putByte(offset, value);
-    }
-
-    @Override
-    public void putData(long offset, byte[] src, int srcPos, int srcSize) {
-      write();
-      delegate.putData(offset, src, srcPos, srcSize);
-    }
-
-    @Override
-    public void putData(long offset, ByteBuffer buf) {
-      write();
-      delegate.putData(offset, buf);
-    }
-
-    @Override
-    public long getLong(long offset) {
-      return delegate.getLong(offset);
-    }
-
-    @Override
-    public int getInt(long offset) {
-      return delegate.getInt(offset);
-    }
-
-    @Override
-    public byte getByte(long offset) {
-      return delegate.getByte(offset);
-    }
-
-    @Override
-    public DataInput2 getDataInput(long offset, int size) {
-      return delegate.getDataInput(offset, size);
-    }
-
-    @Override
-    public void getData(long offset, byte[] bytes, int bytesPos, int size) {
-      delegate.getData(offset, bytes, bytesPos, size);
-    }
-
-    @Override
-    public void close() {
-      closed.set(true);
-      delegate.close();
-    }
-
-    @Override
-    public void sync() {
-      delegate.sync();
-    }
-
-    @Override
-    public int sliceSize() {
-      return delegate.sliceSize();
-    }
-
-    @Override
-    public boolean isSliced() {
-      return delegate.isSliced();
-    }
-
-    @Override
-    public long length() {
-      return delegate.length();
-    }
-
-    @Override
-    public boolean isReadOnly() {
-      return delegate.isReadOnly();
-    }
-
-    @Override
-    public File getFile() {
-      return delegate.getFile();
-    }
-
-    @Override
-    public boolean getFileLocked() {
-      return delegate.getFileLocked();
-    }
-
-    @Override
-    public void clear(long startOffset, long endOffset) {
-      write();
-      delegate.clear(startOffset, endOffset);
     }
   }
 }

@@ -26,7 +26,7 @@ import java.util.zip.CRC32;
  * Each write is one positional write of 40 bytes followed by {@link FileChannel#force}. Written
  * only at a checkpoint, never per commit. At offset {@value #CANARY_OFFSET} the file also holds
  * the store's {@link KeyCanary} (u32 length, then its bytes), written once when the store is
- * created, before the first slot. Not thread-safe: only the committer thread writes, and
+ * created, before the first slot. Not thread-safe: only checkpoints write, one at a time, and
  * opening reads before it starts.
  */
 public final class ControlFile implements AutoCloseable {

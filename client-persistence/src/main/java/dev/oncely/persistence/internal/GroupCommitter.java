@@ -1,30 +1,41 @@
 package dev.oncely.persistence.internal;
 
 import dev.oncely.client.StoreException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Group commit: writes from many threads that arrive while a commit runs share the next commit,
- * so durable throughput grows with concurrency instead of paying one fsync per write.
+ * Group commit without hand-offs: writes from many threads that arrive while a commit runs share
+ * the next commit, so durable throughput grows with concurrency instead of paying one fsync per
+ * write, and no write waits for another thread to pick it up.
  *
- * <p>One committer thread takes every queued write (up to {@code maxBatch}), runs them in arrival
- * order inside one transaction, commits, and only then releases their callers: <b>nobody is
- * acknowledged before the commit that covers their write has returned</b>. A write that throws is
- * reported to its own caller only; it must validate before it changes anything, because the other
- * writes of its batch are still committed. If the commit itself fails, every caller in the batch
- * gets a {@link StoreException} and the transaction is rolled back.
+ * <p>The first caller that finds no commit in progress becomes the <em>leader</em>: it takes every
+ * queued write (its own first, up to {@code maxBatch}), runs them in arrival order inside one
+ * transaction on its own thread, commits, and only then releases their callers: <b>nobody is
+ * acknowledged before the commit that covers their write has returned</b>. Callers that arrive
+ * meanwhile queue and park once; the leader wakes each when its commit is done, and wakes the
+ * first of those still queued to lead the next group (LevelDB's and RocksDB's write groups). A
+ * lone caller commits without waking any thread. A write that throws is reported to its own
+ * caller only; it must validate before it changes anything, because the other writes of its batch
+ * are still committed. If the commit itself fails, every caller in the batch gets a
+ * {@link StoreException} and the transaction is rolled back.
+ *
+ * <p>Commits run on the callers' threads, one at a time: the engine's transactions see one commit
+ * after the other, each seeing everything the one before wrote. A leader's interrupt flag is
+ * cleared while it commits and restored afterwards, so an interrupt set before the commit does not
+ * close the engine's file channels; an engine whose I/O an interrupt during the commit could
+ * break recovers from it itself ({@link Journal#append}).
  *
  * @param <T> the engine's transaction handle
  */
 public final class GroupCommitter<T> implements AutoCloseable {
 
-  /** One write, run on the committer thread inside the batch's transaction. */
+  /** One write, run by the leader inside the batch's transaction. */
   @FunctionalInterface
   public interface Work<T, R> {
     R apply(T transaction);
@@ -39,21 +50,34 @@ public final class GroupCommitter<T> implements AutoCloseable {
     void rollback(T transaction);
   }
 
-  private record Task<T>(Work<T, ?> work, CompletableFuture<Object> done) {}
+  /** One caller's write and, once its commit is done, its result. */
+  private static final class Task<T> {
+    final Work<T, ?> work;
+    final Thread caller = Thread.currentThread();
+    Object result;
+    RuntimeException failure;
+    /** Set, under the lock, when the write is committed or failed, or its caller is to lead. */
+    volatile boolean done;
+    volatile boolean lead;
 
-  private static final Task<?> STOP = new Task<>(t -> null, new CompletableFuture<>());
+    Task(Work<T, ?> work) {
+      this.work = work;
+    }
+  }
 
   private final String name;
   private final Transactions<T> transactions;
   private final int maxBatch;
-  private final BlockingQueue<Task<T>> queue = new LinkedBlockingQueue<>();
-  private final Thread thread;
-  private volatile boolean closed;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition idle = lock.newCondition();
+  private final ArrayDeque<Task<T>> queue = new ArrayDeque<>();
+  private boolean leading;
+  private boolean closed;
 
   /**
-   * Starts the committer thread.
+   * A committer with no commit in progress.
    *
-   * @param name names the store in thread names and error messages
+   * @param name names the store in error messages
    * @throws IllegalArgumentException if {@code maxBatch} is less than 1
    */
   public GroupCommitter(String name, Transactions<T> transactions, int maxBatch) {
@@ -63,9 +87,6 @@ public final class GroupCommitter<T> implements AutoCloseable {
     this.name = Objects.requireNonNull(name, "name");
     this.transactions = Objects.requireNonNull(transactions, "transactions");
     this.maxBatch = maxBatch;
-    this.thread = new Thread(this::run, "oncely-group-commit " + name);
-    this.thread.setDaemon(true);
-    this.thread.start();
   }
 
   /**
@@ -79,87 +100,105 @@ public final class GroupCommitter<T> implements AutoCloseable {
   @SuppressWarnings("unchecked")
   public <R> R execute(Work<T, R> work) {
     Objects.requireNonNull(work, "work");
-    CompletableFuture<Object> done = new CompletableFuture<>();
-    synchronized (this) {
+    Task<T> task = new Task<>(work);
+    boolean leader;
+    lock.lock();
+    try {
       if (closed) {
         throw new StoreException(name + " is closed");
       }
-      queue.add(new Task<>(work, done));
+      queue.add(task);
+      leader = !leading;
+      leading = true;
+    } finally {
+      lock.unlock();
     }
     boolean interrupted = false;
+    while (!leader && !task.done) {
+      LockSupport.park(this);
+      interrupted |= Thread.interrupted();
+      leader = task.lead && !task.done;
+    }
+    if (leader) {
+      interrupted |= Thread.interrupted();
+      lead();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (task.failure != null) {
+      throw task.failure;
+    }
+    return (R) task.result;
+  }
+
+  /** Commits the next group, releases its callers, and passes the lead on or gives it up. */
+  private void lead() {
+    List<Task<T>> batch = new ArrayList<>(Math.min(maxBatch, 64));
+    lock.lock();
     try {
-      while (true) {
-        try {
-          return (R) done.get();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof RuntimeException runtime) {
-            throw runtime;
-          }
-          throw new StoreException(name + ": write failed", e.getCause());
-        }
+      while (batch.size() < maxBatch && !queue.isEmpty()) {
+        batch.add(queue.poll());
       }
     } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
+      lock.unlock();
+    }
+    try {
+      commit(batch);
+    } catch (Error e) {
+      failAll(batch, new StoreException(name + ": commit of " + batch.size() + " writes failed",
+          e));
+    } finally {
+      lock.lock();
+      try {
+        for (Task<T> t : batch) {
+          t.done = true;
+        }
+        Task<T> next = queue.peek();
+        if (next == null) {
+          leading = false;
+          idle.signalAll();
+        } else {
+          next.lead = true;
+          LockSupport.unpark(next.caller);
+        }
+      } finally {
+        lock.unlock();
+      }
+      Thread self = Thread.currentThread();
+      for (Task<T> t : batch) {
+        if (t.caller != self) {
+          LockSupport.unpark(t.caller);
+        }
       }
     }
   }
 
   /** How many writes wait for the next commit (for tests and metrics). */
   int queuedWrites() {
-    return queue.size();
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Commits what is queued, then stops the committer thread. Idempotent. */
+  /** Lets the commit in progress and every queued write finish, then refuses writes. Idempotent. */
   @Override
-  @SuppressWarnings("unchecked")
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
+    lock.lock();
+    try {
       closed = true;
-      queue.add((Task<T>) STOP);
-    }
-    boolean interrupted = false;
-    while (thread.isAlive()) {
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        interrupted = true;
+      while (leading) {
+        idle.awaitUninterruptibly();
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private void run() {
-    List<Task<T>> batch = new ArrayList<>(maxBatch);
-    boolean stopping = false;
-    while (!stopping) {
-      batch.clear();
-      try {
-        batch.add(queue.take());
-      } catch (InterruptedException e) {
-        continue;
-      }
-      queue.drainTo(batch, maxBatch - 1);
-      if (batch.get(batch.size() - 1) == STOP) {
-        batch.remove(batch.size() - 1);
-        stopping = true;
-      }
-      if (!batch.isEmpty()) {
-        commit(batch);
-      }
+    } finally {
+      lock.unlock();
     }
   }
 
   private void commit(List<Task<T>> batch) {
-    List<Object> results = new ArrayList<>(batch.size());
-    List<RuntimeException> failures = new ArrayList<>(batch.size());
     T transaction;
     try {
       transaction = transactions.begin();
@@ -169,11 +208,11 @@ public final class GroupCommitter<T> implements AutoCloseable {
     }
     for (Task<T> task : batch) {
       try {
-        results.add(task.work().apply(transaction));
-        failures.add(null);
+        task.result = task.work.apply(transaction);
       } catch (RuntimeException e) {
-        results.add(null);
-        failures.add(e);
+        task.failure = e;
+      } catch (Error e) {
+        task.failure = new StoreException(name + ": write failed: " + e, e);
       }
     }
     try {
@@ -185,14 +224,6 @@ public final class GroupCommitter<T> implements AutoCloseable {
         e.addSuppressed(rollbackFailure);
       }
       failAll(batch, e);
-      return;
-    }
-    for (int i = 0; i < batch.size(); i++) {
-      if (failures.get(i) != null) {
-        batch.get(i).done().completeExceptionally(failures.get(i));
-      } else {
-        batch.get(i).done().complete(results.get(i));
-      }
     }
   }
 
@@ -201,7 +232,8 @@ public final class GroupCommitter<T> implements AutoCloseable {
         ? store
         : new StoreException(name + ": commit of " + batch.size() + " writes failed", cause);
     for (Task<T> task : batch) {
-      task.done().completeExceptionally(failure);
+      task.result = null;
+      task.failure = failure;
     }
   }
 }

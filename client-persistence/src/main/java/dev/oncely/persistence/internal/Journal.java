@@ -5,6 +5,7 @@ import dev.oncely.client.StoreException;
 import java.io.IOException;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +49,8 @@ import java.util.zip.CRC32;
  * lose an acknowledged write.
  *
  * <p>{@link #verify} reads only: opening a store checks the whole journal before it changes any
- * file. Not thread-safe: the committer thread appends, opening replays before it starts.
+ * file. Not thread-safe: one group-commit leader at a time appends (a checkpoint resets it while
+ * that leader waits), opening replays before the first commit.
  */
 public final class Journal implements AutoCloseable {
   /** Bytes before a frame's payload. */
@@ -85,13 +87,15 @@ public final class Journal implements AutoCloseable {
   public record Scan(long last, int frames, long validEnd, long dataEnd) {}
 
   private final Path path;
-  private final FileChannel channel;
+  private final FileIo io;
+  private FileChannel channel;
   private long end;
   private long allocated;
   private long slotWrites;
 
-  private Journal(Path path, FileChannel channel) {
+  private Journal(Path path, FileIo io, FileChannel channel) {
     this.path = path;
+    this.io = io;
     this.channel = channel;
   }
 
@@ -124,7 +128,7 @@ public final class Journal implements AutoCloseable {
    */
   public static Journal open(Path path, FileIo io) {
     try {
-      return new Journal(path, io.open(path));
+      return new Journal(path, io, io.open(path));
     } catch (IOException e) {
       throw new StoreException("cannot open the journal " + path + ": " + e, e);
     }
@@ -162,7 +166,7 @@ public final class Journal implements AutoCloseable {
           + " acknowledged after the checkpoint are lost");
     }
     try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      Journal reader = new Journal(path, channel);
+      Journal reader = new Journal(path, null, channel);
       return reader.scan(after, frames);
     } catch (IOException e) {
       throw new StoreException("cannot read the journal " + path + ": " + e, e);
@@ -303,7 +307,10 @@ public final class Journal implements AutoCloseable {
 
   /**
    * Appends the frame of commit {@code sequence} and forces it to stable storage: when this
-   * returns, the commit survives a crash and a power cut.
+   * returns, the commit survives a crash and a power cut. Runs on whichever caller leads the group
+   * commit: an interrupt of that thread while it writes closes the channel
+   * ({@link ClosedByInterruptException}), so the append reopens it and writes the same bytes at the
+   * same offsets again; the interrupt flag is restored before returning.
    *
    * @throws StoreException if writing or forcing fails; the commit may then be durable or not, and
    *     the next append overwrites it
@@ -314,19 +321,46 @@ public final class Journal implements AutoCloseable {
         .putInt(crc(payload, 0, payload.length));
     frame.putInt(crc(frame.array(), 0, 20)).put(payload).put(END_MARK);
     ((Buffer) frame).flip();
+    boolean interrupted = Thread.interrupted();
     try {
-      if (end + frame.remaining() > allocated) {
-        grow(end + frame.remaining());
+      while (true) {
+        try {
+          write(frame.duplicate());
+          break;
+        } catch (ClosedByInterruptException e) {
+          interrupted |= Thread.interrupted();
+          reopen(e);
+        } catch (IOException e) {
+          throw new StoreException("cannot append to the journal " + path + ": " + e, e);
+        }
       }
-      CommitCrashPoints.journalAppend(channel, end, frame);
-      while (frame.hasRemaining()) {
-        channel.write(frame, end + frame.position());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
-      channel.force(false);
-    } catch (IOException e) {
-      throw new StoreException("cannot append to the journal " + path + ": " + e, e);
     }
     end += HEADER_BYTES + payload.length + 1;
+  }
+
+  private void write(ByteBuffer frame) throws IOException {
+    if (end + frame.remaining() > allocated) {
+      grow(end + frame.remaining());
+    }
+    CommitCrashPoints.journalAppend(channel, end, frame);
+    while (frame.hasRemaining()) {
+      channel.write(frame, end + frame.position());
+    }
+    channel.force(false);
+  }
+
+  private void reopen(ClosedByInterruptException cause) {
+    try {
+      channel = io.open(path);
+    } catch (IOException e) {
+      e.addSuppressed(cause);
+      throw new StoreException("cannot reopen the journal " + path + " after an interrupt: " + e,
+          e);
+    }
   }
 
   /**

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * ever sees a change that a crash could take back), and the records that become durable with it
  * (for the read cache). The writes of a batch see their own changes on top of the commits not yet
  * applied to the working copy ({@link MapDbOverlay}) on top of the working copy. Used only on the
- * committer thread.
+ * committer (the leader of the group commit).
  *
  * <p>Payload of its journal frame: {@code count u32}, then per change {@code map u8 | key length
  * u16 | key | value length i32 (-1 removes) | value}.
@@ -164,9 +164,18 @@ public final class MapDbBatch implements MapDbView {
 
   /** The journal payload of this batch's changes (the last change per key only). */
   byte[] payload() {
+    return encode(changes);
+  }
+
+  /**
+   * The payload holding {@code maps}' changes (list index = map index), map by map in each map's
+   * key order: applying it ({@link #apply(byte[], MapDbFile)}) makes MapDB the same calls in the
+   * same order as {@link MapDbOverlay#applyTo}.
+   */
+  static byte[] encode(List<? extends Map<byte[], MapDbOverlay.Change>> maps) {
     int total = 0;
     int size = 4;
-    for (TreeMap<byte[], MapDbOverlay.Change> m : changes) {
+    for (Map<byte[], MapDbOverlay.Change> m : maps) {
       total += m.size();
       for (Map.Entry<byte[], MapDbOverlay.Change> e : m.entrySet()) {
         byte[] value = e.getValue().value();
@@ -174,8 +183,8 @@ public final class MapDbBatch implements MapDbView {
       }
     }
     ByteBuffer out = ByteBuffer.allocate(size).putInt(total);
-    for (int map = 0; map < changes.size(); map++) {
-      for (Map.Entry<byte[], MapDbOverlay.Change> e : changes.get(map).entrySet()) {
+    for (int map = 0; map < maps.size(); map++) {
+      for (Map.Entry<byte[], MapDbOverlay.Change> e : maps.get(map).entrySet()) {
         out.put((byte) map).putShort((short) e.getKey().length).put(e.getKey());
         byte[] value = e.getValue().value();
         out.putInt(value == null ? REMOVED : value.length);

@@ -2,27 +2,25 @@ package dev.oncely.persistence.internal;
 
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
-import java.io.IOException;
-import java.nio.Buffer;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
-import java.util.zip.CRC32;
 
 /**
  * The crash-tolerant layout of the MapDB engine: a journal that is the commit log, a
  * <em>working copy</em> that MapDB changes in place and readers read, and a <em>checkpoint
- * image</em> (the other copy) that is never written while the control file names it.
+ * image</em> (the other copy) that is never written while the control file names it. This class
+ * runs commits and the applier; {@link MapDbRecovery} opens, {@link MapDbCheckpoint} checkpoints,
+ * {@link MapDbFiles} holds the whole-file operations. "The committer" is whichever caller leads
+ * the current group commit ({@link GroupCommitter}): one at a time, each seeing what the one
+ * before wrote. It appends to the journal and hands overlays on; everything that writes the
+ * MapDB files (applying, checkpoints) runs on the applier thread, which no caller's interrupt
+ * reaches.
  *
  * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
  * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
@@ -35,29 +33,19 @@ import java.util.zip.CRC32;
  * ({@link MapDbBatch#requestApply}), the committer waits for the applier and applies the rest
  * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
  * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
- * worth of changes wait behind it.
+ * worth of changes wait behind it. The pages MapDB writes are marked ({@link DirtyPages}), so the
+ * next checkpoint brings the image along by copying those pages alone.
  *
- * <p><b>Checkpoint</b> (when the journal outgrows its limit, after a purge, and at close): close
- * the working copy and force it (it now holds commit n exactly); write the control slot "image =
- * this copy, commit n, length, CRC32" and force it (the checkpoint's commit point); empty the
- * journal; copy the new image over the old one, which becomes the next working copy. After a purge
- * the image is first rebuilt into a fresh file with only the live entries, so the files shrink.
+ * <p><b>Checkpoint</b> (when the journal outgrows its limit, and at close): see
+ * {@link MapDbCheckpoint}; its cost follows the changes since the last one. Purges delete in
+ * place; MapDB reuses the space they free, and the image is rebuilt with only the live entries
+ * ({@link #compactIfSparse}) only when free space is more than half the working copy.
  *
- * <p><b>Verify before write.</b> Opening first checks, reading only (no copy, replay, cut or
- * permission change): the control file, the image's length and CRC32, the key canary, and the
- * whole journal (its acknowledged length, every frame's checksum and sequence). Only a store that
- * passes is touched, so a refused open leaves every file byte for byte as it was found.
- *
- * <p><b>Crash semantics.</b> After any crash the working copy is distrusted (MapDB may have been
- * half-way through a change). Opening checks the image against the length and CRC32 in the
- * control file, copies it over the working copy (unless that already matches byte for byte), and
- * replays the journal frames after the image's commit. A crash before the control write finds the
- * old image and a journal still holding every commit since; a crash between the control write and
- * the journal reset finds frames the image already holds, skipped by sequence number; a crash
- * while copying finds a working copy that fails the checksum, copied again. A torn journal tail
- * was never acknowledged and is dropped ({@link Journal}). An image that fails its checksum is
- * replaced by the other copy when that one still matches it byte for byte (a clean close leaves
- * both equal); otherwise opening fails with {@link StoreCorruptedException}.
+ * <p><b>Crash semantics.</b> After any crash the working copy is distrusted: opening checks the
+ * image against the length and CRC32 in the control file, copies it over the working copy (unless
+ * that already matches byte for byte) and replays the journal frames after the image's commit
+ * ({@link MapDbRecovery}). A torn journal tail was never acknowledged and is dropped
+ * ({@link Journal}). What a crash inside a checkpoint leaves is argued in {@link MapDbCheckpoint}.
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
   private static final int COPY_CHUNK = 1 << 20;
@@ -70,40 +58,44 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   /** Overlays' worth of pending changes at which the committer waits for a busy applier. */
   static final int BACKLOG_OVERLAYS = 8;
 
+  /** Free space share of the working copy above which a purge rebuilds the image. */
+  static final double SPARSE = 0.5;
+
   private final Path[] paths;
-  private final Path journalPath;
-  private final FileIo io;
   private final long journalLimit;
-  private final Path store;
-  private final KeyCanary canary;
   private final int applyAt;
-  private ControlFile control;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   /** Held by the applier while it writes the working copy, and by listings while they read it. */
   private final ReentrantReadWriteLock applyLock = new ReentrantReadWriteLock();
   private final ExecutorService applier;
+  private final ControlFile control;
+  private final Journal journal;
+  private final MapDbCheckpoint checkpoints;
   private Future<?> applied;
   private MapDbOverlay pending = new MapDbOverlay();
-  private Journal journal;
   private MapDbFile working;
   private int image;
   private long imageSequence;
   private long sequence;
   private volatile StoreException broken;
 
-  private MapDbCopies(Path store, FileIo io, long journalLimit, KeyCanary canary, int applyAt) {
+  private MapDbCopies(Path store, Path[] paths, FileIo io, long journalLimit, int applyAt,
+      MapDbRecovery.Opened opened) {
+    this.paths = paths;
+    this.journalLimit = journalLimit;
     this.applyAt = applyAt;
+    this.control = opened.control();
+    this.journal = opened.journal();
+    this.working = opened.working();
+    this.image = opened.image();
+    this.imageSequence = opened.imageSequence();
+    this.sequence = opened.sequence();
+    this.checkpoints = new MapDbCheckpoint(paths, io, control, journal, opened.sums());
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
       t.setDaemon(true);
       return t;
     });
-    this.store = store;
-    this.paths = new Path[] {copyPath(store, 'a'), copyPath(store, 'b')};
-    this.journalPath = journalPath(store);
-    this.io = io;
-    this.journalLimit = journalLimit;
-    this.canary = canary;
   }
 
   /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
@@ -120,7 +112,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   public static List<Path> filesOf(Path store) {
     Path a = copyPath(store, 'a');
     Path b = copyPath(store, 'b');
-    return List.of(store, journalPath(store), a, b, tempOf(a), tempOf(b));
+    return List.of(store, journalPath(store), a, b, MapDbFiles.tempOf(a),
+        MapDbFiles.tempOf(b));
   }
 
   /**
@@ -149,119 +142,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (applyAt < 1) {
       throw new IllegalArgumentException("applyAt must be >= 1, was " + applyAt);
     }
-    MapDbCopies copies = new MapDbCopies(store, io, journalLimit, canary, applyAt);
-    try {
-      copies.start();
-      return copies;
-    } catch (RuntimeException | Error e) {
-      copies.closeQuietly(e);
-      throw e;
-    }
-  }
-
-  private void start() {
-    ControlFile.State state;
-    byte[] storedCanary;
-    try (ControlFile peek = ControlFile.openReadOnly(store)) {
-      state = peek == null ? null : peek.read().orElse(null);
-      storedCanary = state == null ? null : peek.readCanary();
-    }
-    if (state == null) {
-      initialize();
-      return;
-    }
-    int trusted = state.trusted();
-    boolean moved = false;
-    if (!matches(paths[trusted], state)) {
-      if (!matches(paths[1 - trusted], state)) {
-        throw new StoreCorruptedException(paths[trusted] + ": the checkpoint image of commit "
-            + state.sequence() + " fails its checksum (length " + size(paths[trusted])
-            + ", control file says " + state.length() + ") and " + paths[1 - trusted]
-            + " is not a copy of it");
-      }
-      trusted = 1 - trusted;
-      moved = true;
-    }
-    canary.check(storedCanary, store.toString());
-    Journal.verify(journalPath, state.sequence(), (n, payload) -> {
-      try {
-        MapDbBatch.check(payload);
-      } catch (IllegalArgumentException e) {
-        throw new StoreCorruptedException(journalPath + ": commit " + n + ": " + e.getMessage(),
-            e);
-      }
-    });
-    // Verified: from here on the files may change.
-    control = ControlFile.open(store, io);
-    control.read();
-    if (moved) {
-      control.write(new ControlFile.State(trusted, state.sequence(), state.length(),
-          state.crc()));
-    }
-    image = trusted;
-    imageSequence = state.sequence();
-    int other = 1 - trusted;
-    if (!matches(paths[other], state)) {
-      copy(paths[trusted], paths[other]);
-    }
-    working = MapDbFile.openExisting(paths[other], io);
-    if (working.sequence() != imageSequence) {
-      throw new StoreCorruptedException(paths[other] + ": holds commit " + working.sequence()
-          + " but the control file says " + imageSequence);
-    }
-    MapDbFile target = working;
-    journal = Journal.open(journalPath, io);
-    sequence = journal.replay(imageSequence, (n, payload) -> {
-      try {
-        MapDbBatch.apply(payload, target);
-      } catch (IllegalArgumentException e) {
-        throw new StoreCorruptedException(journalPath + ": commit " + n + ": " + e.getMessage(),
-            e);
-      }
-    });
-  }
-
-  private void initialize() {
-    for (Path p : paths) {
-      if (Files.exists(p)) {
-        requireEmpty(p);
-      }
-    }
-    if (size(journalPath) > Journal.HEADER_AREA) {
-      throw new StoreCorruptedException(journalPath + " holds " + size(journalPath)
-          + " bytes but the control file beside it is empty; refusing to guess which commits"
-          + " were acknowledged");
-    }
-    control = ControlFile.open(store, io);
-    journal = Journal.create(journalPath, io);
-    Path temp = tempOf(paths[0]);
-    MapDbFile.create(temp, 0, io).close();
-    force(temp);
-    try {
-      StoreFiles.moveDurably(temp, paths[0]);
-    } catch (IOException e) {
-      throw new StoreException("cannot create " + paths[0] + ": " + e, e);
-    }
-    image = 0;
-    imageSequence = 0;
-    sequence = 0;
-    control.writeCanary(canary.bytes());
-    control.write(stateOf(0, 0));
-    copy(paths[0], paths[1]);
-    working = MapDbFile.openExisting(paths[1], io);
-  }
-
-  /** A control file never written may only meet copies left by an interrupted creation. */
-  private void requireEmpty(Path copy) {
-    MapDbFile file = MapDbFile.openExisting(copy, io);
-    try {
-      if (file.sequence() != 0 || file.walk() != 0) {
-        throw new StoreCorruptedException(copy + " holds records but the control file beside it"
-            + " is empty; refusing to guess which commits were acknowledged");
-      }
-    } finally {
-      file.close();
-    }
+    Path[] paths = {copyPath(store, 'a'), copyPath(store, 'b')};
+    return new MapDbCopies(store, paths, io, journalLimit, applyAt,
+        new MapDbRecovery(store, paths, journalPath(store), io, canary).open());
   }
 
   /**
@@ -371,8 +254,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   /**
-   * Waits until the applier has written what it was handed (on the committer thread only, between
-   * or inside group commits: the overlay in front then sees the working copy it judged "fresh"
+   * Waits until the applier has written what it was handed (by the committer only, between or
+   * inside group commits: the overlay in front then sees the working copy it judged "fresh"
    * against).
    *
    * @throws StoreException if applying failed (the store is then broken: reopen it)
@@ -408,17 +291,30 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (pending.size() == 0) {
       return;
     }
-    lock.writeLock().lock();
-    applyLock.writeLock().lock();
-    try {
-      pending.applyTo(usable());
-      pending.clear();
-    } catch (RuntimeException | Error e) {
-      throw brokenBy("applying", e);
-    } finally {
-      applyLock.writeLock().unlock();
-      lock.writeLock().unlock();
-    }
+    onApplier(() -> {
+      lock.writeLock().lock();
+      applyLock.writeLock().lock();
+      try {
+        pending.applyTo(usable());
+        pending.clear();
+      } catch (RuntimeException | Error e) {
+        throw brokenBy("applying", e);
+      } finally {
+        applyLock.writeLock().unlock();
+        lock.writeLock().unlock();
+      }
+    });
+  }
+
+  /**
+   * Runs {@code work} on the applier thread and waits for it. Work on the MapDB files never runs
+   * on a caller's thread: MapDB grows its files through channels that an interrupt of the thread
+   * using them would close.
+   */
+  private void onApplier(Runnable work) {
+    awaitApplier();
+    applied = applier.submit(work);
+    awaitApplier();
   }
 
   private StoreException brokenBy(String doing, Throwable e) {
@@ -433,61 +329,37 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   /**
-   * Checkpoints with a rebuilt image holding only live entries, so space freed by a purge goes
-   * back to the file system. Runs on the committer thread between commits.
+   * After a purge: rebuilds the image with only the live entries when free space is more than
+   * {@value #SPARSE} of the working copy, so space the purges freed goes back to the file system;
+   * otherwise MapDB reuses it. Runs inside a group commit, after the batch's frame is durable.
    */
-  public void compact() {
-    checkpoint(true);
+  public void compactIfSparse() {
+    applyPending();
+    if (usable().freeShare() > SPARSE) {
+      checkpoint(true);
+    }
   }
 
-  private void checkpoint(boolean rebuild) {
+  private void checkpoint(boolean compact) {
     applyPending();
-    MapDbFile current = usable();
-    int target = 1 - image;
-    lock.writeLock().lock();
-    try {
-      CommitCrashPoints.checkpointStarted();
-      current.sequence(sequence);
-      if (rebuild) {
-        Path temp = tempOf(paths[target]);
-        MapDbFile fresh = MapDbFile.create(temp, sequence, io);
-        try {
-          for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
-            for (Map.Entry<byte[], byte[]> e : current.all(map)) {
-              fresh.put(map, e.getKey(), e.getValue());
-            }
-          }
-        } finally {
-          fresh.close();
-        }
-        force(temp);
+    onApplier(() -> {
+      MapDbFile current = usable();
+      int target = 1 - image;
+      lock.writeLock().lock();
+      try {
         working = null;
-        current.close();
-        StoreFiles.moveDurably(temp, paths[target]);
-      } else {
-        working = null;
-        current.close();
-        force(paths[target]);
+        working = compact ? checkpoints.compact(current, target, sequence)
+            : checkpoints.take(current, target, sequence);
+        image = target;
+        imageSequence = sequence;
+      } catch (RuntimeException | Error e) {
+        broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
+            + "; reopen the store to recover", e);
+        throw broken;
+      } finally {
+        lock.writeLock().unlock();
       }
-      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
-      control.write(stateOf(target, sequence));
-      image = target;
-      imageSequence = sequence;
-      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.BEFORE_JOURNAL_RESET);
-      journal.reset();
-      copy(paths[target], paths[1 - target]);
-      working = MapDbFile.openExisting(paths[1 - target], io);
-    } catch (IOException e) {
-      broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
-          + "; reopen the store to recover", e);
-      throw broken;
-    } catch (RuntimeException | Error e) {
-      broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
-          + "; reopen the store to recover", e);
-      throw broken;
-    } finally {
-      lock.writeLock().unlock();
-    }
+    });
   }
 
   /** The copy holding the checkpoint image now (0 = a, 1 = b). */
@@ -536,7 +408,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         }
       }
       working = null;
-      journal = null;
     } finally {
       lock.writeLock().unlock();
     }
@@ -557,110 +428,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     return w;
   }
 
-  private void closeQuietly(Throwable primary) {
-    applier.shutdown();
-    try {
-      for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
-        if (c != null) {
-          c.close();
-        }
-      }
-    } catch (Exception e) {
-      primary.addSuppressed(e);
-    }
-  }
-
   private static RuntimeException add(RuntimeException first, RuntimeException next) {
     if (first == null) {
       return next;
     }
     first.addSuppressed(next);
     return first;
-  }
-
-  private ControlFile.State stateOf(int copy, long commit) {
-    try (FileChannel channel = io.open(paths[copy])) {
-      return new ControlFile.State(copy, commit, channel.size(), crc(channel));
-    } catch (IOException e) {
-      throw new StoreException("cannot read " + paths[copy] + ": " + e, e);
-    }
-  }
-
-  /** Whether {@code file} has exactly the length and CRC32 {@code state} names; reads only. */
-  private boolean matches(Path file, ControlFile.State state) {
-    if (!Files.isRegularFile(file) || size(file) != state.length()) {
-      return false;
-    }
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      return channel.size() == state.length() && crc(channel) == state.crc();
-    } catch (IOException e) {
-      throw new StoreException("cannot read " + file + ": " + e, e);
-    }
-  }
-
-  private static long size(Path file) {
-    try {
-      return Files.isRegularFile(file) ? Files.size(file) : -1;
-    } catch (IOException e) {
-      return -1;
-    }
-  }
-
-  private static int crc(FileChannel channel) throws IOException {
-    CRC32 crc = new CRC32();
-    ByteBuffer buffer = ByteBuffer.allocate(COPY_CHUNK);
-    long position = 0;
-    while (true) {
-      ((Buffer) buffer).clear();
-      int n = channel.read(buffer, position);
-      if (n < 0) {
-        return (int) crc.getValue();
-      }
-      crc.update(buffer.array(), 0, n);
-      position += n;
-    }
-  }
-
-  /**
-   * Copies {@code from} over {@code to} in place (same file, so no rename needs to reach the disk
-   * before the copy is forced at its own checkpoint). Not forced: {@code to} becomes the working
-   * copy, which is distrusted after a crash anyway.
-   */
-  private void copy(Path from, Path to) {
-    try (FileChannel in = io.open(from); FileChannel out = io.open(to)) {
-      long size = in.size();
-      long position = 0;
-      ByteBuffer buffer = ByteBuffer.allocateDirect(COPY_CHUNK);
-      while (position < size) {
-        ((Buffer) buffer).clear();
-        int n = in.read(buffer, position);
-        if (n < 0) {
-          break;
-        }
-        ((Buffer) buffer).flip();
-        while (buffer.hasRemaining()) {
-          out.write(buffer, position + buffer.position());
-        }
-        position += n;
-        if (position >= size / 2 && position - n < size / 2) {
-          CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.COPYING);
-        }
-      }
-      out.truncate(size);
-    } catch (IOException e) {
-      throw new StoreException("cannot copy " + from + " to " + to + ": " + e, e);
-    }
-  }
-
-  private void force(Path file) {
-    try (FileChannel channel = io.open(file)) {
-      channel.force(true);
-    } catch (IOException e) {
-      throw new StoreException("cannot force " + file + ": " + e, e);
-    }
-  }
-
-  private static Path tempOf(Path copy) {
-    return copy.resolveSibling(copy.getFileName() + ".tmp");
   }
 }

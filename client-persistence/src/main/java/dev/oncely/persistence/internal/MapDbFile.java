@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -63,13 +64,15 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   private final DB db;
   private final List<ConcurrentMap<byte[], byte[]>> maps;
   private final BTreeMap<byte[], byte[]> meta;
+  private final DirtyPages dirty;
 
   private MapDbFile(Path path, DB db, List<ConcurrentMap<byte[], byte[]>> maps,
-      BTreeMap<byte[], byte[]> meta) {
+      BTreeMap<byte[], byte[]> meta, DirtyPages dirty) {
     this.path = path;
     this.db = db;
     this.maps = maps;
     this.meta = meta;
+    this.dirty = dirty;
   }
 
   /**
@@ -127,7 +130,8 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   }
 
   private static MapDbFile open(Path path, boolean create, FileIo io) {
-    TrackingVolumes volumes = new TrackingVolumes(io);
+    DirtyPages dirty = new DirtyPages();
+    TrackingVolumes volumes = new TrackingVolumes(io, path, dirty);
     DB db = null;
     try {
       StoreDirect store = StoreDirect.Companion.make(path.toString(), volumes, LOCK_DISABLED,
@@ -141,7 +145,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
       }
       BTreeMap<byte[], byte[]> meta = treeMap(db, "meta", create);
       volumes.stopTracking();
-      return new MapDbFile(path, db, maps, meta);
+      return new MapDbFile(path, db, maps, meta, dirty);
     } catch (RuntimeException | Error e) {
       if (db != null) {
         try {
@@ -216,6 +220,25 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   @Override
   public IntentRecord known(byte[] lookup) {
     return null;
+  }
+
+  /**
+   * The {@value DirtyPages#PAGE}-byte pages MapDB wrote since this file was opened, closing
+   * included (page i covers bytes i * PAGE to (i + 1) * PAGE).
+   */
+  BitSet writtenPages() {
+    return dirty.marked();
+  }
+
+  /** The share of the file's bytes that MapDB holds free for reuse, from 0 to 1. */
+  public double freeShare() {
+    try {
+      StoreDirect store = (StoreDirect) db.getStore();
+      long total = store.getTotalSize();
+      return total <= 0 ? 0 : (double) store.getFreeSize() / total;
+    } catch (RuntimeException e) {
+      throw corrupted(path, "reading the free space", e);
+    }
   }
 
   /** Puts {@code value} under {@code key}. */
@@ -341,11 +364,15 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     private static final VolumeFactory MAPPED = new MappedFileVol.MappedFileFactory(true, false);
 
     private final FileIo io;
+    private final Path path;
+    private final DirtyPages dirty;
     private final List<Volume> opened = new ArrayList<>();
     private volatile boolean tracking = true;
 
-    TrackingVolumes(FileIo io) {
+    TrackingVolumes(FileIo io, Path path, DirtyPages dirty) {
       this.io = io;
+      this.path = path;
+      this.dirty = dirty;
     }
 
     @Override
@@ -360,6 +387,9 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
       }
       Volume volume = CommitCrashPoints.wrap(io.volume(Paths.get(file), MAPPED.makeVolume(
           file, readOnly, fileLockWait, sliceShift, initSize, fixedSize)));
+      if (Paths.get(file).equals(path)) {
+        volume = dirty.wrap(volume);
+      }
       if (tracking) {
         synchronized (opened) {
           opened.add(volume);

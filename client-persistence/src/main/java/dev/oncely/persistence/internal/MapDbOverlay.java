@@ -27,8 +27,8 @@ import java.util.TreeMap;
  * judged against what the working copy will hold once the one below is applied.
  *
  * <p>Never the source of truth after a crash: the journal holds every commit it holds, and
- * opening replays the journal onto the working copy. Not thread-safe: the committer thread
- * changes it while holding the engine's write lock and readers read it under the read lock; an
+ * opening replays the journal onto the working copy. Not thread-safe: the committer (or the
+ * applier, while the committer waits for it) changes it while holding the engine's write lock and readers read it under the read lock; an
  * overlay being applied is no longer changed.
  */
 public final class MapDbOverlay {
@@ -131,6 +131,11 @@ public final class MapDbOverlay {
         }
       }
     }
+  }
+
+  /** This overlay's changes as one journal payload, in the order {@link #applyTo} applies them. */
+  byte[] payload() {
+    return MapDbBatch.encode(maps);
   }
 
   /** Forgets every change (once they are applied). */

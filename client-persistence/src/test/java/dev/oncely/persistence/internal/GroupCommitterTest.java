@@ -115,6 +115,74 @@ class GroupCommitterTest {
   }
 
   @Test
+  void a_lone_caller_commits_on_its_own_thread() {
+    List<Thread> committers = new ArrayList<>();
+    GroupCommitter.Transactions<List<String>> onCaller = new GroupCommitter.Transactions<>() {
+      @Override
+      public List<String> begin() {
+        return new ArrayList<>();
+      }
+
+      @Override
+      public void commit(List<String> txn) {
+        committers.add(Thread.currentThread());
+      }
+
+      @Override
+      public void rollback(List<String> txn) {
+        txn.clear();
+      }
+    };
+    try (GroupCommitter<List<String>> committer = new GroupCommitter<>("test", onCaller, 256)) {
+      committer.execute(txn -> txn.add("a"));
+      committer.execute(txn -> txn.add("b"));
+    }
+    assertThat(committers).containsExactly(Thread.currentThread(), Thread.currentThread());
+  }
+
+  @Test
+  void an_interrupted_caller_is_committed_and_keeps_its_interrupt_flag() {
+    Log log = new Log();
+    log.releaseFirstCommit.countDown();
+    try (GroupCommitter<List<String>> committer = new GroupCommitter<>("test", log, 256)) {
+      Thread.currentThread().interrupt();
+      committer.execute(txn -> txn.add("a"));
+      assertThat(Thread.interrupted()).isTrue();
+    }
+    assertThat(log.durable).containsExactly("a");
+  }
+
+  @Test
+  void close_waits_for_every_queued_write() throws Exception {
+    Log log = new Log();
+    ExecutorService pool = Executors.newFixedThreadPool(5);
+    GroupCommitter<List<String>> committer = new GroupCommitter<>("test", log, 256);
+    try {
+      Future<?> first = pool.submit(() -> committer.execute(txn -> txn.add("first")));
+      assertThat(log.firstCommitEntered.await(30, TimeUnit.SECONDS)).isTrue();
+      List<Future<?>> queued = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        int n = i;
+        queued.add(pool.submit(() -> committer.execute(txn -> txn.add("q" + n))));
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (committer.queuedWrites() < 3 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      Future<?> closing = pool.submit(committer::close);
+      log.releaseFirstCommit.countDown();
+      closing.get(30, TimeUnit.SECONDS);
+      first.get(30, TimeUnit.SECONDS);
+      for (Future<?> f : queued) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(log.durable).hasSize(4);
+  }
+
+  @Test
   void closed_committer_refuses_writes() {
     Log log = new Log();
     log.releaseFirstCommit.countDown();
