@@ -9,9 +9,7 @@ import android.database.sqlite.SQLiteDatabase;
 import android.database.sqlite.SQLiteDatabaseCorruptException;
 import android.database.sqlite.SQLiteStatement;
 import dev.oncely.android.internal.NeverDeleteOnCorruption;
-import dev.oncely.android.internal.StoreOwnerLock;
 import dev.oncely.android.internal.StoreSchema;
-import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
@@ -20,7 +18,12 @@ import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.Duplicates;
+import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoreClosing;
 import java.io.File;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,18 +80,19 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   private final SQLiteDatabase db;
   private final String path;
-  private final StoreOwnerLock owner;
+  private final OwnerLock owner;
   private final RecordCodec codec;
   private final NeverDeleteOnCorruption corruption;
-  private volatile boolean closed;
+  private final StoreClosing closing;
 
-  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, StoreOwnerLock owner,
+  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, OwnerLock owner,
       RecordCodec codec, NeverDeleteOnCorruption corruption) {
     this.db = db;
     this.path = path;
     this.owner = owner;
     this.codec = codec;
     this.corruption = corruption;
+    this.closing = new StoreClosing("the intent store " + path);
   }
 
   /**
@@ -122,7 +126,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(file, "file");
     Objects.requireNonNull(options, "options");
     String path = file.getAbsolutePath();
-    StoreOwnerLock owner = StoreOwnerLock.acquire(file.getAbsoluteFile());
+    OwnerLock owner = OwnerLock.acquire(file.getAbsoluteFile());
     NeverDeleteOnCorruption corruption =
         new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
     RecordCodec codec = new RecordCodec(options.encryption());
@@ -132,22 +136,22 @@ public final class AndroidSqliteIntentStore implements IntentStore {
           SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING,
           corruption);
     } catch (SQLiteDatabaseCorruptException e) {
-      owner.release();
+      owner.close();
       throw corrupted(path, corruption, e);
     } catch (SQLException e) {
-      owner.release();
+      owner.close();
       throw new StoreException("cannot open the intent store " + path, e);
     }
     try {
-      configure(db, path, codec, options.encryption() != null);
+      configure(db, path, codec, new KeyCanary(options.encryption()));
       return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
     } catch (SQLiteDatabaseCorruptException e) {
       db.close();
-      owner.release();
+      owner.close();
       throw corrupted(path, corruption, e);
     } catch (RuntimeException e) {
       db.close();
-      owner.release();
+      owner.close();
       throw e;
     }
   }
@@ -161,7 +165,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private static void configure(SQLiteDatabase db, String path, RecordCodec codec,
-      boolean encrypts) {
+      KeyCanary canary) {
     try {
       db.execSQL("PRAGMA synchronous=FULL");
       long synchronous = DatabaseUtils.longForQuery(db, "PRAGMA synchronous", null);
@@ -170,7 +174,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         throw new StoreException("the intent store " + path + " needs journal_mode=wal and"
             + " synchronous=FULL (2), got " + journal + " and " + synchronous);
       }
-      StoreSchema.prepare(db, path, codec, encrypts);
+      StoreSchema.prepare(db, path, codec, canary);
     } catch (SQLiteDatabaseCorruptException e) {
       throw e;
     } catch (SQLException e) {
@@ -193,11 +197,11 @@ public final class AndroidSqliteIntentStore implements IntentStore {
           + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
       try {
         insert.bindBlob(1, RecordCodec.lookupKey(record.id()));
-        if (record.businessId() == null) {
+        byte[] business = BusinessKey.of(record);
+        if (business == null) {
           insert.bindNull(2);
         } else {
-          insert.bindBlob(2, StoreSchema.businessKey(record.id().scope(),
-              record.id().operation(), record.businessId()));
+          insert.bindBlob(2, business);
         }
         bindIndexed(insert, 3, record, blob);
         insert.executeInsert();
@@ -210,20 +214,19 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     });
   }
 
-  private DuplicateIntentException duplicate(IntentRecord record) {
-    if (exists(record.id())) {
-      return new DuplicateIntentException(record.id(),
-          "record " + record.id() + " already exists in " + path);
-    }
-    return new DuplicateIntentException(record.id(), "business id of " + record.id()
-        + " is already used in scope '" + record.id().scope() + "' and operation '"
-        + record.id().operation() + "' in " + path);
+  private RuntimeException duplicate(IntentRecord record) {
+    byte[] business = BusinessKey.of(record);
+    return Duplicates.afterConflict("the intent store " + path, record,
+        exists("lookup", RecordCodec.lookupKey(record.id())),
+        business != null && exists("business", business));
   }
 
-  private boolean exists(IntentId id) {
-    SQLiteStatement count = db.compileStatement("SELECT count(*) FROM records WHERE lookup = ?");
+  /** Whether a row has {@code hash} in {@code column} (a key column name, never input). */
+  private boolean exists(String column, byte[] hash) {
+    SQLiteStatement count = db.compileStatement(
+        "SELECT count(*) FROM records WHERE " + column + " = ?");
     try {
-      count.bindBlob(1, RecordCodec.lookupKey(id));
+      count.bindBlob(1, hash);
       return count.simpleQueryForLong() > 0;
     } finally {
       count.close();
@@ -273,15 +276,10 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(businessId, "businessId");
-    Optional<IntentRecord> found = first(read("SELECT " + COLUMNS + " FROM records"
-        + " WHERE business = ?", StoreSchema.businessKey(scope, operation, businessId)));
-    if (found.isPresent() && (!found.get().id().scope().equals(scope)
-        || !found.get().id().operation().equals(operation)
-        || !businessId.equals(found.get().businessId()))) {
-      throw new StoreCorruptedException("record " + found.get().id()
-          + " does not match its business-id hash in " + path);
-    }
-    return found;
+    return first(read("SELECT " + COLUMNS + " FROM records"
+        + " WHERE business = ?", BusinessKey.of(scope, operation, businessId)))
+        .map(r -> BusinessKey.checkFound("the intent store " + path, r, scope, operation,
+            businessId));
   }
 
   @Override
@@ -316,12 +314,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   @Override
-  public synchronized void close() {
-    if (!closed) {
-      closed = true;
-      db.close();
-      owner.release();
-    }
+  public void close() {
+    closing.close(db::close, owner::close);
   }
 
   private <T> T write(Supplier<T> body) {
@@ -395,14 +389,12 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new StoreException("the intent store " + path + " is closed");
-    }
+    closing.checkOpen();
   }
 
   private StoreException failure(String what, RuntimeException e) {
-    if (closed) {
-      return new StoreException("the intent store " + path + " is closed", e);
+    if (closing.isClosed()) {
+      return closing.closedFailure(e);
     }
     return new StoreException("cannot " + what + " the intent store " + path, e);
   }

@@ -1,6 +1,5 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
@@ -9,11 +8,13 @@ import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
 import dev.oncely.client.UnfinishedEntry;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.Duplicates;
+import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.persistence.internal.BusinessKey;
+import dev.oncely.client.spi.StoreClosing;
 import dev.oncely.persistence.internal.GroupCommitter;
-import dev.oncely.persistence.internal.KeyCanary;
-import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
@@ -91,7 +92,7 @@ public final class SqliteIntentStore implements IntentStore {
   private final SqliteReaders readers;
   private final ReadCache cache;
   private final GroupCommitter<SqliteTransaction> committer;
-  private volatile boolean closed;
+  private final StoreClosing closing;
 
   private SqliteIntentStore(Path path, StoreOptions options, RecordCodec codec, OwnerLock lock,
       SqliteFile.Connections connections) {
@@ -106,6 +107,7 @@ public final class SqliteIntentStore implements IntentStore {
     this.cache = new ReadCache(options);
     this.committer = new GroupCommitter<>(name,
         new SqliteTransactions(writes, name, cache), options.maxBatch());
+    this.closing = new StoreClosing(name);
   }
 
   /**
@@ -140,20 +142,19 @@ public final class SqliteIntentStore implements IntentStore {
     Objects.requireNonNull(options, "options");
     Path path = file.toAbsolutePath().normalize();
     StoreFiles.checkDirectory(path);
-    OwnerLock lock = OwnerLock.acquire(path);
+    OwnerLock lock = OwnerLock.acquire(path.toFile());
     try {
       RecordCodec codec = new RecordCodec(options.encryption());
-      boolean encrypted = options.encryption() != null;
       KeyCanary canary = new KeyCanary(options.encryption());
       SqliteFile.Connections connections;
       try {
-        connections = SqliteFile.open(path, canary, encrypted);
+        connections = SqliteFile.open(path, canary);
       } catch (StoreCorruptedException e) {
         if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
           throw e;
         }
         StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
-        connections = SqliteFile.open(path, canary, encrypted);
+        connections = SqliteFile.open(path, canary);
       }
       try {
         return new SqliteIntentStore(path, options, codec, lock, connections);
@@ -183,7 +184,7 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     IntentId id = record.id();
     byte[] lookup = RecordCodec.lookupKey(id);
-    byte[] business = businessKey(record);
+    byte[] business = BusinessKey.of(record);
     byte[] bytes = codec.encode(record);
     byte[] stub = stubOf(record);
     write("creating " + id, (tx, c) -> {
@@ -197,16 +198,9 @@ public final class SqliteIntentStore implements IntentStore {
       st.setBytes(7, bytes);
       st.setBytes(8, stub);
       if (st.executeUpdate() == 0) {
-        if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
-          throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
-        }
-        if (business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business)) {
-          throw new DuplicateIntentException(id, name + ": the business id of " + id
-              + " is already used by another record in scope '" + id.scope()
-              + "' and operation '" + id.operation() + "'");
-        }
-        throw new StoreCorruptedException(name + ": inserting record " + id
-            + " changed no row, yet neither its key nor its business id is taken");
+        throw Duplicates.afterConflict(name, record,
+            exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup),
+            business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business));
       }
       tx.stored(record);
       return null;
@@ -278,13 +272,8 @@ public final class SqliteIntentStore implements IntentStore {
         if (!rs.next()) {
           return null;
         }
-        IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-        if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
-            || !businessId.equals(r.businessId())) {
-          throw new StoreCorruptedException(name + ": the business id index points at record "
-              + r.id() + ", which carries another business id");
-        }
-        return r;
+        return BusinessKey.checkFound(name, decodeRow(rs.getBytes(1), rs.getBytes(2)), scope,
+            operation, businessId);
       }
     }));
   }
@@ -432,49 +421,12 @@ public final class SqliteIntentStore implements IntentStore {
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    StoreException failure = null;
-    try {
-      committer.close();
-    } catch (RuntimeException e) {
-      failure = addFailure(failure, e);
-    }
-    try {
-      readers.close();
-    } catch (SQLException e) {
-      failure = addFailure(failure, e);
-    }
-    try {
-      writer.close();
-    } catch (SQLException e) {
-      failure = addFailure(failure, e);
-    }
-    try {
-      lock.close();
-    } catch (RuntimeException e) {
-      failure = addFailure(failure, e);
-    }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private StoreException addFailure(StoreException failure, Exception e) {
-    if (failure == null) {
-      return new StoreException(name + ": closing the store failed: " + e, e);
-    }
-    failure.addSuppressed(e);
-    return failure;
+    closing.close(committer::close, readers::close, writer::close, lock::close);
   }
 
   @Override
   public String toString() {
-    return "SqliteIntentStore{" + name + (closed ? ", closed}" : "}");
+    return "SqliteIntentStore{" + name + (closing.isClosed() ? ", closed}" : "}");
   }
 
   @FunctionalInterface
@@ -521,9 +473,7 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new StoreException(name + " is closed");
-    }
+    closing.checkOpen();
   }
 
   private IntentRecord decode(byte[] bytes, IntentId id) {
@@ -551,11 +501,6 @@ public final class SqliteIntentStore implements IntentStore {
           .append(Character.forDigit(lookup[i] & 0xf, 16));
     }
     return hex.toString();
-  }
-
-  private static byte[] businessKey(IntentRecord r) {
-    return r.businessId() == null ? null
-        : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
   }
 
   private static boolean exists(SqliteStatements c, String sql, byte[] key)
