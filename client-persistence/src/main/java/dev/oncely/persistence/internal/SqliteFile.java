@@ -103,10 +103,11 @@ public final class SqliteFile {
       }
       create(path, canary);
     }
-    verify(path, canary);
+    verify(path, canary, SqliteCleanClose.matches(path));
     Connection writer = null;
     List<Connection> readers = new ArrayList<>();
     try {
+      SqliteCleanClose.forget(path);
       for (Path file : filesOf(path)) {
         StoreFiles.tightenToOwner(file);
       }
@@ -138,9 +139,11 @@ public final class SqliteFile {
 
   /**
    * Checks the store at {@code path} (header, integrity, schema, canary) without changing any of
-   * its files.
+   * its files. {@code cleanlyClosed} (the file is the one a clean close left, see
+   * {@link SqliteCleanClose}) skips {@code integrity_check}, the one step whose cost grows with
+   * the file.
    */
-  private static void verify(Path path, KeyCanary canary) {
+  private static void verify(Path path, KeyCanary canary, boolean cleanlyClosed) {
     Path wal = sibling(path, "-wal");
     Path copyDir = null;
     Connection c = null;
@@ -156,8 +159,10 @@ public final class SqliteFile {
         c = connectImmutable(path);
       }
       execute(c, "PRAGMA cell_size_check = ON");
-      execute(c, "PRAGMA cache_size = " + -verifyCacheKib(Files.size(path)));
-      integrityCheck(c, path);
+      if (!cleanlyClosed) {
+        execute(c, "PRAGMA cache_size = " + -verifyCacheKib(Files.size(path)));
+        integrityCheck(c, path);
+      }
       checkMeta(c, path, canary);
     } catch (SQLException e) {
       throw SqliteErrors.translate(e, path.toString(), "verifying the store");
