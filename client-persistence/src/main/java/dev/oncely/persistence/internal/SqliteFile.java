@@ -1,8 +1,5 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.IntentId;
-import dev.oncely.client.IntentRecord;
-import dev.oncely.client.IntentState;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
