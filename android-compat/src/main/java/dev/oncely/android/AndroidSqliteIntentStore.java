@@ -24,10 +24,10 @@ import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreClosing;
+import dev.oncely.client.spi.StoredRows;
 import java.io.File;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -365,23 +365,9 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   private IntentRecord verified(Cursor c) {
     byte[] lookup = c.getBlob(1);
-    String where = "row " + hexPrefix(lookup) + " of " + path;
-    IntentRecord record = codec.decode(c.getBlob(0), where);
-    if (!Arrays.equals(RecordCodec.lookupKey(record.id()), lookup)
-        || record.revision() != c.getLong(2)) {
-      throw new StoreCorruptedException("record " + record.id() + " revision "
-          + record.revision() + " does not match its key columns in " + where);
-    }
-    return record;
-  }
-
-  private static String hexPrefix(byte[] lookup) {
-    StringBuilder hex = new StringBuilder();
-    for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
-      hex.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
-          .append(Character.forDigit(lookup[i] & 0xf, 16));
-    }
-    return hex.toString();
+    String store = "the intent store " + path;
+    return StoredRows.checkRevision(store, lookup, c.getLong(2),
+        StoredRows.decode(codec, store, lookup, c.getBlob(0)));
   }
 
   private static Optional<IntentRecord> first(List<IntentRecord> records) {

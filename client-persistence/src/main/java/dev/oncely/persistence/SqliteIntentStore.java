@@ -14,6 +14,7 @@ import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreClosing;
+import dev.oncely.client.spi.StoredRows;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.persistence.internal.SqliteCleanClose;
@@ -33,7 +34,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -366,7 +366,7 @@ public final class SqliteIntentStore implements IntentStore {
     st.setBytes(1, lookup);
     try (ResultSet rs = st.executeQuery()) {
       if (!rs.next()) {
-        throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup)
+        throw new StoreCorruptedException(name + ": " + StoredRows.name(lookup)
             + " is in the unfinished index but not in the table");
       }
       return rs.getBytes(1);
@@ -374,11 +374,8 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private UnfinishedEntry entryOf(byte[] lookup, byte[] stub, RecordCodec.LookupKeys keys) {
-    UnfinishedEntry e = stubs.decode(stub, () -> name + ": row " + hexPrefix(lookup));
-    if (!Arrays.equals(keys.of(e.id()), lookup)) {
-      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " lists "
-          + e.id() + ", which belongs under another key");
-    }
+    UnfinishedEntry e = stubs.decode(stub, () -> name + ": " + StoredRows.name(lookup));
+    StoredRows.checkKey(name, lookup, keys.of(e.id()), e.id());
     return e;
   }
 
@@ -499,21 +496,7 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private IntentRecord decodeRow(byte[] lookup, byte[] bytes) {
-    IntentRecord r = codec.decode(bytes, name + ": row " + hexPrefix(lookup));
-    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
-      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " holds record "
-          + r.id() + ", which belongs under another key");
-    }
-    return r;
-  }
-
-  private static String hexPrefix(byte[] lookup) {
-    StringBuilder hex = new StringBuilder("#");
-    for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
-      hex.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
-          .append(Character.forDigit(lookup[i] & 0xf, 16));
-    }
-    return hex.toString();
+    return StoredRows.decode(codec, name, lookup, bytes);
   }
 
   private static boolean exists(SqliteStatements c, String sql, byte[] key)

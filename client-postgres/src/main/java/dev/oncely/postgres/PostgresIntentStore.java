@@ -13,6 +13,7 @@ import dev.oncely.client.spi.Duplicates;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreClosing;
+import dev.oncely.client.spi.StoredRows;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.postgres.internal.LeaseKeeper;
 import dev.oncely.postgres.internal.MetaRows;
@@ -27,8 +28,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -484,18 +483,8 @@ public final class PostgresIntentStore implements IntentStore {
 
   private IntentRecord decodeRow(ResultSet rs) throws SQLException {
     byte[] lookup = rs.getBytes(1);
-    long revision = rs.getLong(2);
-    String row = "row #" + HexFormat.of().formatHex(lookup, 0, Math.min(6, lookup.length));
-    IntentRecord r = codec.decode(rs.getBytes(3), name + ": " + row);
-    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
-      throw new StoreCorruptedException(name + ": " + row + " holds record " + r.id()
-          + ", which belongs under another key");
-    }
-    if (r.revision() != revision) {
-      throw new StoreCorruptedException(name + ": " + row + " has revision column " + revision
-          + " but holds revision " + r.revision());
-    }
-    return r;
+    return StoredRows.checkRevision(name, lookup, rs.getLong(2),
+        StoredRows.decode(codec, name, lookup, rs.getBytes(3)));
   }
 
   private static boolean held(IntentState state) {

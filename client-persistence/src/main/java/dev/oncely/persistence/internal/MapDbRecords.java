@@ -7,6 +7,7 @@ import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.BusinessKey;
 import dev.oncely.client.spi.Duplicates;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoredRows;
 import dev.oncely.client.spi.StoreEncryption;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -260,12 +261,7 @@ public final class MapDbRecords {
   }
 
   private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {
-    IntentRecord r = codec.decode(bytes, where + " entry " + hex(lookup));
-    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
-      throw new StoreCorruptedException(where + ": entry " + hex(lookup) + " holds record "
-          + r.id() + ", which belongs under another key");
-    }
-    return r;
+    return StoredRows.decode(codec, where, lookup, bytes);
   }
 
   /**
