@@ -162,8 +162,8 @@ public final class PostgresIntentStore implements IntentStore {
    *
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if the record is not {@code NEW} or its revision is not 0
-   * @throws DuplicateIntentException if the id, or the business id in the same scope and operation,
-   *     is taken; nothing is written
+   * @throws dev.oncely.client.DuplicateIntentException if the id, or the business id in the same
+   *     scope and operation, is taken; nothing is written
    * @throws StoreException if the statement fails; the caller's transaction is then aborted
    */
   public void createInTransaction(Connection connection, IntentRecord record) {
