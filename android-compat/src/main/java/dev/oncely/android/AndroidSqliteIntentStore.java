@@ -126,34 +126,31 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(file, "file");
     Objects.requireNonNull(options, "options");
     String path = file.getAbsolutePath();
-    OwnerLock owner = OwnerLock.acquire(file.getAbsoluteFile());
-    NeverDeleteOnCorruption corruption =
-        new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
-    RecordCodec codec = new RecordCodec(options.encryption());
-    SQLiteDatabase db;
-    try {
-      db = SQLiteDatabase.openDatabase(path, null,
-          SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING,
-          corruption);
-    } catch (SQLiteDatabaseCorruptException e) {
-      owner.close();
-      throw corrupted(path, corruption, e);
-    } catch (SQLException e) {
-      owner.close();
-      throw new StoreException("cannot open the intent store " + path, e);
-    }
-    try {
-      configure(db, path, codec, new KeyCanary(options.encryption()));
-      return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
-    } catch (SQLiteDatabaseCorruptException e) {
-      db.close();
-      owner.close();
-      throw corrupted(path, corruption, e);
-    } catch (RuntimeException e) {
-      db.close();
-      owner.close();
-      throw e;
-    }
+    return OwnerLock.openOwned(file.getAbsoluteFile(), owner -> {
+      NeverDeleteOnCorruption corruption =
+          new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
+      RecordCodec codec = new RecordCodec(options.encryption());
+      SQLiteDatabase db;
+      try {
+        db = SQLiteDatabase.openDatabase(path, null,
+            SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING,
+            corruption);
+      } catch (SQLiteDatabaseCorruptException e) {
+        throw corrupted(path, corruption, e);
+      } catch (SQLException e) {
+        throw new StoreException("cannot open the intent store " + path, e);
+      }
+      try {
+        configure(db, path, codec, new KeyCanary(options.encryption()));
+        return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
+      } catch (SQLiteDatabaseCorruptException e) {
+        db.close();
+        throw corrupted(path, corruption, e);
+      } catch (RuntimeException e) {
+        db.close();
+        throw e;
+      }
+    });
   }
 
   private static StoreCorruptedException corrupted(String path,

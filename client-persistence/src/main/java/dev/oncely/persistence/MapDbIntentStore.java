@@ -143,19 +143,11 @@ public final class MapDbIntentStore implements IntentStore {
     Objects.requireNonNull(options, "options");
     Path path = file.toAbsolutePath();
     StoreFiles.checkDirectory(path);
-    OwnerLock lock = OwnerLock.acquire(path.toFile());
-    try {
+    return OwnerLock.openOwned(path.toFile(), lock -> {
       MapDbRecords records = new MapDbRecords(options.encryption());
       MapDbCopies copies = openCopies(path, records, options);
       return new MapDbIntentStore(path, lock, copies, records, options);
-    } catch (RuntimeException | Error e) {
-      try {
-        lock.close();
-      } catch (RuntimeException closeFailure) {
-        e.addSuppressed(closeFailure);
-      }
-      throw e;
-    }
+    });
   }
 
   private static MapDbCopies openCopies(Path path, MapDbRecords records, StoreOptions options) {

@@ -154,8 +154,7 @@ public final class SqliteIntentStore implements IntentStore {
     Objects.requireNonNull(options, "options");
     Path path = file.toAbsolutePath().normalize();
     StoreFiles.checkDirectory(path);
-    OwnerLock lock = OwnerLock.acquire(path.toFile());
-    try {
+    return OwnerLock.openOwned(path.toFile(), lock -> {
       RecordCodec codec = new RecordCodec(options.encryption());
       KeyCanary canary = new KeyCanary(options.encryption());
       SqliteFile.Connections connections;
@@ -175,14 +174,7 @@ public final class SqliteIntentStore implements IntentStore {
         SqliteFile.closeAll(e, connections.writer());
         throw e;
       }
-    } catch (RuntimeException | Error e) {
-      try {
-        lock.close();
-      } catch (RuntimeException closeFailure) {
-        e.addSuppressed(closeFailure);
-      }
-      throw e;
-    }
+    });
   }
 
   /** The database file this store owns. */

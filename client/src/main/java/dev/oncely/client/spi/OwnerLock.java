@@ -12,6 +12,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Function;
 import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /**
@@ -92,6 +93,28 @@ public final class OwnerLock implements AutoCloseable {
         throw typed;
       }
       throw new StoreException("cannot lock " + lockFile + ": " + e, e);
+    }
+  }
+
+  /**
+   * Takes ownership of {@code store} and opens it with {@code open}, which receives the lock to
+   * keep; if {@code open} throws, the lock is released before the failure propagates (a failure to
+   * release is added to it as suppressed), so a refused open never leaves the store owned.
+   *
+   * @throws StoreLockedException as {@link #acquire}
+   * @throws StoreException as {@link #acquire}
+   */
+  public static <T> T openOwned(File store, Function<OwnerLock, T> open) {
+    OwnerLock lock = acquire(store);
+    try {
+      return open.apply(lock);
+    } catch (RuntimeException | Error e) {
+      try {
+        lock.close();
+      } catch (RuntimeException closeFailure) {
+        e.addSuppressed(closeFailure);
+      }
+      throw e;
     }
   }
 
