@@ -9,9 +9,7 @@ import android.database.sqlite.SQLiteDatabase;
 import android.database.sqlite.SQLiteDatabaseCorruptException;
 import android.database.sqlite.SQLiteStatement;
 import dev.oncely.android.internal.NeverDeleteOnCorruption;
-import dev.oncely.android.internal.StoreOwnerLock;
 import dev.oncely.android.internal.StoreSchema;
-import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
@@ -20,11 +18,16 @@ import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.Duplicates;
+import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoreClosing;
+import dev.oncely.client.spi.StoredRows;
 import java.io.File;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -77,18 +80,19 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   private final SQLiteDatabase db;
   private final String path;
-  private final StoreOwnerLock owner;
+  private final OwnerLock owner;
   private final RecordCodec codec;
   private final NeverDeleteOnCorruption corruption;
-  private volatile boolean closed;
+  private final StoreClosing closing;
 
-  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, StoreOwnerLock owner,
+  private AndroidSqliteIntentStore(SQLiteDatabase db, String path, OwnerLock owner,
       RecordCodec codec, NeverDeleteOnCorruption corruption) {
     this.db = db;
     this.path = path;
     this.owner = owner;
     this.codec = codec;
     this.corruption = corruption;
+    this.closing = new StoreClosing("the intent store " + path);
   }
 
   /**
@@ -122,34 +126,31 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(file, "file");
     Objects.requireNonNull(options, "options");
     String path = file.getAbsolutePath();
-    StoreOwnerLock owner = StoreOwnerLock.acquire(file.getAbsoluteFile());
-    NeverDeleteOnCorruption corruption =
-        new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
-    RecordCodec codec = new RecordCodec(options.encryption());
-    SQLiteDatabase db;
-    try {
-      db = SQLiteDatabase.openDatabase(path, null,
-          SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING,
-          corruption);
-    } catch (SQLiteDatabaseCorruptException e) {
-      owner.release();
-      throw corrupted(path, corruption, e);
-    } catch (SQLException e) {
-      owner.release();
-      throw new StoreException("cannot open the intent store " + path, e);
-    }
-    try {
-      configure(db, path, codec, options.encryption() != null);
-      return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
-    } catch (SQLiteDatabaseCorruptException e) {
-      db.close();
-      owner.release();
-      throw corrupted(path, corruption, e);
-    } catch (RuntimeException e) {
-      db.close();
-      owner.release();
-      throw e;
-    }
+    return OwnerLock.openOwned(file.getAbsoluteFile(), owner -> {
+      NeverDeleteOnCorruption corruption =
+          new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
+      RecordCodec codec = new RecordCodec(options.encryption());
+      SQLiteDatabase db;
+      try {
+        db = SQLiteDatabase.openDatabase(path, null,
+            SQLiteDatabase.CREATE_IF_NECESSARY | SQLiteDatabase.ENABLE_WRITE_AHEAD_LOGGING,
+            corruption);
+      } catch (SQLiteDatabaseCorruptException e) {
+        throw corrupted(path, corruption, e);
+      } catch (SQLException e) {
+        throw new StoreException("cannot open the intent store " + path, e);
+      }
+      try {
+        configure(db, path, codec, new KeyCanary(options.encryption()));
+        return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
+      } catch (SQLiteDatabaseCorruptException e) {
+        db.close();
+        throw corrupted(path, corruption, e);
+      } catch (RuntimeException e) {
+        db.close();
+        throw e;
+      }
+    });
   }
 
   private static StoreCorruptedException corrupted(String path,
@@ -161,7 +162,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private static void configure(SQLiteDatabase db, String path, RecordCodec codec,
-      boolean encrypts) {
+      KeyCanary canary) {
     try {
       db.execSQL("PRAGMA synchronous=FULL");
       long synchronous = DatabaseUtils.longForQuery(db, "PRAGMA synchronous", null);
@@ -170,7 +171,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         throw new StoreException("the intent store " + path + " needs journal_mode=wal and"
             + " synchronous=FULL (2), got " + journal + " and " + synchronous);
       }
-      StoreSchema.prepare(db, path, codec, encrypts);
+      StoreSchema.prepare(db, path, codec, canary);
     } catch (SQLiteDatabaseCorruptException e) {
       throw e;
     } catch (SQLException e) {
@@ -193,11 +194,11 @@ public final class AndroidSqliteIntentStore implements IntentStore {
           + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
       try {
         insert.bindBlob(1, RecordCodec.lookupKey(record.id()));
-        if (record.businessId() == null) {
+        byte[] business = BusinessKey.of(record);
+        if (business == null) {
           insert.bindNull(2);
         } else {
-          insert.bindBlob(2, StoreSchema.businessKey(record.id().scope(),
-              record.id().operation(), record.businessId()));
+          insert.bindBlob(2, business);
         }
         bindIndexed(insert, 3, record, blob);
         insert.executeInsert();
@@ -210,20 +211,19 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     });
   }
 
-  private DuplicateIntentException duplicate(IntentRecord record) {
-    if (exists(record.id())) {
-      return new DuplicateIntentException(record.id(),
-          "record " + record.id() + " already exists in " + path);
-    }
-    return new DuplicateIntentException(record.id(), "business id of " + record.id()
-        + " is already used in scope '" + record.id().scope() + "' and operation '"
-        + record.id().operation() + "' in " + path);
+  private RuntimeException duplicate(IntentRecord record) {
+    byte[] business = BusinessKey.of(record);
+    return Duplicates.afterConflict("the intent store " + path, record,
+        exists("lookup", RecordCodec.lookupKey(record.id())),
+        business != null && exists("business", business));
   }
 
-  private boolean exists(IntentId id) {
-    SQLiteStatement count = db.compileStatement("SELECT count(*) FROM records WHERE lookup = ?");
+  /** Whether a row has {@code hash} in {@code column} (a key column name, never input). */
+  private boolean exists(String column, byte[] hash) {
+    SQLiteStatement count = db.compileStatement(
+        "SELECT count(*) FROM records WHERE " + column + " = ?");
     try {
-      count.bindBlob(1, RecordCodec.lookupKey(id));
+      count.bindBlob(1, hash);
       return count.simpleQueryForLong() > 0;
     } finally {
       count.close();
@@ -273,15 +273,10 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(businessId, "businessId");
-    Optional<IntentRecord> found = first(read("SELECT " + COLUMNS + " FROM records"
-        + " WHERE business = ?", StoreSchema.businessKey(scope, operation, businessId)));
-    if (found.isPresent() && (!found.get().id().scope().equals(scope)
-        || !found.get().id().operation().equals(operation)
-        || !businessId.equals(found.get().businessId()))) {
-      throw new StoreCorruptedException("record " + found.get().id()
-          + " does not match its business-id hash in " + path);
-    }
-    return found;
+    return first(read("SELECT " + COLUMNS + " FROM records"
+        + " WHERE business = ?", BusinessKey.of(scope, operation, businessId)))
+        .map(r -> BusinessKey.checkFound("the intent store " + path, r, scope, operation,
+            businessId));
   }
 
   @Override
@@ -316,12 +311,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   @Override
-  public synchronized void close() {
-    if (!closed) {
-      closed = true;
-      db.close();
-      owner.release();
-    }
+  public void close() {
+    closing.close(db::close, owner::close);
   }
 
   private <T> T write(Supplier<T> body) {
@@ -371,23 +362,9 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   private IntentRecord verified(Cursor c) {
     byte[] lookup = c.getBlob(1);
-    String where = "row " + hexPrefix(lookup) + " of " + path;
-    IntentRecord record = codec.decode(c.getBlob(0), where);
-    if (!Arrays.equals(RecordCodec.lookupKey(record.id()), lookup)
-        || record.revision() != c.getLong(2)) {
-      throw new StoreCorruptedException("record " + record.id() + " revision "
-          + record.revision() + " does not match its key columns in " + where);
-    }
-    return record;
-  }
-
-  private static String hexPrefix(byte[] lookup) {
-    StringBuilder hex = new StringBuilder();
-    for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
-      hex.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
-          .append(Character.forDigit(lookup[i] & 0xf, 16));
-    }
-    return hex.toString();
+    String store = "the intent store " + path;
+    return StoredRows.checkRevision(store, lookup, c.getLong(2),
+        StoredRows.decode(codec, store, lookup, c.getBlob(0)));
   }
 
   private static Optional<IntentRecord> first(List<IntentRecord> records) {
@@ -395,14 +372,12 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new StoreException("the intent store " + path + " is closed");
-    }
+    closing.checkOpen();
   }
 
   private StoreException failure(String what, RuntimeException e) {
-    if (closed) {
-      return new StoreException("the intent store " + path + " is closed", e);
+    if (closing.isClosed()) {
+      return closing.closedFailure(e);
     }
     return new StoreException("cannot " + what + " the intent store " + path, e);
   }

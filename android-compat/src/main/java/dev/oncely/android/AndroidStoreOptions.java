@@ -66,8 +66,8 @@ public final class AndroidStoreOptions {
 
     /**
      * When SQLite reports the database corrupted, also copies the database and its
-     * {@code -wal}/{@code -shm} files to {@code <file>.corrupt-<epoch millis>[-wal|-shm]} (for
-     * support or recovery). The original is never moved or deleted either way. Default false:
+     * {@code -wal}/{@code -shm} files beside them as {@code <name>.corrupt-<UTC timestamp>}, the
+     * names every engine uses ({@link dev.oncely.client.spi.Quarantine}), for support or recovery. The original is never moved or deleted either way. Default false:
      * copies hold payloads (encrypted only if the store is) and cost storage.
      */
     public Builder quarantineCopies(boolean quarantineCopies) {

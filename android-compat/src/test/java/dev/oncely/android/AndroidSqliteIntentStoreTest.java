@@ -73,7 +73,7 @@ public class AndroidSqliteIntentStoreTest {
     try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
       assertThatThrownBy(() -> store.get(IntentId.of("s", "op", "moved")))
           .isInstanceOf(StoreCorruptedException.class)
-          .hasMessageContaining("does not match its key columns");
+          .hasMessageContaining("belongs under another key");
     }
   }
 

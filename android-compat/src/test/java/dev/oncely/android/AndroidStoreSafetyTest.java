@@ -102,7 +102,8 @@ public class AndroidStoreSafetyTest {
         .hasMessageContaining("a copy is at");
 
     assertThat(Files.readAllBytes(file.toPath())).isEqualTo(garbage);
-    File[] copies = dir.listFiles((d, name) -> name.matches("safety\\.db\\.corrupt-\\d+"));
+    File[] copies = dir.listFiles(
+        (d, name) -> name.matches("safety\\.db\\.corrupt-\\d{8}T\\d{9}Z"));
     assertThat(copies).hasSize(1);
     assertThat(Files.readAllBytes(copies[0].toPath())).isEqualTo(garbage);
   }

@@ -258,7 +258,7 @@ class PostgresStoreCommandsTest {
       throws Exception {
     db.requirePassword("cli_pw", "right-pw-7");
     db.execute("GRANT SELECT, UPDATE ON oncely_intent TO cli_pw");
-    db.execute("GRANT SELECT ON oncely_schema_version TO cli_pw");
+    db.execute("GRANT SELECT ON oncely_schema_version, oncely_meta TO cli_pw");
     app.create(record("pg-login", IntentState.PENDING, Duration.ofMinutes(2)).build());
     String asCliPw = "postgresql://cli_pw@127.0.0.1:" + db.port() + "/" + db.database();
 

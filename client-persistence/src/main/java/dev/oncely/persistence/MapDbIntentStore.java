@@ -8,13 +8,14 @@ import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
 import dev.oncely.client.UnfinishedEntry;
+import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.OwnerLock;
+import dev.oncely.client.spi.StoreClosing;
 import dev.oncely.persistence.internal.FileIo;
 import dev.oncely.persistence.internal.GroupCommitter;
-import dev.oncely.persistence.internal.KeyCanary;
 import dev.oncely.persistence.internal.MapDbBatch;
 import dev.oncely.persistence.internal.MapDbCopies;
 import dev.oncely.persistence.internal.MapDbRecords;
-import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.nio.file.Path;
@@ -109,7 +110,7 @@ public final class MapDbIntentStore implements IntentStore {
   private final MapDbRecords records;
   private final ReadCache cache;
   private final GroupCommitter<MapDbBatch> committer;
-  private volatile boolean closed;
+  private final StoreClosing closing;
 
   private MapDbIntentStore(Path path, OwnerLock lock, MapDbCopies copies, MapDbRecords records,
       StoreOptions options) {
@@ -119,6 +120,7 @@ public final class MapDbIntentStore implements IntentStore {
     this.records = records;
     this.cache = new ReadCache(options);
     this.committer = new GroupCommitter<>("MapDB store " + path, new Commits(), options.maxBatch());
+    this.closing = new StoreClosing(path.toString());
   }
 
   /**
@@ -146,19 +148,11 @@ public final class MapDbIntentStore implements IntentStore {
     Objects.requireNonNull(options, "options");
     Path path = file.toAbsolutePath();
     StoreFiles.checkDirectory(path);
-    OwnerLock lock = OwnerLock.acquire(path);
-    try {
+    return OwnerLock.openOwned(path.toFile(), lock -> {
       MapDbRecords records = new MapDbRecords(options.encryption());
       MapDbCopies copies = openCopies(path, records, options);
       return new MapDbIntentStore(path, lock, copies, records, options);
-    } catch (RuntimeException | Error e) {
-      try {
-        lock.close();
-      } catch (RuntimeException closeFailure) {
-        e.addSuppressed(closeFailure);
-      }
-      throw e;
-    }
+    });
   }
 
   private static MapDbCopies openCopies(Path path, MapDbRecords records, StoreOptions options) {
@@ -273,40 +267,11 @@ public final class MapDbIntentStore implements IntentStore {
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    RuntimeException failure = null;
-    try {
-      committer.close();
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    for (AutoCloseable resource : new AutoCloseable[] {copies, lock}) {
-      try {
-        resource.close();
-      } catch (Exception e) {
-        RuntimeException r = e instanceof RuntimeException re ? re
-            : new StoreException("cannot close " + path + ": " + e, e);
-        if (failure == null) {
-          failure = r;
-        } else {
-          failure.addSuppressed(r);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    closing.close(committer::close, copies::close, lock::close);
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new StoreException("the MapDB intent store " + path + " is closed");
-    }
+    closing.checkOpen();
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.oncely.persistence;
 
-import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
@@ -9,12 +8,16 @@ import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
 import dev.oncely.client.UnfinishedEntry;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.Duplicates;
+import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.persistence.internal.BusinessKey;
+import dev.oncely.client.spi.StoreClosing;
+import dev.oncely.client.spi.StoredRows;
 import dev.oncely.persistence.internal.GroupCommitter;
-import dev.oncely.persistence.internal.KeyCanary;
-import dev.oncely.persistence.internal.OwnerLock;
 import dev.oncely.persistence.internal.ReadCache;
+import dev.oncely.persistence.internal.SqliteCleanClose;
 import dev.oncely.persistence.internal.SqliteErrors;
 import dev.oncely.persistence.internal.SqliteFile;
 import dev.oncely.persistence.internal.SqliteReaders;
@@ -31,7 +34,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -45,7 +47,8 @@ import java.util.function.Consumer;
  *
  * <p><b>Layout.</b> {@code <file>} (SQLite, WAL mode, incremental auto-vacuum), {@code <file>-wal}
  * and {@code <file>-shm} (SQLite's log and its index, present while open or after a crash) and
- * {@code <file>.lock} (the owner lock; its content is the owner's pid). Table {@code intent}: the
+ * {@code <file>.lock} (the owner lock; its content is the owner's pid) and {@code <file>.clean}
+ * (present only while the store is closed after a clean close). Table {@code intent}: the
  * primary key is {@link RecordCodec#lookupKey SHA-256 of scope, operation and key} (the key is
  * not an index column), {@code record} holds the {@link RecordCodec} bytes; {@code business}
  * (a unique SHA-256 of scope, operation and business id), {@code open_s/open_ns} (creation time
@@ -73,6 +76,15 @@ import java.util.function.Consumer;
  * ({@link CorruptionPolicy#QUARANTINE}). Damage inside a record, which {@code integrity_check}
  * cannot see, is caught by the record checksum on the read that meets it.
  *
+ * <p><b>Cost of an open.</b> {@code integrity_check} reads the whole file (3 s at 400,000
+ * records), so it runs only when the last close was not clean or the file changed since. A clean
+ * close, after SQLite folded and removed its WAL, writes {@code <file>.clean} (size, inode, first
+ * page CRC and a modification time the close sets one second back); an open that finds the file
+ * exactly as described and no WAL checks the header, schema version and canary only, a cost that
+ * does not grow with the store. The marker is deleted durably before the first connection that
+ * may write, so a crash always leads to the full check; the argument is in
+ * {@code internal.SqliteCleanClose}.
+ *
  * <p><b>File-system assumptions.</b> A local file system where {@code fsync} is honest, POSIX or
  * Windows locking works, and shared memory can be mapped beside the file (not NFS or SMB). New
  * files are owner-only (POSIX 600, a created directory 700); looser permissions on existing files
@@ -91,7 +103,7 @@ public final class SqliteIntentStore implements IntentStore {
   private final SqliteReaders readers;
   private final ReadCache cache;
   private final GroupCommitter<SqliteTransaction> committer;
-  private volatile boolean closed;
+  private final StoreClosing closing;
 
   private SqliteIntentStore(Path path, StoreOptions options, RecordCodec codec, OwnerLock lock,
       SqliteFile.Connections connections) {
@@ -106,6 +118,7 @@ public final class SqliteIntentStore implements IntentStore {
     this.cache = new ReadCache(options);
     this.committer = new GroupCommitter<>(name,
         new SqliteTransactions(writes, name, cache), options.maxBatch());
+    this.closing = new StoreClosing(name);
   }
 
   /**
@@ -120,10 +133,11 @@ public final class SqliteIntentStore implements IntentStore {
 
   /**
    * Opens the store at {@code file}, creating it (and a missing directory) if missing. The WAL left
-   * by a crash is replayed; the file is checked with {@code PRAGMA integrity_check}, whose cost
-   * grows with the file (measured on a shared 2-core machine: about 0.3 s of CPU for 100,000
-   * unfinished records, 59 MB). A store created before the covering unfinished index gets it on
-   * its first open, after the check.
+   * by a crash is replayed. After a crash, or when the file changed since its last clean close,
+   * the file is checked with {@code PRAGMA integrity_check}, whose cost grows with the file
+   * (measured on a shared 2-core machine: about 0.3 s of CPU for 100,000 unfinished records,
+   * 59 MB); after a clean close only its header, schema version and canary are. A store created
+   * before the covering unfinished index gets it on its first open, after the check.
    *
    * @throws NullPointerException if an argument is null
    * @throws StoreLockedException if another instance (in this JVM or another process) has the file
@@ -140,20 +154,18 @@ public final class SqliteIntentStore implements IntentStore {
     Objects.requireNonNull(options, "options");
     Path path = file.toAbsolutePath().normalize();
     StoreFiles.checkDirectory(path);
-    OwnerLock lock = OwnerLock.acquire(path);
-    try {
+    return OwnerLock.openOwned(path.toFile(), lock -> {
       RecordCodec codec = new RecordCodec(options.encryption());
-      boolean encrypted = options.encryption() != null;
       KeyCanary canary = new KeyCanary(options.encryption());
       SqliteFile.Connections connections;
       try {
-        connections = SqliteFile.open(path, canary, encrypted);
+        connections = SqliteFile.open(path, canary);
       } catch (StoreCorruptedException e) {
         if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
           throw e;
         }
         StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
-        connections = SqliteFile.open(path, canary, encrypted);
+        connections = SqliteFile.open(path, canary);
       }
       try {
         return new SqliteIntentStore(path, options, codec, lock, connections);
@@ -162,14 +174,7 @@ public final class SqliteIntentStore implements IntentStore {
         SqliteFile.closeAll(e, connections.writer());
         throw e;
       }
-    } catch (RuntimeException | Error e) {
-      try {
-        lock.close();
-      } catch (RuntimeException closeFailure) {
-        e.addSuppressed(closeFailure);
-      }
-      throw e;
-    }
+    });
   }
 
   /** The database file this store owns. */
@@ -183,7 +188,7 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     IntentId id = record.id();
     byte[] lookup = RecordCodec.lookupKey(id);
-    byte[] business = businessKey(record);
+    byte[] business = BusinessKey.of(record);
     byte[] bytes = codec.encode(record);
     byte[] stub = stubOf(record);
     write("creating " + id, (tx, c) -> {
@@ -197,16 +202,9 @@ public final class SqliteIntentStore implements IntentStore {
       st.setBytes(7, bytes);
       st.setBytes(8, stub);
       if (st.executeUpdate() == 0) {
-        if (exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup)) {
-          throw new DuplicateIntentException(id, name + ": record " + id + " already exists");
-        }
-        if (business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business)) {
-          throw new DuplicateIntentException(id, name + ": the business id of " + id
-              + " is already used by another record in scope '" + id.scope()
-              + "' and operation '" + id.operation() + "'");
-        }
-        throw new StoreCorruptedException(name + ": inserting record " + id
-            + " changed no row, yet neither its key nor its business id is taken");
+        throw Duplicates.afterConflict(name, record,
+            exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup),
+            business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business));
       }
       tx.stored(record);
       return null;
@@ -278,13 +276,8 @@ public final class SqliteIntentStore implements IntentStore {
         if (!rs.next()) {
           return null;
         }
-        IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-        if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
-            || !businessId.equals(r.businessId())) {
-          throw new StoreCorruptedException(name + ": the business id index points at record "
-              + r.id() + ", which carries another business id");
-        }
-        return r;
+        return BusinessKey.checkFound(name, decodeRow(rs.getBytes(1), rs.getBytes(2)), scope,
+            operation, businessId);
       }
     }));
   }
@@ -365,7 +358,7 @@ public final class SqliteIntentStore implements IntentStore {
     st.setBytes(1, lookup);
     try (ResultSet rs = st.executeQuery()) {
       if (!rs.next()) {
-        throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup)
+        throw new StoreCorruptedException(name + ": " + StoredRows.name(lookup)
             + " is in the unfinished index but not in the table");
       }
       return rs.getBytes(1);
@@ -373,11 +366,8 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private UnfinishedEntry entryOf(byte[] lookup, byte[] stub, RecordCodec.LookupKeys keys) {
-    UnfinishedEntry e = stubs.decode(stub, () -> name + ": row " + hexPrefix(lookup));
-    if (!Arrays.equals(keys.of(e.id()), lookup)) {
-      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " lists "
-          + e.id() + ", which belongs under another key");
-    }
+    UnfinishedEntry e = stubs.decode(stub, () -> name + ": " + StoredRows.name(lookup));
+    StoredRows.checkKey(name, lookup, keys.of(e.id()), e.id());
     return e;
   }
 
@@ -425,56 +415,20 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   /**
-   * Commits queued writes, closes the connections (SQLite then checkpoints and removes the WAL) and
-   * releases the owner lock. Idempotent.
+   * Commits queued writes, closes the connections (SQLite then checkpoints and removes the WAL),
+   * records the clean close for the next open's check, and releases the owner lock. Idempotent.
    *
    * @throws StoreException if closing a connection or the lock failed; the lock is released anyway
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    StoreException failure = null;
-    try {
-      committer.close();
-    } catch (RuntimeException e) {
-      failure = addFailure(failure, e);
-    }
-    try {
-      readers.close();
-    } catch (SQLException e) {
-      failure = addFailure(failure, e);
-    }
-    try {
-      writer.close();
-    } catch (SQLException e) {
-      failure = addFailure(failure, e);
-    }
-    try {
-      lock.close();
-    } catch (RuntimeException e) {
-      failure = addFailure(failure, e);
-    }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private StoreException addFailure(StoreException failure, Exception e) {
-    if (failure == null) {
-      return new StoreException(name + ": closing the store failed: " + e, e);
-    }
-    failure.addSuppressed(e);
-    return failure;
+    closing.close(committer::close, readers::close, writer::close,
+        () -> SqliteCleanClose.record(path), lock::close);
   }
 
   @Override
   public String toString() {
-    return "SqliteIntentStore{" + name + (closed ? ", closed}" : "}");
+    return "SqliteIntentStore{" + name + (closing.isClosed() ? ", closed}" : "}");
   }
 
   @FunctionalInterface
@@ -521,9 +475,7 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new StoreException(name + " is closed");
-    }
+    closing.checkOpen();
   }
 
   private IntentRecord decode(byte[] bytes, IntentId id) {
@@ -536,26 +488,7 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private IntentRecord decodeRow(byte[] lookup, byte[] bytes) {
-    IntentRecord r = codec.decode(bytes, name + ": row " + hexPrefix(lookup));
-    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
-      throw new StoreCorruptedException(name + ": row " + hexPrefix(lookup) + " holds record "
-          + r.id() + ", which belongs under another key");
-    }
-    return r;
-  }
-
-  private static String hexPrefix(byte[] lookup) {
-    StringBuilder hex = new StringBuilder("#");
-    for (int i = 0; i < Math.min(6, lookup == null ? 0 : lookup.length); i++) {
-      hex.append(Character.forDigit((lookup[i] >> 4) & 0xf, 16))
-          .append(Character.forDigit(lookup[i] & 0xf, 16));
-    }
-    return hex.toString();
-  }
-
-  private static byte[] businessKey(IntentRecord r) {
-    return r.businessId() == null ? null
-        : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
+    return StoredRows.decode(codec, name, lookup, bytes);
   }
 
   private static boolean exists(SqliteStatements c, String sql, byte[] key)

@@ -1,7 +1,6 @@
 package dev.oncely.postgres;
 
 import dev.oncely.client.DueTime;
-import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
@@ -9,9 +8,15 @@ import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreRules;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.Duplicates;
+import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoreClosing;
+import dev.oncely.client.spi.StoredRows;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.postgres.internal.LeaseKeeper;
+import dev.oncely.postgres.internal.MetaRows;
 import dev.oncely.postgres.internal.PgErrors;
 import dev.oncely.postgres.internal.Schema;
 import java.sql.Connection;
@@ -23,8 +28,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,11 +45,15 @@ import javax.sql.DataSource;
  * JDBC on any {@link DataSource}: the app pools connections; the store borrows one per call.
  *
  * <p><b>Schema.</b> Table {@code oncely_intent}, created by the versioned scripts under
- * {@code db/oncely/} ({@code V1__oncely_intents.sql}, Flyway names), applied by {@link #migrate}
+ * {@code db/oncely/} ({@code V1__oncely_intents.sql}, {@code V2__oncely_meta.sql}, Flyway names),
+ * applied by {@link #migrate}
  * or {@link Builder#migrate(boolean)}. Besides the record bytes, each row has SQL-readable columns
  * derived on every write (state, revision, attempts, due time, business id, created, updated,
  * expiry, lease owner and expiry); the key is stored only as its SHA-256 lookup hash. A database
- * constraint keeps a business id unique per scope and operation across the fleet.
+ * constraint keeps a business id unique per scope and operation across the fleet. Table
+ * {@code oncely_meta} holds whether records are encrypted and the encryption canary (see
+ * {@link dev.oncely.client.spi.KeyCanary}): an instance with a wrong or missing key is refused
+ * when it is built, before it writes anything.
  *
  * <p><b>Leases.</b> Each store instance is one {@linkplain #owner() owner}. Writing a record in
  * state {@code NEW} or {@code IN_FLIGHT} (create, the drive's compare-and-set) or claiming it with
@@ -80,7 +87,7 @@ public final class PostgresIntentStore implements IntentStore {
   private final double leaseSeconds;
   private final RecordCodec codec;
   private final LeaseKeeper leases;
-  private volatile boolean closed;
+  private final StoreClosing closing;
 
   private PostgresIntentStore(Builder b) {
     this.dataSource = b.dataSource;
@@ -90,6 +97,7 @@ public final class PostgresIntentStore implements IntentStore {
     this.leaseSeconds = b.lease.toMillis() / 1000.0;
     this.codec = new RecordCodec(b.encryption);
     this.leases = new LeaseKeeper(dataSource, owner, lease);
+    this.closing = new StoreClosing(name);
   }
 
   /**
@@ -154,8 +162,8 @@ public final class PostgresIntentStore implements IntentStore {
    *
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if the record is not {@code NEW} or its revision is not 0
-   * @throws DuplicateIntentException if the id, or the business id in the same scope and operation,
-   *     is taken; nothing is written
+   * @throws dev.oncely.client.DuplicateIntentException if the id, or the business id in the same
+   *     scope and operation, is taken; nothing is written
    * @throws StoreException if the statement fails; the caller's transaction is then aborted
    */
   public void createInTransaction(Connection connection, IntentRecord record) {
@@ -190,17 +198,26 @@ public final class PostgresIntentStore implements IntentStore {
         return;
       }
     }
+    boolean idTaken;
     try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM oncely_intent WHERE lookup = ?")) {
       st.setBytes(1, lookup);
       try (ResultSet rs = st.executeQuery()) {
-        if (rs.next()) {
-          throw new DuplicateIntentException(r.id(), name + ": record " + r.id() + " already exists");
+        idTaken = rs.next();
+      }
+    }
+    boolean businessIdTaken = false;
+    if (!idTaken && r.businessId() != null) {
+      try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM oncely_intent"
+          + " WHERE scope = ? AND operation = ? AND business_id = ?")) {
+        st.setString(1, r.id().scope());
+        st.setString(2, r.id().operation());
+        st.setString(3, r.businessId());
+        try (ResultSet rs = st.executeQuery()) {
+          businessIdTaken = rs.next();
         }
       }
     }
-    throw new DuplicateIntentException(r.id(), name + ": the business id of " + r.id()
-        + " is already used by another record in scope '" + r.id().scope() + "' and operation '"
-        + r.id().operation() + "'");
+    throw Duplicates.afterConflict(name, r, idTaken, businessIdTaken);
   }
 
   /**
@@ -293,13 +310,7 @@ public final class PostgresIntentStore implements IntentStore {
           if (!rs.next()) {
             return null;
           }
-          IntentRecord r = decodeRow(rs);
-          if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
-              || !businessId.equals(r.businessId())) {
-            throw new StoreCorruptedException(name + ": the business id columns of record "
-                + r.id() + " differ from its record");
-          }
-          return r;
+          return BusinessKey.checkFound(name, decodeRow(rs), scope, operation, businessId);
         }
       }
     }));
@@ -418,13 +429,11 @@ public final class PostgresIntentStore implements IntentStore {
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    leases.close();
+    closing.close(leases::close, this::releaseAll);
+  }
+
+  /** Releases every lease of this owner; a failure is logged, and those leases then expire. */
+  private void releaseAll() {
     try {
       run("releasing the leases of " + owner, c -> {
         try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET lease_owner = NULL,"
@@ -441,7 +450,8 @@ public final class PostgresIntentStore implements IntentStore {
 
   @Override
   public String toString() {
-    return "PostgresIntentStore{" + name + ", owner=" + owner + (closed ? ", closed}" : "}");
+    return "PostgresIntentStore{" + name + ", owner=" + owner
+        + (closing.isClosed() ? ", closed}" : "}");
   }
 
   @FunctionalInterface
@@ -458,9 +468,7 @@ public final class PostgresIntentStore implements IntentStore {
   }
 
   private void checkOpen() {
-    if (closed) {
-      throw new StoreException(name + " is closed");
-    }
+    closing.checkOpen();
   }
 
   private List<IntentRecord> decodeAll(PreparedStatement st) throws SQLException {
@@ -475,18 +483,8 @@ public final class PostgresIntentStore implements IntentStore {
 
   private IntentRecord decodeRow(ResultSet rs) throws SQLException {
     byte[] lookup = rs.getBytes(1);
-    long revision = rs.getLong(2);
-    String row = "row #" + HexFormat.of().formatHex(lookup, 0, Math.min(6, lookup.length));
-    IntentRecord r = codec.decode(rs.getBytes(3), name + ": " + row);
-    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
-      throw new StoreCorruptedException(name + ": " + row + " holds record " + r.id()
-          + ", which belongs under another key");
-    }
-    if (r.revision() != revision) {
-      throw new StoreCorruptedException(name + ": " + row + " has revision column " + revision
-          + " but holds revision " + r.revision());
-    }
-    return r;
+    return StoredRows.checkRevision(name, lookup, rs.getLong(2),
+        StoredRows.decode(codec, name, lookup, rs.getBytes(3)));
   }
 
   private static boolean held(IntentState state) {
@@ -565,9 +563,12 @@ public final class PostgresIntentStore implements IntentStore {
     }
 
     /**
-     * Returns the store after checking (or, with {@link #migrate(boolean)}, applying) the schema.
+     * Returns the store after checking (or, with {@link #migrate(boolean)}, applying) the schema
+     * and the encryption canary (written by the first instance, checked by every one).
      *
      * @throws DatabaseUnavailableException if the database cannot be reached
+     * @throws dev.oncely.client.StoreEncryptionException if the store was written with another
+     *     key, or with or without one where this builder's encryption differs
      * @throws StoreException if the schema is missing, or newer than this code
      */
     public PostgresIntentStore build() {
@@ -579,6 +580,7 @@ public final class PostgresIntentStore implements IntentStore {
       }
       try (Connection c = dataSource.getConnection()) {
         Schema.check(c, name);
+        MetaRows.checkCanary(c, new KeyCanary(encryption), new RecordCodec(encryption), name);
       } catch (SQLException e) {
         throw PgErrors.translate(e, name, "checking the schema");
       }

@@ -3,11 +3,13 @@ package dev.oncely.android.internal;
 import android.database.DatabaseErrorHandler;
 import android.database.sqlite.SQLiteDatabase;
 import android.util.Log;
+import dev.oncely.client.spi.Quarantine;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Instant;
 
 /**
  * The database error handler of the intent store. The framework's default handler deletes the
@@ -27,7 +29,8 @@ public final class NeverDeleteOnCorruption implements DatabaseErrorHandler {
 
   /**
    * @param database the database file
-   * @param copyAside whether to copy the files to {@code <file>.corrupt-<millis>} on corruption
+   * @param copyAside whether to copy the files aside on corruption, under their
+   *     {@link Quarantine#target} names
    */
   public NeverDeleteOnCorruption(File database, boolean copyAside) {
     this.database = database;
@@ -40,18 +43,23 @@ public final class NeverDeleteOnCorruption implements DatabaseErrorHandler {
     if (!copyAside) {
       return;
     }
-    String base = database.getPath() + ".corrupt-" + System.currentTimeMillis();
+    String aside = Quarantine.suffix(Instant.now());
+    File databaseCopy = null;
     for (String suffix : SUFFIXES) {
       File from = new File(database.getPath() + suffix);
       if (from.isFile()) {
+        File to = Quarantine.target(from, aside);
         try {
-          copy(from, new File(base + suffix));
+          copy(from, to);
         } catch (IOException e) {
           Log.w(TAG, "cannot copy " + from.getName() + " aside: " + e.getClass().getName());
         }
+        if (suffix.isEmpty()) {
+          databaseCopy = to;
+        }
       }
     }
-    lastCopy = new File(base);
+    lastCopy = databaseCopy;
   }
 
   /** Whether SQLite has reported corruption since this handler was created. */

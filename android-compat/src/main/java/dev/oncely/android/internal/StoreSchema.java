@@ -3,17 +3,12 @@ package dev.oncely.android.internal;
 import android.content.ContentValues;
 import android.database.Cursor;
 import android.database.sqlite.SQLiteDatabase;
-import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
-import dev.oncely.client.IntentState;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.time.Instant;
 
 /**
  * The intent store's tables, version {@value #VERSION} (in {@code PRAGMA user_version}):
@@ -34,31 +29,18 @@ public final class StoreSchema {
   /** The schema version this class writes and reads. */
   public static final int VERSION = 2;
 
-  private static final byte[] BUSINESS_TAG =
-      "oncely-business-id\0".getBytes(StandardCharsets.US_ASCII);
-  private static final IntentRecord CANARY = IntentRecord.builder()
-      .id(IntentId.of("oncely", "canary", "canary"))
-      .method("GET")
-      .url("oncely:canary")
-      .fingerprint("canary")
-      .state(IntentState.COMPLETED)
-      .createdAt(Instant.EPOCH)
-      .updatedAt(Instant.EPOCH)
-      .expiresAt(Instant.EPOCH)
-      .build();
-
   private StoreSchema() {}
 
   /**
    * Creates the schema in an empty database, migrates a version-1 one, or checks an existing one
-   * against {@code codec}'s encryption.
+   * against {@code canary}'s encryption setting; {@code codec} rewrites version-1 rows.
    *
    * @throws StoreCorruptedException if the file has a newer or unknown schema, or lacks its
    *     metadata
-   * @throws StoreEncryptionException if the file's encryption does not match {@code codec}
+   * @throws StoreEncryptionException if the file's encryption does not match {@code canary}
    */
   public static void prepare(SQLiteDatabase db, String path, RecordCodec codec,
-      boolean encrypts) {
+      KeyCanary canary) {
     int version = db.getVersion();
     if (version > VERSION) {
       throw new StoreCorruptedException("the intent store " + path + " has schema version "
@@ -67,7 +49,7 @@ public final class StoreSchema {
     if (version == 0 || version == 1) {
       db.beginTransaction();
       try {
-        create(db, codec, encrypts);
+        create(db, canary);
         if (version == 1) {
           migrateVersion1(db, path, codec);
         }
@@ -81,27 +63,10 @@ public final class StoreSchema {
       }
       return;
     }
-    check(db, path, codec, encrypts);
+    check(db, path, canary);
   }
 
-  /** The index key of {@code businessId} in a scope and operation. */
-  public static byte[] businessKey(String scope, String operation, String businessId) {
-    MessageDigest sha;
-    try {
-      sha = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-    }
-    sha.update(BUSINESS_TAG);
-    for (String part : new String[] {scope, operation, businessId}) {
-      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-      sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
-      sha.update(bytes);
-    }
-    return sha.digest();
-  }
-
-  private static void create(SQLiteDatabase db, RecordCodec codec, boolean encrypts) {
+  private static void create(SQLiteDatabase db, KeyCanary canary) {
     db.execSQL("CREATE TABLE records (lookup BLOB NOT NULL PRIMARY KEY, business BLOB,"
         + " unfinished INTEGER NOT NULL, created_sec INTEGER NOT NULL,"
         + " created_nano INTEGER NOT NULL, expires_sec INTEGER NOT NULL,"
@@ -113,8 +78,8 @@ public final class StoreSchema {
     db.execSQL("CREATE INDEX records_finished_expiry ON records (expires_sec, expires_nano)"
         + " WHERE unfinished = 0");
     db.execSQL("CREATE TABLE meta (name TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL)");
-    putMeta(db, "encrypted", new byte[] {(byte) (encrypts ? 1 : 0)});
-    putMeta(db, "canary", codec.encode(CANARY));
+    putMeta(db, "encrypted", new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
+    putMeta(db, "canary", canary.bytes());
   }
 
   private static void migrateVersion1(SQLiteDatabase db, String path, RecordCodec codec) {
@@ -126,7 +91,7 @@ public final class StoreSchema {
         ContentValues row = new ContentValues();
         row.put("lookup", RecordCodec.lookupKey(r.id()));
         if (r.businessId() != null) {
-          row.put("business", businessKey(r.id().scope(), r.id().operation(), r.businessId()));
+          row.put("business", BusinessKey.of(r));
         }
         row.put("unfinished", r.state().isTerminal() ? 0 : 1);
         row.put("created_sec", r.createdAt().getEpochSecond());
@@ -141,20 +106,15 @@ public final class StoreSchema {
     db.execSQL("DROP TABLE intents");
   }
 
-  private static void check(SQLiteDatabase db, String path, RecordCodec codec, boolean encrypts) {
+  private static void check(SQLiteDatabase db, String path, KeyCanary canary) {
     byte[] encrypted = meta(db, path, "encrypted");
-    byte[] canary = meta(db, path, "canary");
-    if (encrypted == null || canary == null || encrypted.length != 1) {
+    byte[] stored = meta(db, path, "canary");
+    if (encrypted == null || stored == null || encrypted.length != 1) {
       throw new StoreCorruptedException("the intent store " + path
           + ": its metadata rows are missing or damaged");
     }
-    boolean fileEncrypted = encrypted[0] == 1;
-    if (fileEncrypted != encrypts) {
-      throw new StoreEncryptionException("the intent store " + path + (fileEncrypted
-          ? " is encrypted; open it with the StoreEncryption it was created with"
-          : " was created without encryption; open it without StoreEncryption"), null);
-    }
-    codec.decode(canary, path + ": encryption canary");
+    canary.checkSetting(encrypted[0] == 1, "the intent store " + path);
+    canary.check(stored, "the intent store " + path);
   }
 
   private static byte[] meta(SQLiteDatabase db, String path, String name) {

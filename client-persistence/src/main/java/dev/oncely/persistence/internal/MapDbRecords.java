@@ -1,11 +1,13 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.UnfinishedEntry;
+import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.Duplicates;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoredRows;
 import dev.oncely.client.spi.StoreEncryption;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -66,26 +68,23 @@ public final class MapDbRecords {
   /** Encodes {@code record} for {@link #create} or {@link #compareAndSet}. */
   public Encoded encode(IntentRecord record) {
     byte[] lookup = RecordCodec.lookupKey(record.id());
-    return new Encoded(record, lookup, codec.encode(record), businessKey(record),
+    return new Encoded(record, lookup, codec.encode(record), BusinessKey.of(record),
         indexKey(record, lookup), indexValue(record));
   }
 
   /**
    * Stores a new record; validates before changing anything.
    *
-   * @throws DuplicateIntentException if the id or the business id is taken
+   * @throws dev.oncely.client.DuplicateIntentException if the id or the business id is taken
    */
   public void create(MapDbBatch batch, Encoded e) {
     IntentRecord record = e.record;
     if (batch.get(MapDbFile.RECORDS, e.lookup) != null) {
-      throw new DuplicateIntentException(record.id(), "record " + record.id() + " already exists");
+      throw Duplicates.idTaken(batch.path().toString(), record.id());
     }
     if (e.business != null) {
-      byte[] owner = batch.get(MapDbFile.BUSINESS, e.business);
-      if (owner != null) {
-        throw new DuplicateIntentException(record.id(), "business id is already used by record "
-            + describe(batch, owner) + " in scope '" + record.id().scope() + "' and operation '"
-            + record.id().operation() + "'");
+      if (batch.get(MapDbFile.BUSINESS, e.business) != null) {
+        throw Duplicates.businessIdTaken(batch.path().toString(), record.id());
       }
     }
     batch.putRecord(e.lookup, e.bytes, record, true);
@@ -153,7 +152,7 @@ public final class MapDbRecords {
       byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
       batch.remove(MapDbFile.EXPIRY, indexKey);
       batch.remove(MapDbFile.RECORDS, lookup);
-      byte[] business = businessKey(records.get(i));
+      byte[] business = BusinessKey.of(records.get(i));
       if (business != null && Arrays.equals(lookup, batch.get(MapDbFile.BUSINESS, business))) {
         batch.remove(MapDbFile.BUSINESS, business);
       }
@@ -188,13 +187,9 @@ public final class MapDbRecords {
       throw new StoreCorruptedException(file.path() + ": business index points to entry "
           + hex(lookup) + ", which is missing");
     }
-    IntentRecord r = recordOf(file, bytes, lookup, file.path().toString());
-    if (!r.id().scope().equals(scope) || !r.id().operation().equals(operation)
-        || !businessId.equals(r.businessId())) {
-      throw new StoreCorruptedException(file.path() + ": business index points to record "
-          + r.id() + ", which carries another business id");
-    }
-    return r;
+    String where = file.path().toString();
+    return BusinessKey.checkFound(where, recordOf(file, bytes, lookup, where), scope, operation,
+        businessId);
   }
 
   /**
@@ -266,18 +261,7 @@ public final class MapDbRecords {
   }
 
   private IntentRecord decode(byte[] bytes, byte[] lookup, String where) {
-    IntentRecord r = codec.decode(bytes, where + " entry " + hex(lookup));
-    if (!Arrays.equals(RecordCodec.lookupKey(r.id()), lookup)) {
-      throw new StoreCorruptedException(where + ": entry " + hex(lookup) + " holds record "
-          + r.id() + ", which belongs under another key");
-    }
-    return r;
-  }
-
-  private String describe(MapDbBatch batch, byte[] lookup) {
-    byte[] bytes = batch.get(MapDbFile.RECORDS, lookup);
-    return bytes == null ? "entry " + hex(lookup)
-        : decode(bytes, lookup, "the record owning a business id").id().toString();
+    return StoredRows.decode(codec, where, lookup, bytes);
   }
 
   /**
@@ -307,11 +291,6 @@ public final class MapDbRecords {
   private static byte[] timePrefix(Instant t) {
     return ByteBuffer.allocate(TIME_BYTES)
         .putLong(t.getEpochSecond() ^ Long.MIN_VALUE).putInt(t.getNano()).array();
-  }
-
-  private static byte[] businessKey(IntentRecord r) {
-    return r.businessId() == null ? null
-        : BusinessKey.of(r.id().scope(), r.id().operation(), r.businessId());
   }
 
   private static String hex(byte[] lookup) {

@@ -1,12 +1,9 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.IntentId;
-import dev.oncely.client.IntentRecord;
-import dev.oncely.client.IntentState;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
-import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.KeyCanary;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -88,25 +85,26 @@ public final class SqliteFile {
   }
 
   /**
-   * Opens {@code path}, creating a new store if neither it nor its WAL exists, and verifies it.
-   * {@code encrypted} says whether the store seals records; {@code canary} checks the key.
+   * Opens {@code path}, creating a new store if neither it nor its WAL exists, and verifies it;
+   * {@code canary} holds the store's encryption setting and checks the key.
    *
    * @throws StoreCorruptedException if the file is damaged, not a database or not an Oncely store
    * @throws StoreEncryptionException if the encryption setting or key does not match the file's
    * @throws StoreException for any other failure (unreadable, newer schema, I/O)
    */
-  public static Connections open(Path path, KeyCanary canary, boolean encrypted) {
+  public static Connections open(Path path, KeyCanary canary) {
     if (!Files.exists(path)) {
       if (Files.exists(sibling(path, "-wal"))) {
         throw new StoreCorruptedException(path + " is missing but its write-ahead log "
             + sibling(path, "-wal") + " exists; the database file was deleted or moved");
       }
-      create(path, canary, encrypted);
+      create(path, canary);
     }
-    verify(path, canary, encrypted);
+    verify(path, canary, SqliteCleanClose.matches(path));
     Connection writer = null;
     List<Connection> readers = new ArrayList<>();
     try {
+      SqliteCleanClose.forget(path);
       for (Path file : filesOf(path)) {
         StoreFiles.tightenToOwner(file);
       }
@@ -138,9 +136,11 @@ public final class SqliteFile {
 
   /**
    * Checks the store at {@code path} (header, integrity, schema, canary) without changing any of
-   * its files.
+   * its files. {@code cleanlyClosed} (the file is the one a clean close left, see
+   * {@link SqliteCleanClose}) skips {@code integrity_check}, the one step whose cost grows with
+   * the file.
    */
-  private static void verify(Path path, KeyCanary canary, boolean encrypted) {
+  private static void verify(Path path, KeyCanary canary, boolean cleanlyClosed) {
     Path wal = sibling(path, "-wal");
     Path copyDir = null;
     Connection c = null;
@@ -156,9 +156,11 @@ public final class SqliteFile {
         c = connectImmutable(path);
       }
       execute(c, "PRAGMA cell_size_check = ON");
-      execute(c, "PRAGMA cache_size = " + -verifyCacheKib(Files.size(path)));
-      integrityCheck(c, path);
-      checkMeta(c, path, canary, encrypted);
+      if (!cleanlyClosed) {
+        execute(c, "PRAGMA cache_size = " + -verifyCacheKib(Files.size(path)));
+        integrityCheck(c, path);
+      }
+      checkMeta(c, path, canary);
     } catch (SQLException e) {
       throw SqliteErrors.translate(e, path.toString(), "verifying the store");
     } catch (IOException e) {
@@ -253,7 +255,7 @@ public final class SqliteFile {
     }
   }
 
-  private static void create(Path path, KeyCanary canary, boolean encrypted) {
+  private static void create(Path path, KeyCanary canary) {
     Path fresh = sibling(path, ".new");
     try {
       for (Path leftover : filesOf(fresh)) {
@@ -268,7 +270,7 @@ public final class SqliteFile {
           execute(c, ddl);
         }
         putMeta(c, "schema", new byte[] {SCHEMA_VERSION});
-        putMeta(c, "encrypted", new byte[] {(byte) (encrypted ? 1 : 0)});
+        putMeta(c, "encrypted", new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
         putMeta(c, "canary", canary.bytes());
         execute(c, "COMMIT");
       }
@@ -373,7 +375,7 @@ public final class SqliteFile {
     }
   }
 
-  private static void checkMeta(Connection c, Path path, KeyCanary keyCanary, boolean encrypts)
+  private static void checkMeta(Connection c, Path path, KeyCanary keyCanary)
       throws SQLException {
     byte[] schema;
     byte[] encrypted;
@@ -399,12 +401,7 @@ public final class SqliteFile {
           + " is not supported; this library reads version " + SCHEMA_VERSION
           + " (written by a newer Oncely?). The file was not changed");
     }
-    boolean fileEncrypted = encrypted[0] == 1;
-    if (fileEncrypted != encrypts) {
-      throw new StoreEncryptionException(path + (fileEncrypted
-          ? ": the store is encrypted; open it with the StoreEncryption it was created with"
-          : ": the store was created without encryption; open it without StoreEncryption"), null);
-    }
+    keyCanary.checkSetting(encrypted[0] == 1, path.toString());
     keyCanary.check(canary, path.toString());
   }
 

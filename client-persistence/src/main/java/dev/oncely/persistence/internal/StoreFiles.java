@@ -2,6 +2,7 @@ package dev.oncely.persistence.internal;
 
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
+import dev.oncely.client.spi.Quarantine;
 import dev.oncely.persistence.QuarantineReport;
 import dev.oncely.persistence.StoreOptions;
 import java.io.IOException;
@@ -15,8 +16,6 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -32,8 +31,6 @@ public final class StoreFiles {
   private static final Logger LOG = Logger.getLogger(StoreFiles.class.getName());
   private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
   private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
-  private static final DateTimeFormatter STAMP =
-      DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
 
   private StoreFiles() {}
 
@@ -118,20 +115,18 @@ public final class StoreFiles {
   }
 
   /**
-   * Moves each existing file in {@code files} aside as {@code <name>.corrupt-<timestamp>}. Nothing
-   * is deleted.
+   * Moves each existing file in {@code files} aside under its {@link Quarantine#target} name.
+   * Nothing is deleted.
    *
    * @return the new paths, in the order of {@code files}
    */
   public static List<Path> quarantine(List<Path> files, Instant now) throws IOException {
-    String suffix = ".corrupt-" + STAMP.format(now);
+    String suffix = Quarantine.suffix(now);
     List<Path> moved = new ArrayList<>();
     for (Path file : files) {
       if (Files.exists(file)) {
-        Path target = file.resolveSibling(file.getFileName() + suffix);
-        for (int n = 1; Files.exists(target); n++) {
-          target = file.resolveSibling(file.getFileName() + suffix + "-" + n);
-        }
+        Path target = file.resolveSibling(
+            Quarantine.target(new java.io.File(file.toString()), suffix).getName());
         Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
         moved.add(target);
       }

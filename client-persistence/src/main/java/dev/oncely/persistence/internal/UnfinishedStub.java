@@ -5,20 +5,16 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.UnfinishedEntry;
+import dev.oncely.client.spi.Sealing;
 import dev.oncely.client.spi.StoreEncryption;
 import java.nio.Buffer;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
-import javax.crypto.AEADBadTagException;
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
 
 /**
  * The unfinished-index value of the MapDB engine and the {@code stub} column of the SQLite
@@ -28,22 +24,20 @@ import javax.crypto.spec.GCMParameterSpec;
  *
  * <p>Layout (big-endian): {@code version u8 (1) | flags u8 (bit 0: key sealed) | createdAt i64 s,
  * i32 ns | next attempt present u8 [i64 s, i32 ns] | scope u16+UTF-8 | operation u16+UTF-8 |
- * key part u16 length + (UTF-8 key, or 12-byte nonce + AES-GCM(key) with everything before it as
- * associated data) | crc32 u32}. The key is sealed whenever the store encrypts records, like the
+ * key part u16 length + (UTF-8 key, or the key {@link Sealing sealed} with everything before it
+ * as associated data) | crc32 u32}. The key is sealed whenever the store encrypts records, like the
  * record codec does.
  */
 public final class UnfinishedStub {
   private static final int VERSION = 1;
   private static final int FLAG_SEALED = 1;
-  private static final int NONCE_BYTES = 12;
-  private static final int TAG_BITS = 128;
+  private static final String WHAT = "unfinished index value";
 
-  private final StoreEncryption encryption;
-  private final SecureRandom random = new SecureRandom();
+  private final Sealing sealing;
 
   /** Stubs whose key is sealed with {@code encryption}, or plain when it is null. */
   public UnfinishedStub(StoreEncryption encryption) {
-    this.encryption = encryption;
+    this.sealing = new Sealing(encryption);
   }
 
   /** The stub bytes of {@code r}. */
@@ -54,7 +48,7 @@ public final class UnfinishedStub {
     Instant next = r.nextAttemptAt();
     int head = 2 + 12 + 1 + (next == null ? 0 : 12) + 2 + scope.length + 2 + operation.length;
     ByteBuffer header = ByteBuffer.allocate(head)
-        .put((byte) VERSION).put((byte) (encryption == null ? 0 : FLAG_SEALED))
+        .put((byte) VERSION).put((byte) (sealing.seals() ? FLAG_SEALED : 0))
         .putLong(r.createdAt().getEpochSecond()).putInt(r.createdAt().getNano())
         .put((byte) (next == null ? 0 : 1));
     if (next != null) {
@@ -62,7 +56,7 @@ public final class UnfinishedStub {
     }
     header.putShort((short) scope.length).put(scope)
         .putShort((short) operation.length).put(operation);
-    byte[] keyPart = encryption == null ? key : seal(key, header.array());
+    byte[] keyPart = sealing.seal(key, header.array());
     ByteBuffer out = ByteBuffer.allocate(head + 2 + keyPart.length + 4)
         .put(header.array()).putShort((short) keyPart.length).put(keyPart);
     CRC32 crc = new CRC32();
@@ -111,11 +105,9 @@ public final class UnfinishedStub {
       if (sealed) {
         byte[] aad = new byte[headEnd];
         System.arraycopy(bytes, 0, aad, 0, headEnd);
-        key = new String(open(keyPart, aad, where), StandardCharsets.UTF_8);
-      } else if (encryption != null) {
-        throw new StoreEncryptionException(where.get() + ": the unfinished index holds a plain key"
-            + " but the store was opened with StoreEncryption", null);
+        key = new String(sealing.open(keyPart, aad, where.get(), WHAT), StandardCharsets.UTF_8);
       } else {
+        sealing.checkPlain(where.get(), WHAT);
         key = new String(keyPart, StandardCharsets.UTF_8);
       }
       return new UnfinishedEntry(IntentId.of(scope, operation, key), created, next);
@@ -140,43 +132,5 @@ public final class UnfinishedStub {
 
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private byte[] seal(byte[] plain, byte[] aad) {
-    try {
-      byte[] nonce = new byte[NONCE_BYTES];
-      random.nextBytes(nonce);
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-      cipher.init(Cipher.ENCRYPT_MODE, encryption.secretKey(),
-          new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(aad);
-      byte[] sealed = cipher.doFinal(plain);
-      return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
-    }
-  }
-
-  private byte[] open(byte[] sealed, byte[] aad, Supplier<String> where) {
-    if (encryption == null) {
-      throw new StoreEncryptionException(where.get() + ": the unfinished index is encrypted but the"
-          + " store was opened without StoreEncryption", null);
-    }
-    if (sealed.length < NONCE_BYTES) {
-      throw new StoreCorruptedException(where.get() + ": sealed key shorter than its nonce");
-    }
-    try {
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-      cipher.init(Cipher.DECRYPT_MODE, encryption.secretKey(),
-          new GCMParameterSpec(TAG_BITS, sealed, 0, NONCE_BYTES));
-      cipher.updateAAD(aad);
-      return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
-    } catch (AEADBadTagException e) {
-      throw new StoreEncryptionException(where.get()
-          + ": the unfinished index cannot be decrypted;"
-          + " the store was written with another encryption key", e);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
-    }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreException;
+import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.crash.CrashWorkload;
 import dev.oncely.persistence.internal.PowerCutFileIo.Loss;

@@ -18,9 +18,10 @@ import java.util.List;
  */
 public final class Schema {
   /** The newest schema version this code reads and writes. */
-  public static final int CURRENT = 1;
+  public static final int CURRENT = 2;
 
-  private static final List<String> FILES = List.of("V1__oncely_intents.sql");
+  private static final List<String> FILES =
+      List.of("V1__oncely_intents.sql", "V2__oncely_meta.sql");
   private static final long LOCK_ID = 0x6f6e63656c79L; // "oncely"
 
   private Schema() {}
@@ -70,6 +71,11 @@ public final class Schema {
       throw new StoreException(name + ": table oncely_intent is missing; apply the schema with"
           + " PostgresIntentStore.migrate(dataSource), the builder's migrate(true), or Flyway"
           + " (classpath:db/oncely)");
+    }
+    if (!tableExists(c, "oncely_meta")) {
+      throw new StoreException(name + ": table oncely_meta (schema version 2) is missing; apply"
+          + " it with PostgresIntentStore.migrate(dataSource), the builder's migrate(true), or"
+          + " Flyway (classpath:db/oncely)");
     }
     if (tableExists(c, "oncely_schema_version") && installedVersion(c) > CURRENT) {
       throw new StoreException(name + ": the schema was written by a newer version (schema "

@@ -15,10 +15,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,9 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32;
-import javax.crypto.AEADBadTagException;
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
 
 /**
  * Turns an {@link IntentRecord} into self-checking bytes and back. Thread-safe.
@@ -61,13 +56,10 @@ public final class RecordCodec {
   private static final byte MAGIC_0 = 'O';
   private static final byte MAGIC_1 = 'R';
   private static final int FLAG_ENCRYPTED = 1;
-  private static final int NONCE_BYTES = 12;
-  private static final int TAG_BITS = 128;
   /** Never updated; {@link #freshSha256} hands out clones. */
   private static final MessageDigest SHA256_PROTOTYPE = sha256();
 
-  private final StoreEncryption encryption;
-  private final SecureRandom random = new SecureRandom();
+  private final Sealing sealing;
 
   /** A codec that writes plain records and refuses encrypted ones. */
   public RecordCodec() {
@@ -76,7 +68,7 @@ public final class RecordCodec {
 
   /** A codec that seals the sensitive part with {@code encryption}; null means plain. */
   public RecordCodec(StoreEncryption encryption) {
-    this.encryption = encryption;
+    this.sealing = new Sealing(encryption);
   }
 
   /**
@@ -141,10 +133,10 @@ public final class RecordCodec {
       out.writeByte(MAGIC_0);
       out.writeByte(MAGIC_1);
       out.writeByte(FORMAT_VERSION);
-      out.writeByte(encryption == null ? 0 : FLAG_ENCRYPTED);
+      out.writeByte(sealing.seals() ? FLAG_ENCRYPTED : 0);
       writePublic(out, record);
       out.flush();
-      if (encryption == null) {
+      if (!sealing.seals()) {
         // The plain sealed part is written in place: no copy of the body per record written.
         int lengthAt = buffer.size();
         out.writeInt(0);
@@ -152,7 +144,7 @@ public final class RecordCodec {
         out.flush();
         buffer.putInt(lengthAt, buffer.size() - lengthAt - 4);
       } else {
-        byte[] sealed = seal(sealedPart(record), buffer.toByteArray());
+        byte[] sealed = sealing.seal(sealedPart(record), buffer.toByteArray());
         out.writeInt(sealed.length);
         out.write(sealed);
         out.flush();
@@ -222,9 +214,8 @@ public final class RecordCodec {
           + " hold unknown bits");
     }
     boolean encrypted = (bytes[3] & FLAG_ENCRYPTED) != 0;
-    if (!encrypted && encryption != null) {
-      throw new StoreEncryptionException(where + ": record is not encrypted but the store was"
-          + " opened with StoreEncryption; an encrypted store never holds plain records", null);
+    if (!encrypted) {
+      sealing.checkPlain(where, "record");
     }
     try {
       ByteArrayInputStream body = new ByteArrayInputStream(bytes, 4, bytes.length - 8);
@@ -239,7 +230,7 @@ public final class RecordCodec {
       byte[] sealed = new byte[sealedLength];
       in.readFully(sealed);
       byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
-      byte[] plain = encrypted ? open(sealed, aad, where) : sealed;
+      byte[] plain = encrypted ? sealing.open(sealed, aad, where, "record") : sealed;
       return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
     } catch (EOFException | IllegalArgumentException | IllegalStateException
         | NullPointerException e) {
@@ -423,46 +414,6 @@ public final class RecordCodec {
       throw new IllegalArgumentException(what + " count " + count + " is impossible");
     }
     return count;
-  }
-
-  private byte[] seal(byte[] plain, byte[] aad) {
-    if (encryption == null) {
-      return plain;
-    }
-    try {
-      byte[] nonce = new byte[NONCE_BYTES];
-      random.nextBytes(nonce);
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-      cipher.init(Cipher.ENCRYPT_MODE, encryption.secretKey(), new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(aad);
-      byte[] sealed = cipher.doFinal(plain);
-      return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
-    }
-  }
-
-  private byte[] open(byte[] sealed, byte[] aad, String where) {
-    if (encryption == null) {
-      throw new StoreEncryptionException(where + ": record is encrypted but the store was opened"
-          + " without StoreEncryption", null);
-    }
-    if (sealed.length < NONCE_BYTES) {
-      throw new StoreCorruptedException(where + ": encrypted part is " + sealed.length
-          + " bytes, shorter than its nonce");
-    }
-    try {
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-      cipher.init(Cipher.DECRYPT_MODE, encryption.secretKey(),
-          new GCMParameterSpec(TAG_BITS, sealed, 0, NONCE_BYTES));
-      cipher.updateAAD(aad);
-      return cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES);
-    } catch (AEADBadTagException e) {
-      throw new StoreEncryptionException(where + ": record cannot be decrypted; the store was"
-          + " written with another encryption key", e);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES-GCM is required by every Java platform", e);
-    }
   }
 
   private static MessageDigest sha256() {

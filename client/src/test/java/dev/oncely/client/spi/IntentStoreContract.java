@@ -2,6 +2,7 @@ package dev.oncely.client.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
@@ -155,6 +156,46 @@ public abstract class IntentStoreContract {
     store.create(otherScope);
     assertThat(store.findByBusinessId("tenant-b", "create-payment", "order-k1"))
         .contains(otherScope);
+  }
+
+  /** Every store refuses a taken id with the toolkit's exception and words ({@link Duplicates}). */
+  @Test
+  void a_taken_id_is_refused_in_the_same_words_by_every_store() {
+    IntentRecord first = newRecord("tenant-a", "create-payment", "k1");
+    store.create(first);
+    String words = Duplicates.idTaken("", first.id()).getMessage().substring(": ".length());
+    assertThatThrownBy(() -> store.create(first))
+        .isInstanceOf(DuplicateIntentException.class)
+        .hasMessageEndingWith(words)
+        .hasMessageNotContaining("k1");
+    assertThat(((DuplicateIntentException) catchThrowable(() -> store.create(first))).id())
+        .isEqualTo(first.id());
+  }
+
+  /** Every store names the record and the rule when a business id is taken, never the key. */
+  @Test
+  void a_taken_business_id_is_refused_naming_the_rule_by_every_store() {
+    store.create(fullRecord("tenant-a", "create-payment", "k1"));
+    IntentRecord sameBusinessId = fullRecord("tenant-a", "create-payment", "k2").toBuilder()
+        .businessId("order-k1").build();
+    assertThatThrownBy(() -> store.create(sameBusinessId))
+        .isInstanceOf(DuplicateIntentException.class)
+        .hasMessageContaining("is already used by")
+        .hasMessageContaining("scope 'tenant-a' and operation 'create-payment'")
+        .hasMessageNotContaining("k2");
+  }
+
+  /** A found business id always belongs to the record returned ({@link BusinessKey#checkFound}). */
+  @Test
+  void find_by_business_id_returns_only_the_record_carrying_it() throws Exception {
+    IntentRecord r = fullRecord("tenant-a", "create-payment", "k1");
+    store.create(r);
+    store = reopen(store);
+    IntentRecord found = store.findByBusinessId("tenant-a", "create-payment", "order-k1")
+        .orElseThrow();
+    assertThat(BusinessKey.checkFound("store", found, "tenant-a", "create-payment", "order-k1"))
+        .isEqualTo(r);
+    assertThat(store.findByBusinessId("tenant-a", "create-payment", "order-k2")).isEmpty();
   }
 
   @Test
@@ -421,9 +462,9 @@ public abstract class IntentStoreContract {
     store.close();
     store.close();
     assertThatThrownBy(() -> store.get(IntentId.of("s", "op", "k")))
-        .isInstanceOf(StoreException.class);
+        .isInstanceOf(StoreException.class).hasMessageEndingWith(" is closed");
     assertThatThrownBy(() -> store.create(newRecord("s", "op", "k")))
-        .isInstanceOf(StoreException.class);
+        .isInstanceOf(StoreException.class).hasMessageEndingWith(" is closed");
     store = null;
   }
 }

@@ -1,19 +1,19 @@
-package dev.oncely.persistence.internal;
+package dev.oncely.client.spi;
 
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
-import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.client.spi.StoreEncryption;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A fixed record every durable store writes once, at creation, with the store's encryption
- * setting: opening decodes it before anything else, so a wrong key, a missing key or a key on a
- * plain store is refused at open even when the store holds no record yet, and nothing is ever
- * written under the wrong setting. Thread-safe.
+ * The encryption check every durable store runs at open, before it writes anything: a store keeps
+ * whether it encrypts and one fixed record, the canary, written with its encryption setting when
+ * the store is created. Opening compares the setting and decodes the canary, so a wrong key, a
+ * missing key or a key on a plain store is refused at open even when the store holds no record
+ * yet, and nothing is ever written under the wrong setting. Thread-safe.
  */
 public final class KeyCanary {
   private static final IntentRecord CANARY = IntentRecord.builder()
@@ -28,15 +28,37 @@ public final class KeyCanary {
       .build();
 
   private final RecordCodec codec;
+  private final boolean encrypts;
 
   /** The canary of a store sealed with {@code encryption}, or plain when it is null. */
-  public KeyCanary(StoreEncryption encryption) {
+  public KeyCanary(@Nullable StoreEncryption encryption) {
     this.codec = new RecordCodec(encryption);
+    this.encrypts = encryption != null;
+  }
+
+  /** Whether the store encrypts: the flag to store beside the canary. */
+  public boolean encrypts() {
+    return encrypts;
   }
 
   /** The canary's bytes, to be stored once when a store is created. */
   public byte[] bytes() {
     return codec.encode(CANARY);
+  }
+
+  /**
+   * Checks a store's stored encryption flag against this setting.
+   *
+   * @param where names the store in messages
+   * @throws StoreEncryptionException if the store encrypts and this setting does not, or the
+   *     other way round
+   */
+  public void checkSetting(boolean storeEncrypts, String where) {
+    if (storeEncrypts != encrypts) {
+      throw new StoreEncryptionException(where + (storeEncrypts
+          ? ": the store is encrypted; open it with the StoreEncryption it was created with"
+          : ": the store was created without encryption; open it without StoreEncryption"), null);
+    }
   }
 
   /**
@@ -47,7 +69,7 @@ public final class KeyCanary {
    *     where this setting differs
    * @throws StoreCorruptedException if it is missing or damaged
    */
-  public void check(byte[] bytes, String where) {
+  public void check(byte @Nullable [] bytes, String where) {
     if (bytes == null) {
       throw new StoreCorruptedException(where + ": the encryption canary is missing");
     }

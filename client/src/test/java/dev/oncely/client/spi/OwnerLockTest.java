@@ -1,4 +1,4 @@
-package dev.oncely.android.internal;
+package dev.oncely.client.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,18 +9,16 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.concurrent.TimeUnit;
-import org.junit.Rule;
-import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two openers in one process: the refused one must leave the first owner's lock in force, as seen
  * from another process (a child JVM), because closing any descriptor of the lock file would drop
  * this process's POSIX lock on it.
  */
-public class StoreOwnerLockTest {
-  @Rule
-  public final TemporaryFolder temp = new TemporaryFolder();
+class OwnerLockTest {
+  @TempDir File temp;
 
   /** What a child JVM sees when it tries to lock {@code lockFile}: HELD or FREE. */
   private static String probe(File lockFile) throws IOException, InterruptedException {
@@ -35,43 +33,43 @@ public class StoreOwnerLockTest {
   }
 
   @Test
-  public void a_refused_second_opener_leaves_the_first_owners_lock_held() throws Exception {
-    File database = new File(temp.getRoot(), "intents.db");
+  void a_refused_second_opener_leaves_the_first_owners_lock_held() throws Exception {
+    File database = new File(temp, "intents.db");
     File lockFile = new File(database.getPath() + ".lock");
-    StoreOwnerLock first = StoreOwnerLock.acquire(database);
+    OwnerLock first = OwnerLock.acquire(database);
     try {
-      assertThatThrownBy(() -> StoreOwnerLock.acquire(database))
+      assertThatThrownBy(() -> OwnerLock.acquire(database))
           .isInstanceOf(StoreLockedException.class)
           .hasMessageContaining("already open in this process");
-      assertThatThrownBy(() -> StoreOwnerLock.acquire(
-          new File(temp.getRoot(), "./intents.db")))
+      assertThatThrownBy(() -> OwnerLock.acquire(
+          new File(temp, "./intents.db")))
           .isInstanceOf(StoreLockedException.class);
 
       assertThat(first.isHeld()).isTrue();
       assertThat(probe(lockFile)).isEqualTo("HELD");
     } finally {
-      first.release();
+      first.close();
     }
     assertThat(probe(lockFile)).isEqualTo("FREE");
   }
 
   @Test
-  public void the_lock_can_be_taken_again_after_release_and_release_is_idempotent() {
-    File database = new File(temp.getRoot(), "intents.db");
-    StoreOwnerLock first = StoreOwnerLock.acquire(database);
-    first.release();
-    first.release();
+  void the_lock_can_be_taken_again_after_release_and_release_is_idempotent() {
+    File database = new File(temp, "intents.db");
+    OwnerLock first = OwnerLock.acquire(database);
+    first.close();
+    first.close();
     assertThat(first.isHeld()).isFalse();
 
-    StoreOwnerLock second = StoreOwnerLock.acquire(database);
+    OwnerLock second = OwnerLock.acquire(database);
     assertThat(second.isHeld()).isTrue();
-    second.release();
+    second.close();
     assertThat(new File(database.getPath() + ".lock")).exists();
   }
 
   @Test
-  public void a_lock_held_by_another_process_is_refused() throws Exception {
-    File database = new File(temp.getRoot(), "intents.db");
+  void a_lock_held_by_another_process_is_refused() throws Exception {
+    File database = new File(temp, "intents.db");
     File lockFile = new File(database.getPath() + ".lock");
     Files.createFile(lockFile.toPath());
     String java = System.getProperty("java.home") + File.separator + "bin" + File.separator
@@ -80,12 +78,12 @@ public class StoreOwnerLockTest {
         LockHolder.class.getName(), lockFile.getPath()).start();
     try {
       assertThat(holder.getInputStream().read()).as("holder locked").isEqualTo('L');
-      assertThatThrownBy(() -> StoreOwnerLock.acquire(database))
+      assertThatThrownBy(() -> OwnerLock.acquire(database))
           .isInstanceOf(StoreLockedException.class)
           .hasMessageContaining("another process");
     } finally {
       holder.destroyForcibly().waitFor();
     }
-    StoreOwnerLock.acquire(database).release();
+    OwnerLock.acquire(database).close();
   }
 }

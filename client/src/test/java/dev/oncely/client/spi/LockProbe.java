@@ -1,4 +1,4 @@
-package dev.oncely.android.internal;
+package dev.oncely.client.spi;
 
 import java.io.RandomAccessFile;
 import java.nio.channels.FileLock;

@@ -1,0 +1,70 @@
+package dev.oncely.postgres.internal;
+
+import dev.oncely.client.StoreCorruptedException;
+import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.RecordCodec;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The encryption check of a PostgreSQL store, on table {@code oncely_meta} (schema version 2):
+ * the {@link KeyCanary} rows are written by the first instance that opens the schema and checked
+ * by every instance before it writes. A schema that already holds records but no canary (created
+ * before version 2) gets one only after one of its records decoded with this instance's setting,
+ * so the first instance after an upgrade cannot pin a wrong key on the fleet.
+ */
+public final class MetaRows {
+  private MetaRows() {}
+
+  /**
+   * Writes the canary rows if missing, then checks them against {@code canary}.
+   *
+   * @throws dev.oncely.client.StoreEncryptionException if the store was written with another key,
+   *     or with or without one where {@code canary}'s setting differs
+   * @throws StoreCorruptedException if the rows are damaged
+   */
+  public static void checkCanary(Connection c, KeyCanary canary, RecordCodec codec, String name)
+      throws SQLException {
+    byte[] encrypted = read(c, "encrypted");
+    byte[] stored = read(c, "canary");
+    if (encrypted == null && stored == null) {
+      adoptExistingRecords(c, codec, name);
+      try (PreparedStatement st = c.prepareStatement("INSERT INTO oncely_meta (name, value)"
+          + " VALUES ('encrypted', ?), ('canary', ?) ON CONFLICT DO NOTHING")) {
+        st.setBytes(1, new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
+        st.setBytes(2, canary.bytes());
+        st.executeUpdate();
+      }
+      // Another instance may have won the insert with its own setting: check what was kept.
+      encrypted = read(c, "encrypted");
+      stored = read(c, "canary");
+    }
+    if (encrypted == null || encrypted.length != 1) {
+      throw new StoreCorruptedException(name + ": the store's metadata rows are missing or damaged");
+    }
+    canary.checkSetting(encrypted[0] == 1, name);
+    canary.check(stored, name);
+  }
+
+  /** Decodes one existing record with {@code codec}, if there is any. */
+  private static void adoptExistingRecords(Connection c, RecordCodec codec, String name)
+      throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT record FROM oncely_intent LIMIT 1");
+        ResultSet rs = st.executeQuery()) {
+      if (rs.next()) {
+        codec.decode(rs.getBytes(1), name + ": an existing record");
+      }
+    }
+  }
+
+  private static byte[] read(Connection c, String row) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT value FROM oncely_meta WHERE name = ?")) {
+      st.setString(1, row);
+      try (ResultSet rs = st.executeQuery()) {
+        return rs.next() ? rs.getBytes(1) : null;
+      }
+    }
+  }
+}
