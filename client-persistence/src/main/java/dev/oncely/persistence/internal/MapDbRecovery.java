@@ -2,6 +2,7 @@ package dev.oncely.persistence.internal;
 
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
+import dev.oncely.client.spi.KeyCanary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
