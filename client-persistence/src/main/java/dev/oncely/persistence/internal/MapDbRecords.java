@@ -20,8 +20,8 @@ import java.util.function.Consumer;
 
 /**
  * Intent records and their indexes on top of {@link MapDbFile} maps: writes go through a
- * {@link MapDbBatch} on the committer thread; point reads go through a {@link MapDbView} (the
- * working copy under the commits not yet applied to it, whose records come back as they were
+ * {@link MapDbBatch} by the caller leading the group commit; point reads go through a {@link
+ * MapDbView} (the working copy under the commits not yet applied to it, whose records come back as they were
  * written), listings to the working copy alone. Every value read from a file is
  * verified twice: its checksum (by the {@link RecordCodec} or {@link UnfinishedStub}) and that it
  * belongs under the key it was found at, so a value MapDB misplaced is reported instead of
@@ -43,7 +43,7 @@ public final class MapDbRecords {
 
   /**
    * A record with everything a write needs computed ahead, on the caller's thread: the codec
-   * bytes, the lookup and business keys, the index key and value. The committer thread then only
+   * bytes, the lookup and business keys, the index key and value. The leading caller then only
    * checks and puts, so 64 callers encode in parallel instead of queueing behind one thread.
    */
   public static final class Encoded {

@@ -9,8 +9,8 @@ import java.util.function.Function;
 
 /**
  * The optional read cache in front of a durable store, kept from ever becoming a second source of
- * truth: writes enter it only after their commit returned (the engine calls {@link #committed}
- * on its committer thread before acknowledging anyone), and a value loaded from disk is cached
+ * truth: writes enter it only after their commit returned (the caller leading the group commit
+ * calls {@link #committed} before acknowledging anyone), and a value loaded from disk is cached
  * only if no commit happened while it was being read, so a slow reader cannot put back a revision
  * older than one a writer just cached. Compare-and-set never consults it. Thread-safe.
  */

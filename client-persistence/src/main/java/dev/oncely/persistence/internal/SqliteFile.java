@@ -74,7 +74,7 @@ public final class SqliteFile {
   /** Read-only connections opened beside the writer. */
   public static final int READERS = 4;
 
-  /** The writer (owned by the committer thread) and the reader connections of an open file. */
+  /** The writer (used by the caller leading each group commit) and the readers of an open file. */
   public record Connections(Connection writer, List<Connection> readers) {}
 
   private SqliteFile() {}
@@ -286,7 +286,7 @@ public final class SqliteFile {
     SQLiteConfig config = new SQLiteConfig();
     config.setBusyTimeout(10_000);
     // Otherwise the driver matches every INSERT against a regex and runs a second statement,
-    // SELECT last_insert_rowid(), on the commit thread; the store never asks for generated keys.
+    // SELECT last_insert_rowid(), in the group commit; the store never asks for generated keys.
     config.setGetGeneratedKeys(false);
     if (!create) {
       config.resetOpenMode(SQLiteOpenMode.CREATE);

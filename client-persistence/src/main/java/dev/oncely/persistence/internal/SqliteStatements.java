@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * One SQLite connection with its prepared statements kept for reuse, so a read or a write does
- * not parse its SQL again. Not thread-safe: one user at a time (the committer thread for the
- * writer, the borrower for a pooled reader). Callers close the result sets, never the statements.
+ * not parse its SQL again. Not thread-safe: one user at a time (the caller leading the group
+ * commit for the writer, the borrower for a pooled reader). Callers close the result sets, never the statements.
  */
 public final class SqliteStatements implements AutoCloseable {
   private final Connection connection;

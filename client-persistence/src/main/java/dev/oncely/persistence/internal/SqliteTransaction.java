@@ -9,7 +9,8 @@ import java.util.List;
  * One group commit of a {@code SqliteIntentStore}: the writer connection inside
  * {@code BEGIN IMMEDIATE}, the records its writes stored (for the read cache, after the commit),
  * and whether a write failed inside SQLite, in which case the whole batch is rolled back because
- * SQLite may already have abandoned the transaction. Used only on the committer thread.
+ * SQLite may already have abandoned the transaction. Used only by the caller leading the group
+ * commit.
  */
 public final class SqliteTransaction {
   private final Connection connection;

@@ -6,7 +6,7 @@ import java.sql.SQLException;
 /**
  * Runs group commits on the writer connection: {@code BEGIN IMMEDIATE}, the batch's statements,
  * then {@code COMMIT} with {@code synchronous=FULL} (the WAL is fsynced before COMMIT returns).
- * The read cache learns about the batch only after COMMIT returned, still on the committer thread,
+ * The read cache learns about the batch only after COMMIT returned, still in the leading caller,
  * so no caller is acknowledged before both. {@link CommitCrashHook} points sit on either side of
  * COMMIT. The three statements are prepared once on the writer, not per batch.
  */
