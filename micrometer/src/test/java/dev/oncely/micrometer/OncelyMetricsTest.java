@@ -165,7 +165,7 @@ class OncelyMetricsTest {
     server.enqueue(status(503));
 
     IntentOutcome outcome = client(OncelyMetrics.create(registry),
-        RetryBudget.builder().capacity(0).build()).execute(spec("create-payment"));
+        RetryBudget.builder().capacity(0).refillPerSecond(0).build()).execute(spec("create-payment"));
 
     assertThat(outcome).isInstanceOf(IntentOutcome.Pending.class);
     assertThat(count(OncelyMetrics.BUDGET_EXHAUSTED, "host", server.getHostName())).isEqualTo(1);

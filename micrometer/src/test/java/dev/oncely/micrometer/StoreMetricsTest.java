@@ -47,7 +47,7 @@ class StoreMetricsTest {
 
   private IdempotentClient client(IntentStore s) {
     return IdempotentClient.builder().store(s).clock(clock).sleeper(new RecordingSleeper(clock))
-        .retryBudget(RetryBudget.builder().capacity(0).build()).build();
+        .retryBudget(RetryBudget.builder().capacity(0).refillPerSecond(0).build()).build();
   }
 
   private double gauge(String name, String... tags) {

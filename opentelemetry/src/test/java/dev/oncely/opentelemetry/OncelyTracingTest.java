@@ -248,7 +248,7 @@ class OncelyTracingTest {
     Span caller = otel.getTracer("test").spanBuilder("checkout").startSpan();
     try (Scope ignored = caller.makeCurrent()) {
       IntentSpec spec = spec().toBuilder().traceContext(tracing.currentTraceContext()).build();
-      IntentOutcome first = client(tracing, store, RetryBudget.builder().capacity(0).build())
+      IntentOutcome first = client(tracing, store, RetryBudget.builder().capacity(0).refillPerSecond(0).build())
           .execute(spec);
       assertThat(first).isInstanceOf(IntentOutcome.Pending.class);
     } finally {

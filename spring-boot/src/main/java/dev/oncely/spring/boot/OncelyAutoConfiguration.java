@@ -88,6 +88,7 @@ public class OncelyAutoConfiguration {
         .capacity(budget.getCapacity())
         .retryCost(budget.getRetryCost())
         .successRefund(budget.getSuccessRefund())
+        .refillPerSecond(budget.getRefillPerSecond())
         .build();
   }
 

@@ -234,6 +234,9 @@ public class OncelyProperties {
     /** Tokens a success gives back. */
     private int successRefund = RetryBudget.DEFAULT_SUCCESS_REFUND;
 
+    /** Tokens the bucket regains each second by itself (0: only successes refill it). */
+    private double refillPerSecond = RetryBudget.DEFAULT_REFILL_PER_SECOND;
+
     public int getCapacity() {
       return capacity;
     }
@@ -256,6 +259,14 @@ public class OncelyProperties {
 
     public void setSuccessRefund(int successRefund) {
       this.successRefund = successRefund;
+    }
+
+    public double getRefillPerSecond() {
+      return refillPerSecond;
+    }
+
+    public void setRefillPerSecond(double refillPerSecond) {
+      this.refillPerSecond = refillPerSecond;
     }
   }
 

@@ -49,6 +49,8 @@ class ConfigurationMetadataTest {
         .isEqualTo(defaults.getBudget().getRetryCost());
     assertThat(properties.get("oncely.budget.success-refund").get("defaultValue").asInt())
         .isEqualTo(defaults.getBudget().getSuccessRefund());
+    assertThat(properties.get("oncely.budget.refill-per-second").get("defaultValue").asDouble())
+        .isEqualTo(defaults.getBudget().getRefillPerSecond());
     assertThat(properties.get("oncely.store.path").get("defaultValue").asString())
         .isEqualTo(defaults.getStore().getPath().toString());
   }
