@@ -2,7 +2,6 @@ package dev.oncely.client;
 
 import dev.oncely.client.internal.Fingerprints;
 import dev.oncely.client.internal.ParsedUrls;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -367,12 +366,16 @@ public final class IntentSpec {
      */
     public Builder volatileFields(String... fields) {
       for (String f : Objects.requireNonNull(fields, "fields")) {
-        if (f == null || f.isEmpty() || f.equals("/")) {
-          throw new InvalidIntentException("volatileFields", "names must not be empty");
-        }
-        volatileFields.add(f);
+        volatileFields.add(checkVolatileField(f));
       }
       return this;
+    }
+
+    static String checkVolatileField(String field) {
+      if (field == null || field.isEmpty() || field.equals("/")) {
+        throw new InvalidIntentException("volatileFields", "names must not be empty");
+      }
+      return field;
     }
 
     /**
@@ -448,24 +451,10 @@ public final class IntentSpec {
       if ((method.equals("GET") || method.equals("HEAD")) && mediaType != null) {
         throw new InvalidIntentException("body", method + " requests cannot carry a body");
       }
-      if (!volatileFields.isEmpty() && !json) {
-        throw new InvalidIntentException("volatileFields", "need a JSON body; the body's media"
-            + " type is " + (mediaType == null ? "none" : "'" + mediaType + "'"));
-      }
       if (keyStrategy.needsBusinessId() && businessId == null) {
         throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
       }
-      String fingerprint;
-      if (json) {
-        try {
-          fingerprint = Fingerprints.ofJson(body, volatileFields);
-        } catch (IOException e) {
-          throw new InvalidIntentException("body", "is declared JSON ('" + mediaType
-              + "') but is not one well-formed JSON value");
-        }
-      } else {
-        fingerprint = Fingerprints.ofBytes(body, mediaType);
-      }
+      String fingerprint = Fingerprints.ofPayload(body, mediaType, volatileFields);
       IntentId id;
       try {
         id = IntentId.of(scope, operation, keyStrategy.mint(scope, operation, businessId));

@@ -67,6 +67,11 @@ class InterceptorIntentTest {
         .build();
   }
 
+  private Request tagged(IntentTag tag, String body) {
+    return new Request.Builder().url(server.url("/payments")).tag(IntentTag.class, tag)
+        .post(RequestBody.create(body, MediaType.get("application/json"))).build();
+  }
+
   private static MockResponse stall() {
     return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
   }
@@ -134,6 +139,46 @@ class InterceptorIntentTest {
         .isInstanceOf(IntentIOException.class)
         .hasCauseInstanceOf(PayloadMismatchException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /** Issue 27: one fingerprint policy; the tag names volatile fields as the intent API does. */
+  @Test
+  void a_volatile_field_named_by_the_tag_may_change_and_the_reissue_is_the_same_intent()
+      throws Exception {
+    IntentTag tag = IntentTag.builder().operation("create-payment").scope("tenant-42")
+        .businessId("order-7").volatileFields("sentAt", "/meta/trace").build();
+    server.enqueue(created());
+    appClient(interceptor()).newCall(tagged(tag,
+        "{\"amount\":1000,\"sentAt\":\"08:00\",\"meta\":{\"trace\":\"a\"}}")).execute().close();
+
+    try (Response again = appClient(interceptor()).newCall(tagged(tag,
+        "{\"meta\":{\"trace\":\"b\"},\"sentAt\":\"08:05\",\"amount\":1000.0}")).execute()) {
+      assertThat(again.header(IdempotencyInterceptor.STORED_RESPONSE_HEADER)).isEqualTo("true");
+    }
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(tagged(tag,
+        "{\"amount\":999,\"sentAt\":\"08:00\"}")).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(PayloadMismatchException.class);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /** Issue 27: malformed JSON is refused by both entry points, never hashed as bytes. */
+  @Test
+  void a_body_declared_json_but_malformed_is_an_invalid_intent_before_any_io() throws Exception {
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment("{\"amount\":")).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("not one well-formed JSON value");
+    IntentTag volatileOnBytes = IntentTag.builder().operation("upload").scope("tenant-42")
+        .volatileFields("sentAt").build();
+    Request bytes = new Request.Builder().url(server.url("/files")).tag(IntentTag.class,
+        volatileOnBytes).post(RequestBody.create("raw", MediaType.get("text/plain"))).build();
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(bytes).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("need a JSON body");
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
   }
 
   @Test

@@ -62,11 +62,12 @@ public final class InterceptedCall {
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
-   * business id, and how to mint a key when neither the request nor the store has one. Null for an
-   * untagged call, whose key lives only as long as the call.
+   * business id, the JSON fields left out of the fingerprint, and how to mint a key when neither
+   * the request nor the store has one. Null for an untagged call, whose key lives only as long as
+   * the call.
    */
   public record Identity(String scope, String operation, String businessId,
-      Supplier<String> mint) {}
+      Set<String> volatileFields, Supplier<String> mint) {}
 
   private final Config c;
   private final Interceptor.Chain chain;
@@ -303,7 +304,8 @@ public final class InterceptedCall {
         .url(original.url().toString())
         .headers(headers)
         .body(body, mediaType)
-        .fingerprint(fingerprint(body, mediaType))
+        .fingerprint(Fingerprints.ofPayload(body, mediaType,
+            identity != null ? identity.volatileFields() : Set.of()))
         .keyWireForm(keyHeader, keyValue)
         // Created already claimed, before the first byte: one durable write, and a crash during
         // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
@@ -443,16 +445,5 @@ public final class InterceptedCall {
       throw new BodyTooLargeException(buffer.size(), c.maxBodyBytes());
     }
     return buffer.readByteArray();
-  }
-
-  private static String fingerprint(byte[] body, String mediaType) {
-    if (Fingerprints.isJson(mediaType)) {
-      try {
-        return Fingerprints.ofJson(body, Set.of());
-      } catch (IOException notJson) {
-        return Fingerprints.ofBytes(body, mediaType);
-      }
-    }
-    return Fingerprints.ofBytes(body, mediaType);
   }
 }
