@@ -16,7 +16,6 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.PendingReason;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -294,10 +293,11 @@ public final class InterceptedCall {
     Map<String, List<String>> headers = HttpParts.toMap(original.headers());
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
         || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
-    Instant now = c.drive().clock().instant();
     IntentId id = intentIdOf(original, key);
     try {
-      return IntentRecord.builder()
+      // Created already claimed, before the first byte: one durable write, and a crash during
+      // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
+      return RecordKeeper.fresh(c.drive(), IntentState.IN_FLIGHT)
         .id(id)
         .businessId(identity != null ? identity.businessId() : null)
         .method(original.method())
@@ -307,14 +307,7 @@ public final class InterceptedCall {
         .fingerprint(Fingerprints.ofPayload(body, mediaType,
             identity != null ? identity.volatileFields() : Set.of()))
         .keyWireForm(keyHeader, keyValue)
-        // Created already claimed, before the first byte: one durable write, and a crash during
-        // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
-        .state(IntentState.IN_FLIGHT)
-        .attempts(RecordKeeper.FIRST_ATTEMPT)
         .maybeDelivered(memory.writes().count() > 0)
-        .createdAt(now)
-        .updatedAt(now)
-        .expiresAt(now.plus(c.drive().keyRetention()))
         .build();
     } catch (IllegalArgumentException e) {
       // A header name or URL a record cannot hold (Identifiers): refused before any I/O.
