@@ -338,6 +338,7 @@ public final class IdempotentClient implements AutoCloseable {
         .fingerprint(spec.fingerprint())
         .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
         .traceContext(spec.traceContext())
+        .retryPolicy(spec.retryPolicy())
         .build();
   }
 

@@ -29,6 +29,7 @@ public final class IntentTag {
   private final @Nullable String businessId;
   private final KeyStrategy keyStrategy;
   private final Set<String> volatileFields;
+  private final @Nullable RetryPolicy retryPolicy;
 
   private IntentTag(Builder b) {
     this.operation = b.operation;
@@ -37,6 +38,7 @@ public final class IntentTag {
     this.keyStrategy = b.keyStrategy;
     this.volatileFields = b.volatileFields.isEmpty() ? Collections.emptySet()
         : Collections.unmodifiableSet(new LinkedHashSet<>(b.volatileFields));
+    this.retryPolicy = b.retryPolicy;
   }
 
   /** Returns a builder with the random key strategy and no business id. */
@@ -69,6 +71,14 @@ public final class IntentTag {
     return volatileFields;
   }
 
+  /**
+   * This intent's own retry policy, or null when the interceptor's applies. Stored with the record
+   * when the intent is first sent, so a re-issued call or a resume drives it with the same policy.
+   */
+  public @Nullable RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
   /** Mints a key for this intent (used when neither the request nor the store has one). */
   String mintKey() {
     return keyStrategy.mint(scope, operation, businessId);
@@ -88,8 +98,23 @@ public final class IntentTag {
     private @Nullable String businessId;
     private KeyStrategy keyStrategy = KeyStrategy.random();
     private final Set<String> volatileFields = new LinkedHashSet<>();
+    private @Nullable RetryPolicy retryPolicy;
 
     private Builder() {}
+
+    /**
+     * Gives this intent its own retry policy, as {@link IntentSpec.Builder#retryPolicy} does.
+     * Default: the interceptor's policy.
+     *
+     * @throws InvalidIntentException if {@code retryPolicy} is null
+     */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      if (retryPolicy == null) {
+        throw new InvalidIntentException("retryPolicy", "must not be null");
+      }
+      this.retryPolicy = retryPolicy;
+      return this;
+    }
 
     /**
      * Sets the operation (required).

@@ -162,6 +162,25 @@ class InterceptorIntentTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
+  /** Issue 27: a tag's own retry policy drives its intent and is stored with the record. */
+  @Test
+  void a_tags_own_retry_policy_drives_the_intent_instead_of_the_interceptors() throws Exception {
+    RetryPolicy patient = RetryPolicy.builder().maxAttempts(4).baseDelay(Duration.ofMillis(10))
+        .deadline(Duration.ofMinutes(1)).attemptTimeout(Duration.ofMillis(1000)).build();
+    IntentTag tag = IntentTag.builder().operation("create-payment").scope("tenant-42")
+        .businessId("order-9").retryPolicy(patient).build();
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(created());
+
+    try (Response response = appClient(interceptor()).newCall(tagged(tag, BODY)).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+    }
+    assertThat(server.getRequestCount()).isEqualTo(3);
+    assertThat(store.findByBusinessId("tenant-42", "create-payment", "order-9").orElseThrow()
+        .retryPolicy()).isEqualTo(patient);
+  }
+
   /** Issue 27: malformed JSON is refused by both entry points, never hashed as bytes. */
   @Test
   void a_body_declared_json_but_malformed_is_an_invalid_intent_before_any_io() throws Exception {

@@ -10,6 +10,7 @@ import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.RetryBudgetExhaustedException;
+import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.SecretHeaders;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.dialect.Dialects;
@@ -61,12 +62,12 @@ public final class InterceptedCall {
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
-   * business id, the JSON fields left out of the fingerprint, and how to mint a key when neither
-   * the request nor the store has one. Null for an untagged call, whose key lives only as long as
-   * the call.
+   * business id, the JSON fields left out of the fingerprint, its own retry policy (null: the
+   * interceptor's), and how to mint a key when neither the request nor the store has one. Null
+   * for an untagged call, whose key lives only as long as the call.
    */
   public record Identity(String scope, String operation, String businessId,
-      Set<String> volatileFields, Supplier<String> mint) {}
+      Set<String> volatileFields, RetryPolicy retryPolicy, Supplier<String> mint) {}
 
   private final Config c;
   private final Interceptor.Chain chain;
@@ -308,6 +309,7 @@ public final class InterceptedCall {
             identity != null ? identity.volatileFields() : Set.of()))
         .keyWireForm(keyHeader, keyValue)
         .maybeDelivered(memory.writes().count() > 0)
+        .retryPolicy(identity != null ? identity.retryPolicy() : null)
         .build();
     } catch (IllegalArgumentException e) {
       // A header name or URL a record cannot hold (Identifiers): refused before any I/O.
