@@ -181,6 +181,68 @@ class InterceptorIntentTest {
         .retryPolicy()).isEqualTo(patient);
   }
 
+  /** Issue 28: a stream of unknown length is read in bounded memory and refused past the limit. */
+  @Test
+  void a_stream_of_unknown_length_past_the_limit_is_refused_after_reading_at_most_the_limit()
+      throws Exception {
+    java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+    RequestBody endless = new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return MediaType.get("application/octet-stream");
+      }
+
+      @Override
+      public void writeTo(okio.BufferedSink sink) throws IOException {
+        byte[] chunk = new byte[8192];
+        for (long i = 0; i < 300L * 1024 * 1024 / chunk.length; i++) {
+          sink.write(chunk);
+          written.addAndGet(chunk.length);
+        }
+      }
+    };
+    Request upload = new Request.Builder().url(server.url("/files")).tag(IntentTag.class,
+        IntentTag.builder().operation("upload").scope("tenant-42").build()).post(endless).build();
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(upload).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(BodyTooLargeException.class)
+        .hasMessageContaining("no declared length");
+    assertThat(written.get()).isLessThanOrEqualTo(IntentSpec.DEFAULT_MAX_BODY_BYTES
+        + 64 * 1024);
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
+  /** Issue 28: a duplex body cannot be held before the first send, so it is refused, not emptied. */
+  @Test
+  void a_duplex_body_is_refused_before_anything_is_stored_or_sent() throws Exception {
+    RequestBody duplex = new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return MediaType.get("application/json");
+      }
+
+      @Override
+      public boolean isDuplex() {
+        return true;
+      }
+
+      @Override
+      public void writeTo(okio.BufferedSink sink) throws IOException {
+        sink.writeUtf8(BODY);
+      }
+    };
+    Request request = payment(BODY).newBuilder().post(duplex).build();
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(request).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("duplex");
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
   /** Issue 27: malformed JSON is refused by both entry points, never hashed as bytes. */
   @Test
   void a_body_declared_json_but_malformed_is_an_invalid_intent_before_any_io() throws Exception {

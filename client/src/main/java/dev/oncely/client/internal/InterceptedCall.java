@@ -32,6 +32,10 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.Buffer;
+import okio.BufferedSink;
+import okio.Okio;
+import okio.Sink;
+import okio.Timeout;
 
 /**
  * The interceptor's front end of the {@link DriveLoop}, for one {@code intercept} invocation: it
@@ -429,16 +433,58 @@ public final class InterceptedCall {
     return key;
   }
 
+  /**
+   * The body's bytes, read in bounded memory: a body of unknown length is refused as soon as it
+   * passes {@code maxBodyBytes}, and a duplex body (written while the answer streams) is refused
+   * before it is read, because an intent needs its whole body before the first send.
+   */
   private byte[] buffer(RequestBody body) throws IOException {
+    if (body.isDuplex()) {
+      throw new InvalidIntentException("body", "is duplex (written while the answer streams);"
+          + " an intent stores its whole body before the first send: send a plain RequestBody");
+    }
     long declared = body.contentLength();
     if (declared > c.maxBodyBytes()) {
       throw new BodyTooLargeException(declared, c.maxBodyBytes());
     }
-    Buffer buffer = new Buffer();
-    body.writeTo(buffer);
-    if (buffer.size() > c.maxBodyBytes()) {
-      throw new BodyTooLargeException(buffer.size(), c.maxBodyBytes());
+    BoundedSink sink = new BoundedSink(c.maxBodyBytes());
+    try (BufferedSink buffered = Okio.buffer(sink)) {
+      body.writeTo(buffered);
     }
-    return buffer.readByteArray();
+    return sink.bytes();
   }
+
+  /** Collects written bytes up to a limit and refuses the write that passes it. */
+  private static final class BoundedSink implements Sink {
+    private final Buffer collected = new Buffer();
+    private final long limit;
+
+    BoundedSink(long limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public void write(Buffer source, long byteCount) {
+      if (collected.size() + byteCount > limit) {
+        throw new BodyTooLargeException(collected.size() + byteCount, limit, true);
+      }
+      collected.write(source, byteCount);
+    }
+
+    byte[] bytes() {
+      return collected.readByteArray();
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public Timeout timeout() {
+      return Timeout.NONE;
+    }
+
+    @Override
+    public void close() {}
+  }
+
 }
