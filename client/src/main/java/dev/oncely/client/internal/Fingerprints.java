@@ -37,15 +37,20 @@ public final class Fingerprints {
   }
 
   /**
-   * The one fingerprint policy of both entry points: a body whose media type names JSON is
-   * fingerprinted as JSON without its volatile fields and must be one well-formed JSON value; any
-   * other body by its media type and exact bytes, and then naming volatile fields is an error.
+   * The one fingerprint policy of both entry points: a non-empty body whose media type names JSON
+   * is fingerprinted as JSON without its volatile fields and must be one well-formed JSON value;
+   * any other body by its media type and exact bytes, and then naming volatile fields is an error.
+   * An empty body is no payload at all (a {@code POST} with a JSON content type and nothing in it):
+   * it is fingerprinted by its media type alone, with nothing to leave out.
    *
    * @throws InvalidIntentException if a JSON body is malformed, or volatile fields are named for a
    *     body that is not JSON
    */
   public static String ofPayload(byte[] body, String mediaType,
       Collection<String> volatileFields) {
+    if (body.length == 0) {
+      return ofBytes(body, mediaType);
+    }
     if (!isJson(mediaType)) {
       if (!volatileFields.isEmpty()) {
         throw new InvalidIntentException("volatileFields", "need a JSON body; the body's media"
