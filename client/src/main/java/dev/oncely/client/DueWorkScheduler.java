@@ -3,11 +3,13 @@ package dev.oncely.client;
 import dev.oncely.client.internal.DriveRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -46,6 +48,7 @@ public final class DueWorkScheduler implements AutoCloseable {
   private final int maxConcurrent;
   private final Clock clock;
   private final Random random;
+  private final Consumer<List<IntentOutcome>> outcomes;
   private final AtomicInteger driving = new AtomicInteger();
   private final Object lifecycle = new Object();
   private Thread thread;
@@ -60,6 +63,7 @@ public final class DueWorkScheduler implements AutoCloseable {
     this.maxConcurrent = b.maxConcurrent;
     this.clock = b.clock;
     this.random = b.random;
+    this.outcomes = b.outcomes;
   }
 
   /**
@@ -120,6 +124,7 @@ public final class DueWorkScheduler implements AutoCloseable {
     }
     List<IntentRecord> due = store.claimDue(clock.instant(), Math.min(batchSize, free));
     int started = 0;
+    List<CompletableFuture<IntentOutcome>> drives = new ArrayList<>();
     for (IntentRecord record : due) {
       IntentId id = record.id();
       if (DriveRegistry.process().isDriven(store, id)) {
@@ -135,6 +140,7 @@ public final class DueWorkScheduler implements AutoCloseable {
         throw e;
       }
       started++;
+      drives.add(drive);
       drive.whenComplete((outcome, failure) -> {
         driving.decrementAndGet();
         try {
@@ -144,7 +150,27 @@ public final class DueWorkScheduler implements AutoCloseable {
         }
       });
     }
+    if (outcomes != null && !drives.isEmpty()) {
+      tellOutcomes(drives);
+    }
     return started;
+  }
+
+  /** Tells the outcomes of one tick's drives to the listener once the last of them ended. */
+  private void tellOutcomes(List<CompletableFuture<IntentOutcome>> drives) {
+    CompletableFuture.allOf(drives.toArray(CompletableFuture[]::new)).whenComplete((done, e) -> {
+      List<IntentOutcome> ended = new ArrayList<>(drives.size());
+      for (CompletableFuture<IntentOutcome> drive : drives) {
+        if (!drive.isCompletedExceptionally()) {
+          ended.add(drive.join());
+        }
+      }
+      try {
+        outcomes.accept(List.copyOf(ended));
+      } catch (RuntimeException failed) {
+        LOG.log(Level.WARNING, "the due-work outcome listener failed", failed);
+      }
+    });
   }
 
   /** How many drives this scheduler started that have not ended yet. */
@@ -200,6 +226,7 @@ public final class DueWorkScheduler implements AutoCloseable {
     private int maxConcurrent = 64;
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
+    private Consumer<List<IntentOutcome>> outcomes;
 
     private Builder(IntentStore store, Function<IntentId, CompletableFuture<IntentOutcome>> drive) {
       this.store = store;
@@ -267,6 +294,19 @@ public final class DueWorkScheduler implements AutoCloseable {
     /** The source of the start delay and the jitter (default a new {@link Random}). */
     public Builder random(Random random) {
       this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Told, once per tick that started drives, the outcomes of those drives when the last of them
+     * ended (on the thread that ended it): for a summary such as a log line with counts. A drive
+     * whose future failed (its record could not be read) is left out. Exceptions it throws are
+     * caught and logged. Default: none.
+     *
+     * @throws NullPointerException if {@code outcomes} is null
+     */
+    public Builder outcomes(Consumer<List<IntentOutcome>> outcomes) {
+      this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
       return this;
     }
 

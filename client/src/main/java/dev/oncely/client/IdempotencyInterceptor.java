@@ -57,15 +57,28 @@ import okhttp3.Response;
  * <p>What it returns: the final response (2xx, a business 4xx the decision table trusts, the
  * server's answer when the intent needs reconciliation), or the last response when the attempts
  * or the deadline ran out while the server kept answering {@code 202}/{@code 409}/{@code 5xx}. It
- * throws the last {@link IOException} when no attempt got an answer, {@link
- * RetryBudgetExhaustedException} when the budget refused a retry, and {@link IntentIOException}
- * (cause: {@link PayloadMismatchException}, {@link BodyTooLargeException}, {@link
- * NeedsReconciliationException}, {@link IntentPendingException}, {@link InvalidIntentException}
- * for a key the app set that no intent can carry (blank, over 255 characters, control
- * characters), or a store failure) when it refuses to send; nothing but
- * {@code IOException}s leaves {@code intercept}, so an {@code enqueue()} callback always hears of
- * it. Every answer is judged by the same decision core as {@link IdempotentClient} (see
- * docs/client.md, "Decision table").
+ * throws:
+ * <ul>
+ *   <li>{@link IntentIOException} with an {@link IntentPendingException} cause when the outcome is
+ *       not known: no attempt got an answer before the attempts or the deadline ran out (the last
+ *       {@code SocketTimeoutException} or reset is the pending exception's cause, never thrown
+ *       bare), or the last answer could be misread as final; {@link IntentIOException#outcome()}
+ *       is then the {@link IntentOutcome.Pending} the intent API would report;
+ *   <li>{@link IntentIOException} with a {@link NeedsReconciliationException} cause ({@code
+ *       outcome()}: {@link IntentOutcome.NeedsReconciliation}) when the intent cannot be resent
+ *       safely;
+ *   <li>{@link IntentIOException} with {@link PayloadMismatchException}, {@link
+ *       BodyTooLargeException}, {@link InvalidIntentException} (a key the app set that no intent
+ *       can carry: blank, over 255 characters, control characters) or a store failure when it
+ *       refuses to send ({@code outcome()} empty);
+ *   <li>{@link RetryBudgetExhaustedException} when the budget refused a retry;
+ *   <li>OkHttp's own {@code IOException} ("Canceled", or the call timeout's) when the app canceled
+ *       the call or its call timeout fired: the record keeps what is known (read it with {@link
+ *       #outcomeOf(IntentTag)}).
+ * </ul>
+ * Nothing but {@code IOException}s leaves {@code intercept}, so an {@code enqueue()} callback
+ * always hears of it. Every answer is judged by the same decision core as {@link
+ * IdempotentClient} (see docs/client.md, "Decision table").
  *
  * <p><b>Durable intents.</b> A request tagged with an {@link IntentTag} ({@code
  * Request.Builder.tag(IntentTag.class, tag)}, or Retrofit's {@code @Tag}) and sent through an

@@ -12,11 +12,24 @@ public class NeedsReconciliationException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final transient IntentId id;
+  private final String reason;
 
   /** Creates the exception for intent {@code id} with {@code reason} (safe words, no key). */
   public NeedsReconciliationException(IntentId id, String reason) {
     super("intent " + Objects.requireNonNull(id, "id") + " needs reconciliation: " + reason);
     this.id = id;
+    this.reason = reason == null ? "needs reconciliation" : reason;
+  }
+
+  /**
+   * The outcome as the intent API reports it, without the last answer (the interceptor hands the
+   * app no response it could misread as final).
+   *
+   * @return {@code NeedsReconciliation} with this exception's reason (like {@link #id()}, not
+   *     kept by Java serialization)
+   */
+  public IntentOutcome.NeedsReconciliation outcome() {
+    return new IntentOutcome.NeedsReconciliation(id, reason, null);
   }
 
   /** The intent. */

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -63,6 +65,34 @@ class DueWorkSchedulerTest {
       }
     }
     assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void the_outcomes_of_one_ticks_drives_are_told_together_once_the_last_ended() throws Exception {
+    server.enqueue(status(503));
+    server.enqueue(status(503));
+    IntentOutcome first = client.execute(spec("o-1"));
+    IntentOutcome second = client.execute(spec("o-2"));
+    assertThat(List.of(first, second)).allMatch(IntentOutcome.Pending.class::isInstance);
+    server.enqueue(status(201));
+    server.enqueue(status(201));
+    List<List<IntentOutcome>> told = new CopyOnWriteArrayList<>();
+    DueWorkScheduler scheduler = DueWorkScheduler.builder(client).outcomes(told::add).build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    int started = 0;
+    while (started == 0) {
+      assertThat(System.nanoTime()).as("never due").isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(20);
+      started = scheduler.pollOnce();
+    }
+    assertThat(started).isEqualTo(2);
+    while (told.isEmpty()) {
+      assertThat(System.nanoTime()).as("never told").isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+    assertThat(told).singleElement().satisfies(outcomes -> assertThat(outcomes)
+        .extracting(o -> o.getClass().getSimpleName())
+        .containsExactly("Completed", "Completed"));
   }
 
   @Test

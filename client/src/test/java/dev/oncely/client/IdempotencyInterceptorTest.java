@@ -357,7 +357,7 @@ class IdempotencyInterceptorTest {
   }
 
   @Test
-  void attempts_without_an_answer_end_in_the_last_exception_and_a_pending_record()
+  void attempts_without_an_answer_end_in_an_unknown_outcome_and_a_pending_record()
       throws Exception {
     server.enqueue(stall());
     server.enqueue(stall());
@@ -366,9 +366,19 @@ class IdempotencyInterceptorTest {
         .maxAttempts(2).attemptTimeout(Duration.ofMillis(150)).build()).build());
     Request request = post(BODY).newBuilder().header("Idempotency-Key", "\"k-stall\"").build();
 
+    // Never a bare SocketTimeoutException: the app can tell the unknown outcome apart.
     assertThatThrownBy(() -> client.newCall(request).execute())
-        .isInstanceOf(java.net.SocketTimeoutException.class)
-        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+        .isInstanceOfSatisfying(IntentIOException.class, e -> {
+          assertThat(e.getCause()).isInstanceOf(IntentPendingException.class);
+          assertThat(e.outcome()).get().isInstanceOfSatisfying(IntentOutcome.Pending.class,
+              p -> {
+                assertThat(p.reason()).isEqualTo(PendingReason.ATTEMPTS_EXHAUSTED);
+                assertThat(p.cause()).isInstanceOf(java.net.SocketTimeoutException.class);
+              });
+          // The last I/O failure is the pending exception's cause, the earlier one suppressed.
+          assertThat(e.getCause().getCause()).isInstanceOf(java.net.SocketTimeoutException.class)
+              .satisfies(last -> assertThat(last.getSuppressed()).hasSize(1));
+        });
 
     assertThat(server.getRequestCount()).isEqualTo(2);
     IntentId id = IntentId.of(Scopes.ofRequest(request), "POST /orders", "k-stall");

@@ -13,15 +13,17 @@ import dev.oncely.client.StoreException
  * reached the interceptor, or was refused before its record was stored). An unfinished record
  * reads as [IntentOutcome.Pending].
  *
- * This is how a Retrofit `suspend` call learns what happened after its coroutine was cancelled
- * or the call failed: a `Pending` outcome is resumed with the same key by re-issuing the same
- * tagged call, or by [dev.oncely.client.IdempotencyInterceptor.resume] /
- * [dev.oncely.client.IdempotencyInterceptor.resumePending] (await their futures with
- * `kotlinx.coroutines.future.await`).
+ * Deprecated: the store alone cannot tell an intent a drive in this process is running right now
+ * from one another process drives, so such an intent reads as `DRIVEN_ELSEWHERE`. Ask the
+ * interceptor or the client instead ([outcomeOrNull]), which read it as `IN_PROGRESS`.
  *
  * @throws IllegalArgumentException if [tag] has no business id (then only the call knew its key)
  * @throws StoreException if the store fails
  */
+@Deprecated(
+  "Reads the store alone: an intent a drive in this process is running reads as DRIVEN_ELSEWHERE. " +
+    "Use interceptor.outcomeOrNull(tag) or client.outcomeOrNull(tag), which read it as IN_PROGRESS.",
+)
 public fun IntentStore.outcomeOf(tag: IntentTag): IntentOutcome? {
   val businessId = requireNotNull(tag.businessId()) {
     "$tag has no business id: its record can only be found by the key the call used"

@@ -172,7 +172,7 @@ class InterceptorSuspendTest {
 
   private suspend fun resumeAndCheckOneEffect(kit: Kit, tag: IntentTag, order: String) {
     awaitTrue("the record of $order was parked") {
-      store.outcomeOf(tag) is IntentOutcome.Pending &&
+      interceptor.outcomeOrNull(tag) is IntentOutcome.Pending &&
         store.listUnfinished().single().state() == IntentState.PENDING
     }
     val parked = store.listUnfinished().single()
@@ -181,7 +181,7 @@ class InterceptorSuspendTest {
     val resumed = interceptor.resume(http, parked.id()).await()
 
     assertThat(resumed).isInstanceOf(IntentOutcome.Completed::class.java)
-    assertThat(store.outcomeOf(tag)).isInstanceOf(IntentOutcome.Completed::class.java)
+    assertThat(interceptor.outcomeOrNull(tag)).isInstanceOf(IntentOutcome.Completed::class.java)
     assertThat(kit.server.ledger().countOf(order)).isEqualTo(1)
     assertThat(kit.keysSent()).hasSize(2).containsOnly(quoted(parked.id().key()))
     // The rule of issue 19: a cancel after the first byte may have left is "maybe delivered".

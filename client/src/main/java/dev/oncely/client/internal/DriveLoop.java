@@ -211,8 +211,11 @@ public final class DriveLoop {
       return new Ended(park(PendingReason.DEADLINE_EXCEEDED, notBefore, null));
     }
     if (!claimed) {
+      // The claim counts the attempt that follows it, after the wait still owed if there is one:
+      // the stored count is true while that attempt is on the wire, and the record is held until
+      // the attempt has timed out.
       keeper.claim(s.dialect().keyHeader(), s.dialect().formatKey(id.key()),
-          owed ? notBefore : busyUntil(), !owed);
+          owed ? notBefore.plus(s.policy().attemptTimeout()) : busyUntil(), true);
     }
     HttpUrl intentUrl = ParsedUrls.get(record.url());
     policy = new AnswerPolicy(s.dialect(), id, intentUrl);
@@ -298,6 +301,9 @@ public final class DriveLoop {
       }
       emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, pace.delay(), cause));
       if (pace.delay().isZero()) {
+        // An immediate retry writes its count too: the store never shows fewer attempts than
+        // the server has seen while one is on the wire.
+        keeper.awaitNext(busyUntil());
         exchange = next;
         refresh = again.refreshCredentials();
         processing = again.processing();

@@ -3,6 +3,7 @@ package dev.oncely.client.internal;
 import dev.oncely.client.BodyTooLargeException;
 import dev.oncely.client.IntentIOException;
 import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentPendingException;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
@@ -347,7 +348,7 @@ public final class InterceptedCall {
         if (record != null && record.state() == IntentState.NEEDS_RECONCILIATION) {
           throw new NeedsReconciliationException(id, record.reason());
         }
-        throw new IntentPendingException(id, end.reason(), end.detail());
+        throw new IntentPendingException(pending(id, end, null));
       case STORE_FAILED:
         throw (RuntimeException) end.cause();
       default:
@@ -361,27 +362,35 @@ public final class InterceptedCall {
         if (live != null) {
           if (misleading(end.answer())) {
             live.close();
-            throw new IntentPendingException(id, end.reason(), end.detail());
+            throw new IntentPendingException(pending(id, end, null));
           }
           return live;
         }
-        if (end.cause() instanceof IOException failure) {
-          throw failure;
-        }
         if (chain.call().isCanceled()) {
+          // The app canceled the call (or its call timeout fired): it gets OkHttp's own
+          // exception, as for any canceled call; the record says what is known.
+          if (end.cause() instanceof IOException failure) {
+            throw failure;
+          }
           IOException canceled = new IOException("Canceled");
           if (end.cause() != null) {
             canceled.addSuppressed(end.cause());
           }
           throw canceled;
         }
-        IntentIOException pending = new IntentIOException(
-            new IntentPendingException(id, end.reason(), end.detail()));
-        if (end.cause() != null) {
-          pending.addSuppressed(end.cause());
-        }
-        throw pending;
+        // No answer, and the attempts or the deadline ran out: the outcome is unknown, never a
+        // bare socket error. The last I/O failure (earlier ones suppressed) is the cause.
+        throw new IntentIOException(new IntentPendingException(pending(id, end, end.cause())));
     }
+  }
+
+  /** The pending outcome the drive ended with, as the intent API reports it. */
+  private static IntentOutcome.Pending pending(IntentId id, DriveEnd end, Throwable cause) {
+    IntentRecord record = end.record();
+    PendingReason reason = end.reason() != null ? end.reason() : PendingReason.DRIVEN_ELSEWHERE;
+    String detail = end.detail() != null ? end.detail() : "the outcome is not known yet";
+    return new IntentOutcome.Pending(record != null ? record.id() : id, reason, detail, end.due(),
+        record == null ? null : record.lastResponse(), cause);
   }
 
   /** The stored answer of a finished record, marked as coming from the store. */

@@ -132,7 +132,8 @@ public final class RecordKeeper {
    * scheduler never reads a live drive as a dead one) and pins the key's wire form if the record
    * has none yet.
    *
-   * @param counts whether an attempt follows the claim at once, so the claim counts it
+   * @param counts whether an attempt follows the claim (at once, or after a wait still owed), so
+   *     the claim counts it; a drive stopped before that attempt writes the count back without it
    */
   public void claim(String keyHeader, String keyValue, Instant busyUntil, boolean counts) {
     int before = attempts;

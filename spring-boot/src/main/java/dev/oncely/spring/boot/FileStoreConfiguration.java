@@ -24,8 +24,9 @@ class FileStoreConfiguration {
       case MAPDB -> StoreEngine.MAPDB.open(properties.getStore().getPath().toAbsolutePath());
       case SQLITE -> StoreEngine.SQLITE.open(properties.getStore().getPath().toAbsolutePath());
       case MEMORY -> new InMemoryIntentStore();
-      case POSTGRES -> throw new IllegalStateException("oncely.store.engine=postgres needs"
-          + " oncely-client-postgres on the classpath and a DataSource bean; found none");
+      case POSTGRES -> throw new OncelyPropertyException("oncely.store.engine", engine,
+          "is postgres, which needs oncely-client-postgres on the classpath and a DataSource"
+          + " bean; found none", null);
     };
   }
 }

@@ -71,25 +71,35 @@ public class OncelyAutoConfiguration {
   @ConditionalOnMissingBean
   RetryPolicy oncelyRetryPolicy(OncelyProperties properties) {
     OncelyProperties.Retry retry = properties.getRetry();
-    return RetryPolicy.builder()
-        .maxAttempts(retry.getMaxAttempts())
-        .baseDelay(retry.getBaseDelay())
-        .maxDelay(retry.getMaxDelay())
-        .deadline(retry.getDeadline())
-        .attemptTimeout(retry.getAttemptTimeout())
-        .build();
+    RetryPolicy.Builder policy = RetryPolicy.builder();
+    FromProperties.set("oncely.retry.max-attempts", "maxAttempts", retry.getMaxAttempts(),
+        policy::maxAttempts);
+    FromProperties.set("oncely.retry.base-delay", "baseDelay", retry.getBaseDelay(),
+        policy::baseDelay);
+    FromProperties.set("oncely.retry.max-delay", "maxDelay", retry.getMaxDelay(),
+        policy::maxDelay);
+    FromProperties.set("oncely.retry.deadline", "deadline", retry.getDeadline(),
+        policy::deadline);
+    FromProperties.set("oncely.retry.attempt-timeout", "attemptTimeout",
+        retry.getAttemptTimeout(), policy::attemptTimeout);
+    return FromProperties.build("oncely.retry.base-delay and oncely.retry.max-delay",
+        policy::build);
   }
 
   @Bean
   @ConditionalOnMissingBean
   RetryBudget oncelyRetryBudget(OncelyProperties properties) {
     OncelyProperties.Budget budget = properties.getBudget();
-    return RetryBudget.builder()
-        .capacity(budget.getCapacity())
-        .retryCost(budget.getRetryCost())
-        .successRefund(budget.getSuccessRefund())
-        .refillPerSecond(budget.getRefillPerSecond())
-        .build();
+    RetryBudget.Builder retryBudget = RetryBudget.builder();
+    FromProperties.set("oncely.budget.capacity", "capacity", budget.getCapacity(),
+        retryBudget::capacity);
+    FromProperties.set("oncely.budget.retry-cost", "retryCost", budget.getRetryCost(),
+        retryBudget::retryCost);
+    FromProperties.set("oncely.budget.success-refund", "successRefund",
+        budget.getSuccessRefund(), retryBudget::successRefund);
+    FromProperties.set("oncely.budget.refill-per-second", "refillPerSecond",
+        budget.getRefillPerSecond(), retryBudget::refillPerSecond);
+    return FromProperties.build("oncely.budget.*", retryBudget::build);
   }
 
   @Bean
@@ -107,7 +117,8 @@ public class OncelyAutoConfiguration {
     headerProvider.ifAvailable(client::headerProvider);
     okHttpClient.ifAvailable(client::okHttpClient);
     if (properties.getKeyRetention() != null) {
-      client.keyRetention(properties.getKeyRetention());
+      FromProperties.set("oncely.key-retention", "keyRetention", properties.getKeyRetention(),
+          client::keyRetention);
     }
     return client.build();
   }
@@ -124,7 +135,8 @@ public class OncelyAutoConfiguration {
         .retryBudget(retryBudget)
         .listener(listener(listeners));
     if (properties.getKeyRetention() != null) {
-      interceptor.keyRetention(properties.getKeyRetention());
+      FromProperties.set("oncely.key-retention", "keyRetention", properties.getKeyRetention(),
+          interceptor::keyRetention);
     }
     return interceptor.build();
   }
@@ -150,9 +162,12 @@ public class OncelyAutoConfiguration {
       matchIfMissing = true)
   DueWorkScheduler oncelyDueWorkScheduler(OncelyClientHttpRequestFactory factory,
       OncelyProperties properties) {
-    return DueWorkScheduler.builder(factory.interceptor(), factory.okHttpClient())
-        .interval(properties.getDueWork().getInterval())
-        .build();
+    DueWorkScheduler.Builder scheduler =
+        DueWorkScheduler.builder(factory.interceptor(), factory.okHttpClient())
+            .outcomes(OutcomeCounts::logDueWork);
+    FromProperties.set("oncely.due-work.interval", "interval",
+        properties.getDueWork().getInterval(), scheduler::interval);
+    return scheduler.build();
   }
 
   @Bean

@@ -26,7 +26,17 @@ public class OncelyHealthAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(name = "oncelyHealthIndicator")
   OncelyHealthIndicator oncelyHealthIndicator(IntentStore store, OncelyProperties properties) {
-    return new OncelyHealthIndicator(store, properties.getHealth().getMaxNeedsReconciliation(),
-        properties.getHealth().getMaxPendingAge(), Clock.systemUTC());
+    OncelyProperties.Health health = properties.getHealth();
+    if (health.getMaxNeedsReconciliation() < 0) {
+      throw new OncelyPropertyException("oncely.health.max-needs-reconciliation",
+          health.getMaxNeedsReconciliation(), "must be >= 0, was "
+          + health.getMaxNeedsReconciliation(), null);
+    }
+    if (health.getMaxPendingAge().isNegative() || health.getMaxPendingAge().isZero()) {
+      throw new OncelyPropertyException("oncely.health.max-pending-age",
+          health.getMaxPendingAge(), "must be positive, was " + health.getMaxPendingAge(), null);
+    }
+    return new OncelyHealthIndicator(store, health.getMaxNeedsReconciliation(),
+        health.getMaxPendingAge(), Clock.systemUTC());
   }
 }

@@ -37,6 +37,7 @@ public class OncelyProperties {
   private final Budget budget = new Budget();
   private final DueWork dueWork = new DueWork();
   private final Health health = new Health();
+  private final RestClient restClient = new RestClient();
 
   public boolean isEnabled() {
     return enabled;
@@ -84,6 +85,10 @@ public class OncelyProperties {
 
   public DueWork getDueWork() {
     return dueWork;
+  }
+
+  public RestClient getRestClient() {
+    return restClient;
   }
 
   public Health getHealth() {
@@ -267,6 +272,24 @@ public class OncelyProperties {
 
     public void setRefillPerSecond(double refillPerSecond) {
       this.refillPerSecond = refillPerSecond;
+    }
+  }
+
+  /** Boot's {@code RestClient.Builder} on the Oncely request factory. */
+  public static class RestClient {
+    /**
+     * Whether Boot's RestClient.Builder sends through the Oncely request factory (a
+     * RestClientCustomizer): POST and PATCH calls of every RestClient built from it become
+     * idempotent intents.
+     */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
     }
   }
 

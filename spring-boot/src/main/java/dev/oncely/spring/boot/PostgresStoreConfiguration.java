@@ -24,9 +24,10 @@ class PostgresStoreConfiguration {
   @Bean
   @ConditionalOnMissingBean(IntentStore.class)
   PostgresIntentStore oncelyIntentStore(DataSource dataSource, OncelyProperties properties) {
-    return PostgresIntentStore.builder(dataSource)
-        .migrate(properties.getStore().isMigrate())
-        .lease(properties.getStore().getLease())
-        .build();
+    PostgresIntentStore.Builder store = PostgresIntentStore.builder(dataSource)
+        .migrate(properties.getStore().isMigrate());
+    FromProperties.set("oncely.store.lease", "lease", properties.getStore().getLease(),
+        store::lease);
+    return store.build();
   }
 }

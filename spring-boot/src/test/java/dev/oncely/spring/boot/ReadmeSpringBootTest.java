@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentTag;
 import dev.oncely.spring.web.IntentAttributes;
-import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
@@ -14,6 +13,7 @@ import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Service;
@@ -21,7 +21,8 @@ import org.springframework.web.client.RestClient;
 
 /**
  * The README's "Spring Boot" section, kept compiling and working: its properties (the store path
- * in a temp directory) and its {@code Payments} service in a Boot context, against the testing
+ * in a temp directory) and its {@code Payments} service on Boot's {@code RestClient.Builder} in a
+ * Boot context, against the testing
  * kit's server (Stripe dialect) instead of {@code https://api.example.com}, which drops the first
  * answer after committing.
  */
@@ -34,9 +35,8 @@ class ReadmeSpringBootTest {
   static class Payments {
     private final RestClient provider;
 
-    Payments(OncelyClientHttpRequestFactory oncely) {
-      this.provider = RestClient.builder().requestFactory(oncely)
-          .baseUrl(baseUrl).build();
+    Payments(RestClient.Builder http) {
+      this.provider = http.baseUrl(baseUrl).build();
     }
 
     String pay(String orderId, String json) {
@@ -63,7 +63,8 @@ class ReadmeSpringBootTest {
       server.start();
       baseUrl = server.url("/").toString();
       new ApplicationContextRunner()
-          .withConfiguration(AutoConfigurations.of(OncelyAutoConfiguration.class))
+          .withConfiguration(AutoConfigurations.of(OncelyAutoConfiguration.class,
+              OncelyRestClientAutoConfiguration.class, RestClientAutoConfiguration.class))
           .withUserConfiguration(Payments.class)
           .withPropertyValues("oncely.store.path=" + dir.resolve("intents.db"),
               "oncely.dialect=stripe", "oncely.retry.deadline=30s")

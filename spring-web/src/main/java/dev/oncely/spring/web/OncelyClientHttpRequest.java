@@ -1,5 +1,6 @@
 package dev.oncely.spring.web;
 
+import dev.oncely.client.IntentIOException;
 import dev.oncely.client.IntentTag;
 import java.io.IOException;
 import java.net.URI;
@@ -19,7 +20,9 @@ import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * One call of {@link OncelyClientHttpRequestFactory}: Spring buffers the body, then the whole
- * request becomes one OkHttp call carrying the intent's {@link IntentTag} as an OkHttp tag.
+ * request becomes one OkHttp call carrying the intent's {@link IntentTag} as an OkHttp tag. An
+ * {@link IntentIOException} that carries an outcome (unknown, or needs reconciliation) leaves as
+ * an {@link UnknownOutcomeException}; every other {@code IOException} as it is.
  */
 final class OncelyClientHttpRequest extends AbstractBufferingClientHttpRequest {
   /** Methods OkHttp refuses without a body. */
@@ -66,8 +69,35 @@ final class OncelyClientHttpRequest extends AbstractBufferingClientHttpRequest {
     if (tag != null) {
       request.tag(IntentTag.class, tag);
     }
-    Response response = client.newCall(request.build()).execute();
+    Response response;
+    try {
+      response = client.newCall(request.build()).execute();
+    } catch (IntentIOException e) {
+      if (e.outcome().isPresent()) {
+        // Thrown as it is: RestClient and RestTemplate wrap only IOExceptions.
+        throw new UnknownOutcomeException(method.name() + " " + withoutQuery(), e);
+      }
+      throw e;
+    }
     return new OncelyClientHttpResponse(response);
+  }
+
+  /** The URL without user info, query or fragment: no secret reaches an exception message. */
+  private String withoutQuery() {
+    StringBuilder out = new StringBuilder();
+    if (uri.getScheme() != null) {
+      out.append(uri.getScheme()).append("://");
+    }
+    if (uri.getHost() != null) {
+      out.append(uri.getHost());
+      if (uri.getPort() != -1) {
+        out.append(':').append(uri.getPort());
+      }
+    }
+    if (uri.getRawPath() != null) {
+      out.append(uri.getRawPath());
+    }
+    return out.toString();
   }
 
   private @Nullable RequestBody body(HttpHeaders headers, byte[] body) {

@@ -31,11 +31,17 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * 308} within the origin is resent with the same key, anything else needs reconciliation), and a
  * {@code 3xx} of any other call reaches the app as it is.
  *
- * <p><b>Errors.</b> When the interceptor refuses to send or cannot know the outcome it throws an
- * {@link dev.oncely.client.IntentIOException} (a changed body under a used business id, an
- * intent that needs reconciliation, an outcome still pending), which {@code RestClient} reports as
- * a {@code ResourceAccessException} with that cause. The outcome is then unknown, never failed:
- * resend the same call (same business id), never a new one.
+ * <p><b>Errors.</b> When the outcome of a call is not known (no attempt got an answer before the
+ * retry policy's attempts or deadline ran out, the last answer could be misread as final) or the
+ * intent needs reconciliation, a call throws {@link UnknownOutcomeException}, a {@code
+ * ResourceAccessException} whose {@link UnknownOutcomeException#outcome() outcome()} is the
+ * {@link IntentOutcome} the intent API would report ({@code Pending} or {@code
+ * NeedsReconciliation}). Such an outcome is never a failure: resend the same call (same business
+ * id), never a new one. When the interceptor refuses to send (a changed body under a used business
+ * id, a body over the limit, an invalid key) or the store fails, {@code RestClient} throws a plain
+ * {@code ResourceAccessException} caused by the interceptor's {@link
+ * dev.oncely.client.IntentIOException}. A call the app canceled, and any other I/O error, is
+ * reported by Spring as usual.
  *
  * <p>Why a request factory and not a {@code ClientHttpRequestInterceptor}: see {@code
  * docs/spring.md}. Thread-safe; share one instance.
