@@ -50,13 +50,14 @@ public final class RetrofitApp {
         .intentOf(IdempotentServer.jsonField("order"))
         .faults(FaultScript.builder().onRequest(1, Fault.dropAfterCommit()).build())
         .build();
+    // At start-up, as an app builds its client (an OkHttp 4 on the class path is refused here).
+    IdempotencyInterceptor oncely =
+        IdempotencyInterceptor.builder().store(new InMemoryIntentStore()).build();
+    OkHttpClient http = oncely.installOn(new OkHttpClient.Builder()).build();
+
     try (MockWebServer server = new MockWebServer()) {
       server.setDispatcher(payments);
       server.start();
-
-      IdempotencyInterceptor oncely =
-          IdempotencyInterceptor.builder().store(new InMemoryIntentStore()).build();
-      OkHttpClient http = oncely.installOn(new OkHttpClient.Builder()).build();
       Payments api = new Retrofit.Builder().baseUrl(server.url("/")).client(http).build()
           .create(Payments.class);
 
@@ -70,14 +71,15 @@ public final class RetrofitApp {
           throw new IllegalStateException("expected 201, got " + response);
         }
       }
-      http.dispatcher().executorService().shutdown();
-      http.connectionPool().evictAll();
     }
+    http.dispatcher().executorService().shutdown();
+    http.connectionPool().evictAll();
     payments.ledger().assertExactlyOneEffectEach(List.of("o-7"));
     if (payments.ledger().size() != 1) {
       throw new IllegalStateException("expected one effect, got " + payments.ledger().all());
     }
-    System.out.println("OkHttp " + new ArrayList<>(okhttps) + ": one intent, "
+    System.out.println("OkHttp " + new ArrayList<>(okhttps) + ", kotlin-stdlib "
+        + kotlin.KotlinVersion.CURRENT + ": one intent, "
         + payments.requestCount() + " requests, " + payments.ledger().size() + " effect");
   }
 }
