@@ -14,9 +14,9 @@ import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 
 /**
- * The start-up check both builders run: the OkHttp of this build passes, the real OkHttp 4 jar that
- * Retrofit 3.0.0 asks for (copied by the build, loaded in a class loader of its own) is refused with
- * a message that names the fix.
+ * The start-up check both builders run: the OkHttp of this build passes, the real OkHttp 4 jar
+ * that Retrofit 3.0.0 asks for (copied by the build, loaded in a class loader of its own) is
+ * refused with a message that names the fix.
  */
 class OkHttpVersionCheckTest {
   private static final String OKHTTP_VERSION = System.getProperty("oncely.okhttp.version");

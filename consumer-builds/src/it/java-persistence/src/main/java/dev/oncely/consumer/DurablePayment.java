@@ -46,7 +46,7 @@ public final class DurablePayment {
               .operation("create-payment").scope("tenant-42")
               .post(url)
               .jsonBody("{\"amount\":1000,\"currency\":\"JPY\",\"order\":\"o-7\"}")
-              .businessId("o-7")                                 // a second submit is the same intent
+              .businessId("o-7")                                 // the same intent when resent
               .build();
 
           IntentOutcome outcome = client.execute(charge);

@@ -63,7 +63,8 @@ public final class RetrofitApp {
 
       IntentTag order = IntentTag.builder()
           .operation("create-payment").scope("tenant-42").businessId("o-7").build();
-      RequestBody body = RequestBody.create("{\"amount\":1000,\"currency\":\"JPY\",\"order\":\"o-7\"}",
+      RequestBody body = RequestBody.create(
+          "{\"amount\":1000,\"currency\":\"JPY\",\"order\":\"o-7\"}",
           MediaType.get("application/json"));
       Response<ResponseBody> response = api.create(body, order).execute();
       try (ResponseBody answer = response.body()) {
