@@ -4,6 +4,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.DriveOwner;
 import dev.oncely.client.internal.InterceptedCall;
+import dev.oncely.client.internal.OkHttpVersionCheck;
 import dev.oncely.client.internal.RedirectGuard;
 import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.ResumeRequests;
@@ -392,8 +393,14 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
       return this;
     }
 
-    /** Returns the interceptor. */
+    /**
+     * Returns the interceptor.
+     *
+     * @throws IllegalStateException if the class path serves OkHttp 3 or 4 instead of OkHttp 5
+     *     (the message names the BOM that fixes the build)
+     */
     public IdempotencyInterceptor build() {
+      OkHttpVersionCheck.requireOkHttp5();
       return new IdempotencyInterceptor(this);
     }
   }

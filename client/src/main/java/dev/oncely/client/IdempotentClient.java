@@ -15,6 +15,7 @@ import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineConfig;
 import dev.oncely.client.internal.IntentDriver;
+import dev.oncely.client.internal.OkHttpVersionCheck;
 import dev.oncely.client.internal.RecordKeeper;
 import dev.oncely.client.internal.StoredOutcomes;
 import java.time.Duration;
@@ -656,8 +657,14 @@ public final class IdempotentClient implements AutoCloseable {
       return this;
     }
 
-    /** Returns the client. */
+    /**
+     * Returns the client.
+     *
+     * @throws IllegalStateException if the class path serves OkHttp 3 or 4 instead of OkHttp 5
+     *     (the message names the BOM that fixes the build)
+     */
     public IdempotentClient build() {
+      OkHttpVersionCheck.requireOkHttp5();
       if (okHttpClient == null && callFactory == null) {
         okHttpClient = new OkHttpClient();
       }
