@@ -159,7 +159,8 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
       return chain.proceed(request);
     }
     InterceptedCall.Identity identity = tag == null ? null : new InterceptedCall.Identity(
-        tag.scope(), tag.operation(), tag.businessId(), tag::mintKey);
+        tag.scope(), tag.operation(), tag.businessId(), tag.volatileFields(), tag.retryPolicy(),
+        tag::mintKey);
     return new InterceptedCall(config, chain, identity).run();
   }
 

@@ -19,7 +19,6 @@ import dev.oncely.client.internal.OkHttpVersionCheck;
 import dev.oncely.client.internal.RecordKeeper;
 import dev.oncely.client.internal.StoredOutcomes;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -330,8 +329,7 @@ public final class IdempotentClient implements AutoCloseable {
   }
 
   private IntentRecord fresh(IntentSpec spec, IntentState state) {
-    Instant now = config.clock().instant();
-    return IntentRecord.builder()
+    return RecordKeeper.fresh(config.drive(), state)
         .id(spec.id())
         .businessId(spec.businessId())
         .method(spec.method())
@@ -341,14 +339,10 @@ public final class IdempotentClient implements AutoCloseable {
         .fingerprint(spec.fingerprint())
         .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
         .traceContext(spec.traceContext())
-        .state(state)
-        // A record created claimed counts the attempt that follows its create at once.
-        .attempts(state == IntentState.IN_FLIGHT ? RecordKeeper.FIRST_ATTEMPT : 0)
-        .createdAt(now)
-        .updatedAt(now)
-        .expiresAt(now.plus(config.drive().keyRetention()))
+        .retryPolicy(spec.retryPolicy())
         .build();
   }
+
 
   /**
    * Admits {@code spec} and drives it, inline or on the executor. The drive is registered under

@@ -43,6 +43,7 @@ public final class IntentRecord {
   private final String keyValue;
   private final Map<String, String> traceContext;
   private final List<Note> notes;
+  private final RetryPolicy retryPolicy;
 
   private IntentRecord(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
@@ -90,6 +91,7 @@ public final class IntentRecord {
             Objects.requireNonNull(b.traceContext, "traceContext")));
     this.notes = from != null && b.notes == from.notes ? from.notes
         : List.copyOf(Objects.requireNonNull(b.notes, "notes"));
+    this.retryPolicy = b.retryPolicy;
   }
 
   private static String requireToken(String value, String what) {
@@ -254,6 +256,14 @@ public final class IntentRecord {
     return traceContext;
   }
 
+  /**
+   * The retry policy this intent was created with, or null when it follows the policy of whichever
+   * client or interceptor drives it. Stored with the record, so a resume keeps it.
+   */
+  public @Nullable RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
   /** The operator notes appended to this record, oldest first (an audit trail); unmodifiable. */
   public List<Note> notes() {
     return notes;
@@ -315,7 +325,8 @@ public final class IntentRecord {
         && Objects.equals(keyHeader, r.keyHeader)
         && Objects.equals(keyValue, r.keyValue)
         && traceContext.equals(r.traceContext)
-        && notes.equals(r.notes);
+        && notes.equals(r.notes)
+        && Objects.equals(retryPolicy, r.retryPolicy);
   }
 
   @Override
@@ -360,6 +371,7 @@ public final class IntentRecord {
     private String keyValue;
     private Map<String, String> traceContext = Map.of();
     private List<Note> notes = List.of();
+    private RetryPolicy retryPolicy;
     /** The record this builder started from, whose unchanged fields the result shares. */
     private final IntentRecord from;
 
@@ -393,6 +405,7 @@ public final class IntentRecord {
       keyValue = r.keyValue;
       traceContext = r.traceContext;
       notes = r.notes;
+      retryPolicy = r.retryPolicy;
     }
 
     public Builder id(IntentId id) {
@@ -512,6 +525,12 @@ public final class IntentRecord {
     /** Sets the operator notes (default none); {@link #addNote} appends one. */
     public Builder notes(List<Note> notes) {
       this.notes = notes;
+      return this;
+    }
+
+    /** Sets the intent's own retry policy (default null: the driving client's policy). */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = retryPolicy;
       return this;
     }
 

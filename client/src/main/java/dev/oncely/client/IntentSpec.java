@@ -2,7 +2,6 @@ package dev.oncely.client;
 
 import dev.oncely.client.internal.Fingerprints;
 import dev.oncely.client.internal.ParsedUrls;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -53,6 +52,7 @@ public final class IntentSpec {
   private final IntentId id;
   private final String fingerprint;
   private final Map<String, String> traceContext;
+  private final @Nullable RetryPolicy retryPolicy;
 
   private IntentSpec(Builder b, IntentId id, String fingerprint) {
     this.operation = b.operation;
@@ -69,6 +69,7 @@ public final class IntentSpec {
     this.fingerprint = fingerprint;
     this.traceContext = b.traceContext.isEmpty() ? Collections.emptyMap()
         : Collections.unmodifiableMap(new LinkedHashMap<>(b.traceContext));
+    this.retryPolicy = b.retryPolicy;
   }
 
   private static Map<String, List<String>> copyHeaders(Map<String, List<String>> headers) {
@@ -104,6 +105,7 @@ public final class IntentSpec {
     b.volatileFields.addAll(volatileFields);
     b.keyStrategy = KeyStrategy.existing(id.key());
     b.traceContext.putAll(traceContext);
+    b.retryPolicy = retryPolicy;
     return b;
   }
 
@@ -114,6 +116,15 @@ public final class IntentSpec {
    */
   public Map<String, String> traceContext() {
     return traceContext;
+  }
+
+  /**
+   * This intent's own retry policy, or null when the client's applies. Stored with the record, so
+   * a resume after a restart, by any client or interceptor on the store, drives it with the same
+   * policy.
+   */
+  public @Nullable RetryPolicy retryPolicy() {
+    return retryPolicy;
   }
 
   /** The business operation, for example {@code "create-payment"}. */
@@ -198,6 +209,7 @@ public final class IntentSpec {
     private @Nullable String businessId;
     private final Set<String> volatileFields = new LinkedHashSet<>();
     private final Map<String, String> traceContext = new LinkedHashMap<>();
+    private @Nullable RetryPolicy retryPolicy;
     private KeyStrategy keyStrategy = KeyStrategy.random();
     private long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
 
@@ -367,12 +379,16 @@ public final class IntentSpec {
      */
     public Builder volatileFields(String... fields) {
       for (String f : Objects.requireNonNull(fields, "fields")) {
-        if (f == null || f.isEmpty() || f.equals("/")) {
-          throw new InvalidIntentException("volatileFields", "names must not be empty");
-        }
-        volatileFields.add(f);
+        volatileFields.add(checkVolatileField(f));
       }
       return this;
+    }
+
+    static String checkVolatileField(String field) {
+      if (field == null || field.isEmpty() || field.equals("/")) {
+        throw new InvalidIntentException("volatileFields", "names must not be empty");
+      }
+      return field;
     }
 
     /**
@@ -385,6 +401,21 @@ public final class IntentSpec {
         throw new InvalidIntentException("keyStrategy", "must not be null");
       }
       this.keyStrategy = keyStrategy;
+      return this;
+    }
+
+    /**
+     * Gives this intent its own retry policy (attempts, backoff, deadline, attempt timeout), for an
+     * operation that needs more patience or less than the client's default; stored with the
+     * record. Default: the client's policy.
+     *
+     * @throws InvalidIntentException if {@code retryPolicy} is null
+     */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      if (retryPolicy == null) {
+        throw new InvalidIntentException("retryPolicy", "must not be null");
+      }
+      this.retryPolicy = retryPolicy;
       return this;
     }
 
@@ -448,24 +479,10 @@ public final class IntentSpec {
       if ((method.equals("GET") || method.equals("HEAD")) && mediaType != null) {
         throw new InvalidIntentException("body", method + " requests cannot carry a body");
       }
-      if (!volatileFields.isEmpty() && !json) {
-        throw new InvalidIntentException("volatileFields", "need a JSON body; the body's media"
-            + " type is " + (mediaType == null ? "none" : "'" + mediaType + "'"));
-      }
       if (keyStrategy.needsBusinessId() && businessId == null) {
         throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
       }
-      String fingerprint;
-      if (json) {
-        try {
-          fingerprint = Fingerprints.ofJson(body, volatileFields);
-        } catch (IOException e) {
-          throw new InvalidIntentException("body", "is declared JSON ('" + mediaType
-              + "') but is not one well-formed JSON value");
-        }
-      } else {
-        fingerprint = Fingerprints.ofBytes(body, mediaType);
-      }
+      String fingerprint = Fingerprints.ofPayload(body, mediaType, volatileFields);
       IntentId id;
       try {
         id = IntentId.of(scope, operation, keyStrategy.mint(scope, operation, businessId));

@@ -1,5 +1,9 @@
 package dev.oncely.client;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,18 +18,27 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe. Built by {@link #builder()}; required: operation and scope.
  * Default key strategy: {@link KeyStrategy#random()} (a business id then finds the key in the
  * store); {@link KeyStrategy#derived(byte[])} re-creates the key even without the store.
+ *
+ * <p>The body is fingerprinted exactly as {@link IntentSpec} does it: a JSON body (its media type
+ * names JSON) must be well-formed and loses its {@linkplain Builder#volatileFields volatile fields}
+ * before hashing; any other body is hashed with its media type and exact bytes.
  */
 public final class IntentTag {
   private final String operation;
   private final String scope;
   private final @Nullable String businessId;
   private final KeyStrategy keyStrategy;
+  private final Set<String> volatileFields;
+  private final @Nullable RetryPolicy retryPolicy;
 
   private IntentTag(Builder b) {
     this.operation = b.operation;
     this.scope = b.scope;
     this.businessId = b.businessId;
     this.keyStrategy = b.keyStrategy;
+    this.volatileFields = b.volatileFields.isEmpty() ? Collections.emptySet()
+        : Collections.unmodifiableSet(new LinkedHashSet<>(b.volatileFields));
+    this.retryPolicy = b.retryPolicy;
   }
 
   /** Returns a builder with the random key strategy and no business id. */
@@ -53,6 +66,19 @@ public final class IntentTag {
     return keyStrategy;
   }
 
+  /** The JSON fields left out of the fingerprint; unmodifiable, empty by default. */
+  public Set<String> volatileFields() {
+    return volatileFields;
+  }
+
+  /**
+   * This intent's own retry policy, or null when the interceptor's applies. Stored with the record
+   * when the intent is first sent, so a re-issued call or a resume drives it with the same policy.
+   */
+  public @Nullable RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
   /** Mints a key for this intent (used when neither the request nor the store has one). */
   String mintKey() {
     return keyStrategy.mint(scope, operation, businessId);
@@ -71,8 +97,24 @@ public final class IntentTag {
     private String scope;
     private @Nullable String businessId;
     private KeyStrategy keyStrategy = KeyStrategy.random();
+    private final Set<String> volatileFields = new LinkedHashSet<>();
+    private @Nullable RetryPolicy retryPolicy;
 
     private Builder() {}
+
+    /**
+     * Gives this intent its own retry policy, as {@link IntentSpec.Builder#retryPolicy} does.
+     * Default: the interceptor's policy.
+     *
+     * @throws InvalidIntentException if {@code retryPolicy} is null
+     */
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      if (retryPolicy == null) {
+        throw new InvalidIntentException("retryPolicy", "must not be null");
+      }
+      this.retryPolicy = retryPolicy;
+      return this;
+    }
 
     /**
      * Sets the operation (required).
@@ -115,6 +157,21 @@ public final class IntentTag {
         throw new InvalidIntentException("keyStrategy", "must not be null");
       }
       this.keyStrategy = keyStrategy;
+      return this;
+    }
+
+    /**
+     * Names JSON fields left out of the fingerprint (timestamps, trace ids), as {@link
+     * IntentSpec.Builder#volatileFields} does: top-level member names, or JSON Pointers such as
+     * {@code /meta/sentAt}. A call whose body is not JSON then fails before any I/O.
+     *
+     * @throws NullPointerException if {@code fields} is null
+     * @throws InvalidIntentException if a name is null or empty
+     */
+    public Builder volatileFields(String... fields) {
+      for (String f : Objects.requireNonNull(fields, "fields")) {
+        volatileFields.add(IntentSpec.Builder.checkVolatileField(f));
+      }
       return this;
     }
 

@@ -134,6 +134,19 @@ public final class RetryPolicy {
     return Duration.ofNanos(Math.min(ceiling, (long) (random.nextDouble() * (ceiling + 1.0))));
   }
 
+  /** Whether {@code o} is a policy with the same five settings. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RetryPolicy p && maxAttempts == p.maxAttempts
+        && baseDelay.equals(p.baseDelay) && maxDelay.equals(p.maxDelay)
+        && deadline.equals(p.deadline) && attemptTimeout.equals(p.attemptTimeout);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(maxAttempts, baseDelay, maxDelay, deadline, attemptTimeout);
+  }
+
   @Override
   public String toString() {
     return "RetryPolicy{maxAttempts=" + maxAttempts + ", baseDelay=" + baseDelay + ", maxDelay="

@@ -851,4 +851,31 @@ class IdempotentClientTest {
     assertThat(reads.get()).isEqualTo(afterFinish + 1);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
+
+  /** Issue 27: one intent carries its own policy, stored with the record, kept by a resume. */
+  @Test
+  void an_intents_own_retry_policy_drives_it_and_a_resume_by_another_client_keeps_it()
+      throws Exception {
+    RetryPolicy patient = RetryPolicy.builder().maxAttempts(3).baseDelay(Duration.ofMillis(10))
+        .deadline(Duration.ofMinutes(1)).attemptTimeout(Duration.ofMillis(500)).build();
+    RetryPolicy oneShot = RetryPolicy.builder().maxAttempts(1).build();
+    IntentSpec spec = spec(BODY).toBuilder().retryPolicy(patient).build();
+    IntentRecord stored = client().newRecord(spec);
+    store.create(stored);
+    server.enqueue(status(503));
+    server.enqueue(status(503));
+    server.enqueue(created());
+
+    IdempotentClient other = client(clientBuilder().retryPolicy(oneShot));
+    IntentOutcome outcome = other.resume(spec.id()).get(10, TimeUnit.SECONDS);
+
+    assertThat(store.get(spec.id()).orElseThrow().retryPolicy()).isEqualTo(patient);
+    assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(server.getRequestCount()).isEqualTo(3);
+
+    server.enqueue(status(503));
+    IntentOutcome plain = other.execute(spec(BODY.replace("1000", "7")));
+    assertThat(plain).isInstanceOf(IntentOutcome.Pending.class);
+    assertThat(server.getRequestCount()).isEqualTo(4);
+  }
 }

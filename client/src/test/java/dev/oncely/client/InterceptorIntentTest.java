@@ -67,6 +67,11 @@ class InterceptorIntentTest {
         .build();
   }
 
+  private Request tagged(IntentTag tag, String body) {
+    return new Request.Builder().url(server.url("/payments")).tag(IntentTag.class, tag)
+        .post(RequestBody.create(body, MediaType.get("application/json"))).build();
+  }
+
   private static MockResponse stall() {
     return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
   }
@@ -134,6 +139,127 @@ class InterceptorIntentTest {
         .isInstanceOf(IntentIOException.class)
         .hasCauseInstanceOf(PayloadMismatchException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /** Issue 27: one fingerprint policy; the tag names volatile fields as the intent API does. */
+  @Test
+  void a_volatile_field_named_by_the_tag_may_change_and_the_reissue_is_the_same_intent()
+      throws Exception {
+    IntentTag tag = IntentTag.builder().operation("create-payment").scope("tenant-42")
+        .businessId("order-7").volatileFields("sentAt", "/meta/trace").build();
+    server.enqueue(created());
+    appClient(interceptor()).newCall(tagged(tag,
+        "{\"amount\":1000,\"sentAt\":\"08:00\",\"meta\":{\"trace\":\"a\"}}")).execute().close();
+
+    try (Response again = appClient(interceptor()).newCall(tagged(tag,
+        "{\"meta\":{\"trace\":\"b\"},\"sentAt\":\"08:05\",\"amount\":1000.0}")).execute()) {
+      assertThat(again.header(IdempotencyInterceptor.STORED_RESPONSE_HEADER)).isEqualTo("true");
+    }
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(tagged(tag,
+        "{\"amount\":999,\"sentAt\":\"08:00\"}")).execute())
+        .isInstanceOf(IntentIOException.class)
+        .hasCauseInstanceOf(PayloadMismatchException.class);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /** Issue 27: a tag's own retry policy drives its intent and is stored with the record. */
+  @Test
+  void a_tags_own_retry_policy_drives_the_intent_instead_of_the_interceptors() throws Exception {
+    RetryPolicy patient = RetryPolicy.builder().maxAttempts(4).baseDelay(Duration.ofMillis(10))
+        .deadline(Duration.ofMinutes(1)).attemptTimeout(Duration.ofMillis(1000)).build();
+    IntentTag tag = IntentTag.builder().operation("create-payment").scope("tenant-42")
+        .businessId("order-9").retryPolicy(patient).build();
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(new MockResponse.Builder().code(503).build());
+    server.enqueue(created());
+
+    try (Response response = appClient(interceptor()).newCall(tagged(tag, BODY)).execute()) {
+      assertThat(response.code()).isEqualTo(201);
+    }
+    assertThat(server.getRequestCount()).isEqualTo(3);
+    assertThat(store.findByBusinessId("tenant-42", "create-payment", "order-9").orElseThrow()
+        .retryPolicy()).isEqualTo(patient);
+  }
+
+  /** Issue 28: a stream of unknown length is read in bounded memory and refused past the limit. */
+  @Test
+  void a_stream_of_unknown_length_past_the_limit_is_refused_after_reading_at_most_the_limit()
+      throws Exception {
+    java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+    RequestBody endless = new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return MediaType.get("application/octet-stream");
+      }
+
+      @Override
+      public void writeTo(okio.BufferedSink sink) throws IOException {
+        byte[] chunk = new byte[8192];
+        for (long i = 0; i < 300L * 1024 * 1024 / chunk.length; i++) {
+          sink.write(chunk);
+          written.addAndGet(chunk.length);
+        }
+      }
+    };
+    Request upload = new Request.Builder().url(server.url("/files")).tag(IntentTag.class,
+        IntentTag.builder().operation("upload").scope("tenant-42").build()).post(endless).build();
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(upload).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(BodyTooLargeException.class)
+        .hasMessageContaining("no declared length");
+    assertThat(written.get()).isLessThanOrEqualTo(IntentSpec.DEFAULT_MAX_BODY_BYTES
+        + 64 * 1024);
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
+  /** Issue 28: a duplex body cannot be held before the first send, so it is refused, not emptied. */
+  @Test
+  void a_duplex_body_is_refused_before_anything_is_stored_or_sent() throws Exception {
+    RequestBody duplex = new RequestBody() {
+      @Override
+      public MediaType contentType() {
+        return MediaType.get("application/json");
+      }
+
+      @Override
+      public boolean isDuplex() {
+        return true;
+      }
+
+      @Override
+      public void writeTo(okio.BufferedSink sink) throws IOException {
+        sink.writeUtf8(BODY);
+      }
+    };
+    Request request = payment(BODY).newBuilder().post(duplex).build();
+
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(request).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("duplex");
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
+  /** Issue 27: malformed JSON is refused by both entry points, never hashed as bytes. */
+  @Test
+  void a_body_declared_json_but_malformed_is_an_invalid_intent_before_any_io() throws Exception {
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(payment("{\"amount\":")).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("not one well-formed JSON value");
+    IntentTag volatileOnBytes = IntentTag.builder().operation("upload").scope("tenant-42")
+        .volatileFields("sentAt").build();
+    Request bytes = new Request.Builder().url(server.url("/files")).tag(IntentTag.class,
+        volatileOnBytes).post(RequestBody.create("raw", MediaType.get("text/plain"))).build();
+    assertThatThrownBy(() -> appClient(interceptor()).newCall(bytes).execute())
+        .isInstanceOf(IntentIOException.class)
+        .cause().isInstanceOf(InvalidIntentException.class)
+        .hasMessageContaining("need a JSON body");
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
   }
 
   @Test

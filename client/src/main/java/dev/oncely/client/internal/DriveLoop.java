@@ -5,6 +5,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.Reconciler;
+import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
@@ -61,6 +62,8 @@ public final class DriveLoop {
   private int attemptsThisDrive;
   private Wire.Sent held;
   private Pacer pacer;
+  /** The intent's own policy if its record carries one, else the settings'. */
+  private final RetryPolicy retryPolicy;
   private AnswerPolicy policy;
   private Exchange exchange;
   private Exchange nextExchange;
@@ -81,6 +84,7 @@ public final class DriveLoop {
         : new RecordKeeper(settings.store(), settings.clock(), record,
             deliveredBefore || RecordKeeper.loadedMaybeDelivered(record));
     this.lastResponse = record.lastResponse();
+    this.retryPolicy = record.retryPolicy() != null ? record.retryPolicy() : settings.policy();
   }
 
   /**
@@ -195,8 +199,8 @@ public final class DriveLoop {
       return new Ended(reconcile());
     }
     Instant notBefore = record.nextAttemptAt();
-    pacer = new Pacer(s.policy(), s.budget(),
-        new Waits(s.policy(), s.random(), s.listener(), id), s.clock());
+    pacer = new Pacer(retryPolicy, s.budget(),
+        new Waits(retryPolicy, s.random(), s.listener(), id), s.clock());
     // An IN_FLIGHT record's time is how long its last drive held it (busy until), not a wait
     // owed to the server: a resume means that drive is gone (a crash, or a lease that ran out).
     boolean owed = !claimed && record.state() != IntentState.IN_FLIGHT && notBefore != null
@@ -316,14 +320,14 @@ public final class DriveLoop {
       return new WaitForGate(delay);
     }
     if (where == Waiting.RETRY) {
-      keeper.awaitNext(due.plus(s.policy().attemptTimeout()));
+      keeper.awaitNext(due.plus(retryPolicy.attemptTimeout()));
     }
     return new Wait(delay);
   }
 
   /** When the attempt about to start stops counting as a live drive: its timeout from now. */
   private Instant busyUntil() {
-    return now().plus(s.policy().attemptTimeout());
+    return now().plus(retryPolicy.attemptTimeout());
   }
 
   /**
@@ -408,7 +412,7 @@ public final class DriveLoop {
 
   private DriveEnd parkWith(PendingReason reason, String detail, Instant due, Throwable cause) {
     Instant next = due != null ? due : reason == PendingReason.NO_STATUS_URL
-        || reason == PendingReason.AMBIGUOUS_ANSWER ? now().plus(s.policy().maxDelay()) : null;
+        || reason == PendingReason.AMBIGUOUS_ANSWER ? now().plus(retryPolicy.maxDelay()) : null;
     keeper.park(reason, detail, next, lastResponse);
     emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
     Wire.Sent last = held;

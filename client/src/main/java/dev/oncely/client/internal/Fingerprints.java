@@ -1,5 +1,6 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.InvalidIntentException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -33,6 +34,36 @@ public final class Fingerprints {
     }
     String essence = mediaType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
     return essence.equals("application/json") || essence.endsWith("+json");
+  }
+
+  /**
+   * The one fingerprint policy of both entry points: a non-empty body whose media type names JSON
+   * is fingerprinted as JSON without its volatile fields and must be one well-formed JSON value;
+   * any other body by its media type and exact bytes, and then naming volatile fields is an error.
+   * An empty body is no payload at all (a {@code POST} with a JSON content type and nothing in it):
+   * it is fingerprinted by its media type alone, with nothing to leave out.
+   *
+   * @throws InvalidIntentException if a JSON body is malformed, or volatile fields are named for a
+   *     body that is not JSON
+   */
+  public static String ofPayload(byte[] body, String mediaType,
+      Collection<String> volatileFields) {
+    if (body.length == 0) {
+      return ofBytes(body, mediaType);
+    }
+    if (!isJson(mediaType)) {
+      if (!volatileFields.isEmpty()) {
+        throw new InvalidIntentException("volatileFields", "need a JSON body; the body's media"
+            + " type is " + (mediaType == null ? "none" : "'" + mediaType + "'"));
+      }
+      return ofBytes(body, mediaType);
+    }
+    try {
+      return ofJson(body, volatileFields);
+    } catch (IOException e) {
+      throw new InvalidIntentException("body", "is declared JSON ('" + mediaType
+          + "') but is not one well-formed JSON value");
+    }
   }
 
   /**

@@ -10,13 +10,13 @@ import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.NeedsReconciliationException;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.RetryBudgetExhaustedException;
+import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.SecretHeaders;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.PendingReason;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +32,10 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okio.Buffer;
+import okio.BufferedSink;
+import okio.Okio;
+import okio.Sink;
+import okio.Timeout;
 
 /**
  * The interceptor's front end of the {@link DriveLoop}, for one {@code intercept} invocation: it
@@ -62,11 +66,12 @@ public final class InterceptedCall {
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
-   * business id, and how to mint a key when neither the request nor the store has one. Null for an
-   * untagged call, whose key lives only as long as the call.
+   * business id, the JSON fields left out of the fingerprint, its own retry policy (null: the
+   * interceptor's), and how to mint a key when neither the request nor the store has one. Null
+   * for an untagged call, whose key lives only as long as the call.
    */
   public record Identity(String scope, String operation, String businessId,
-      Supplier<String> mint) {}
+      Set<String> volatileFields, RetryPolicy retryPolicy, Supplier<String> mint) {}
 
   private final Config c;
   private final Interceptor.Chain chain;
@@ -293,26 +298,22 @@ public final class InterceptedCall {
     Map<String, List<String>> headers = HttpParts.toMap(original.headers());
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
         || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
-    Instant now = c.drive().clock().instant();
     IntentId id = intentIdOf(original, key);
     try {
-      return IntentRecord.builder()
+      // Created already claimed, before the first byte: one durable write, and a crash during
+      // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
+      return RecordKeeper.fresh(c.drive(), IntentState.IN_FLIGHT)
         .id(id)
         .businessId(identity != null ? identity.businessId() : null)
         .method(original.method())
         .url(original.url().toString())
         .headers(headers)
         .body(body, mediaType)
-        .fingerprint(fingerprint(body, mediaType))
+        .fingerprint(Fingerprints.ofPayload(body, mediaType,
+            identity != null ? identity.volatileFields() : Set.of()))
         .keyWireForm(keyHeader, keyValue)
-        // Created already claimed, before the first byte: one durable write, and a crash during
-        // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
-        .state(IntentState.IN_FLIGHT)
-        .attempts(RecordKeeper.FIRST_ATTEMPT)
         .maybeDelivered(memory.writes().count() > 0)
-        .createdAt(now)
-        .updatedAt(now)
-        .expiresAt(now.plus(c.drive().keyRetention()))
+        .retryPolicy(identity != null ? identity.retryPolicy() : null)
         .build();
     } catch (IllegalArgumentException e) {
       // A header name or URL a record cannot hold (Identifiers): refused before any I/O.
@@ -432,27 +433,58 @@ public final class InterceptedCall {
     return key;
   }
 
+  /**
+   * The body's bytes, read in bounded memory: a body of unknown length is refused as soon as it
+   * passes {@code maxBodyBytes}, and a duplex body (written while the answer streams) is refused
+   * before it is read, because an intent needs its whole body before the first send.
+   */
   private byte[] buffer(RequestBody body) throws IOException {
+    if (body.isDuplex()) {
+      throw new InvalidIntentException("body", "is duplex (written while the answer streams);"
+          + " an intent stores its whole body before the first send: send a plain RequestBody");
+    }
     long declared = body.contentLength();
     if (declared > c.maxBodyBytes()) {
       throw new BodyTooLargeException(declared, c.maxBodyBytes());
     }
-    Buffer buffer = new Buffer();
-    body.writeTo(buffer);
-    if (buffer.size() > c.maxBodyBytes()) {
-      throw new BodyTooLargeException(buffer.size(), c.maxBodyBytes());
+    BoundedSink sink = new BoundedSink(c.maxBodyBytes());
+    try (BufferedSink buffered = Okio.buffer(sink)) {
+      body.writeTo(buffered);
     }
-    return buffer.readByteArray();
+    return sink.bytes();
   }
 
-  private static String fingerprint(byte[] body, String mediaType) {
-    if (Fingerprints.isJson(mediaType)) {
-      try {
-        return Fingerprints.ofJson(body, Set.of());
-      } catch (IOException notJson) {
-        return Fingerprints.ofBytes(body, mediaType);
-      }
+  /** Collects written bytes up to a limit and refuses the write that passes it. */
+  private static final class BoundedSink implements Sink {
+    private final Buffer collected = new Buffer();
+    private final long limit;
+
+    BoundedSink(long limit) {
+      this.limit = limit;
     }
-    return Fingerprints.ofBytes(body, mediaType);
+
+    @Override
+    public void write(Buffer source, long byteCount) {
+      if (collected.size() + byteCount > limit) {
+        throw new BodyTooLargeException(collected.size() + byteCount, limit, true);
+      }
+      collected.write(source, byteCount);
+    }
+
+    byte[] bytes() {
+      return collected.readByteArray();
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public Timeout timeout() {
+      return Timeout.NONE;
+    }
+
+    @Override
+    public void close() {}
   }
+
 }

@@ -68,6 +68,22 @@ public final class RecordKeeper {
   public static final int FIRST_ATTEMPT = 1;
 
   /**
+   * The bookkeeping of a fresh record, the same for every entry point: created and updated now,
+   * kept for the key retention, and, when created {@code IN_FLIGHT} (that create is the drive's
+   * claim), with its first attempt already counted. The caller adds what the intent is: id, key
+   * wire form, method, URL, headers, body and fingerprint.
+   */
+  public static IntentRecord.Builder fresh(DriveSettings settings, IntentState state) {
+    Instant now = settings.clock().instant();
+    return IntentRecord.builder()
+        .state(state)
+        .attempts(state == IntentState.IN_FLIGHT ? FIRST_ATTEMPT : 0)
+        .createdAt(now)
+        .updatedAt(now)
+        .expiresAt(now.plus(settings.keyRetention()));
+  }
+
+  /**
    * Whether {@code record}, as loaded from the store by a drive that did not just create it, may
    * have reached the server: it carries the mark, or a drive stopped while it was {@code
    * IN_FLIGHT} (a crash during an attempt), or it is a record written before the mark existed

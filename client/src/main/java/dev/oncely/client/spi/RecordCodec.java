@@ -3,6 +3,7 @@ package dev.oncely.client.spi;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoredResponse;
@@ -17,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,13 +30,15 @@ import java.util.zip.CRC32;
 /**
  * Turns an {@link IntentRecord} into self-checking bytes and back. Thread-safe.
  *
- * <p>Layout, version 2 (all integers big-endian):
+ * <p>Layout, version 3 (all integers big-endian):
  * <pre>
  *   magic 'O' 'R' | version u8 | flags u8 (bit 0: sealed part encrypted)
  *   public part:  scope, operation, businessId?, method, url, mediaType?, pollUrl?, reason?
  *                 state u8 (its {@link #stateCode code}), attempts i32, revision i64, replayed u8,
  *                 createdAt, updatedAt, expiresAt, nextAttemptAt?   (instant = i64 s + i32 ns)
- *                 maybeDelivered u8, keyHeader?
+ *                 maybeDelivered u8, keyHeader?,
+ *                 retryPolicy? (maxAttempts i32, then baseDelay, maxDelay, deadline and
+ *                 attemptTimeout as i64 nanoseconds)
  *   sealed part:  u32 length, then either the plain bytes or 12-byte nonce + AES-GCM(bytes)
  *                 with the header and public part as associated data;
  *                 bytes = key, fingerprint, headers, body, lastResponse?
@@ -42,16 +46,19 @@ import java.util.zip.CRC32;
  *                 notes (u32 count, at instant, author, text)
  *   crc32 u32 over everything before it
  * </pre>
- * Version 2 is the one format (no earlier one was ever released); every other version, and
- * unknown flag bits, are refused. Enums are stored by explicit codes ({@link #stateCode}), never by declaration
+ * Version 3 added the intent's own retry policy; a version 2 record (written by pre-release
+ * snapshots) is read as one without it. Every other version, and unknown flag bits, are refused. Enums are stored by explicit codes ({@link #stateCode}), never by declaration
  * order. Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The
  * CRC catches truncation, torn writes and bit flips; GCM additionally catches a wrong key. A codec
  * with a key refuses a plain record ({@link StoreEncryptionException}), so an encrypted store
  * never accepts a record written without its key.
  */
 public final class RecordCodec {
-  /** The format version this code writes and the only one it reads. */
-  public static final int FORMAT_VERSION = 2;
+  /** The format version this code writes; it also reads {@link #OLDEST_READ_VERSION}. */
+  public static final int FORMAT_VERSION = 3;
+
+  /** The oldest format version this code reads: version 2, without a retry policy. */
+  public static final int OLDEST_READ_VERSION = 2;
 
   private static final byte MAGIC_0 = 'O';
   private static final byte MAGIC_1 = 'R';
@@ -197,9 +204,10 @@ public final class RecordCodec {
       throw new StoreCorruptedException(where + ": record does not start with the format magic");
     }
     int version = bytes[2] & 0xff;
-    if (version != FORMAT_VERSION) {
+    if (version < OLDEST_READ_VERSION || version > FORMAT_VERSION) {
       throw new StoreCorruptedException(where + ": record format version " + version
-          + " is not supported; this library reads version " + FORMAT_VERSION);
+          + " is not supported; this library reads versions " + OLDEST_READ_VERSION + " to "
+          + FORMAT_VERSION);
     }
     CRC32 crc = new CRC32();
     crc.update(bytes, 0, bytes.length - 4);
@@ -220,7 +228,7 @@ public final class RecordCodec {
     try {
       ByteArrayInputStream body = new ByteArrayInputStream(bytes, 4, bytes.length - 8);
       DataInputStream in = new DataInputStream(body);
-      PublicPart pub = readPublic(in);
+      PublicPart pub = readPublic(in, version);
       int publicEnd = bytes.length - 4 - body.available();
       int sealedLength = in.readInt();
       if (sealedLength < 0 || sealedLength != in.available()) {
@@ -245,7 +253,7 @@ public final class RecordCodec {
       String scope, String operation, String businessId, String method, String url,
       String mediaType, String pollUrl, String reason, IntentState state, int attempts,
       long revision, boolean replayed, Instant createdAt, Instant updatedAt, Instant expiresAt,
-      Instant nextAttemptAt, boolean maybeDelivered, String keyHeader) {}
+      Instant nextAttemptAt, boolean maybeDelivered, String keyHeader, RetryPolicy retryPolicy) {}
 
   private static void writePublic(DataOutputStream out, IntentRecord r) throws IOException {
     writeString(out, r.id().scope());
@@ -269,6 +277,15 @@ public final class RecordCodec {
     }
     out.writeBoolean(r.maybeDelivered());
     writeOptionalString(out, r.keyHeader());
+    RetryPolicy policy = r.retryPolicy();
+    out.writeBoolean(policy != null);
+    if (policy != null) {
+      out.writeInt(policy.maxAttempts());
+      out.writeLong(policy.baseDelay().toNanos());
+      out.writeLong(policy.maxDelay().toNanos());
+      out.writeLong(policy.deadline().toNanos());
+      out.writeLong(policy.attemptTimeout().toNanos());
+    }
   }
 
   /**
@@ -300,7 +317,7 @@ public final class RecordCodec {
     };
   }
 
-  private static PublicPart readPublic(DataInputStream in) throws IOException {
+  private static PublicPart readPublic(DataInputStream in, int version) throws IOException {
     String scope = readString(in);
     String operation = readString(in);
     String businessId = readOptionalString(in);
@@ -319,9 +336,16 @@ public final class RecordCodec {
     Instant nextAttemptAt = in.readBoolean() ? readInstant(in) : null;
     boolean maybeDelivered = in.readBoolean();
     String keyHeader = readOptionalString(in);
+    RetryPolicy retryPolicy = version >= 3 && in.readBoolean() ? RetryPolicy.builder()
+        .maxAttempts(in.readInt())
+        .baseDelay(Duration.ofNanos(in.readLong()))
+        .maxDelay(Duration.ofNanos(in.readLong()))
+        .deadline(Duration.ofNanos(in.readLong()))
+        .attemptTimeout(Duration.ofNanos(in.readLong()))
+        .build() : null;
     return new PublicPart(scope, operation, businessId, method, url, mediaType, pollUrl, reason,
         state, attempts, revision, replayed, createdAt, updatedAt, expiresAt,
-        nextAttemptAt, maybeDelivered, keyHeader);
+        nextAttemptAt, maybeDelivered, keyHeader, retryPolicy);
   }
 
   private static byte[] sealedPart(IntentRecord r) throws IOException {
@@ -405,6 +429,7 @@ public final class RecordCodec {
         .keyWireForm(p.keyHeader(), keyValue)
         .traceContext(traceContext)
         .notes(notes)
+        .retryPolicy(p.retryPolicy())
         .build();
   }
 

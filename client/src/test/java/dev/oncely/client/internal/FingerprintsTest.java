@@ -159,4 +159,22 @@ class FingerprintsTest {
     }
     assertThat(json(a.toString())).isEqualTo(json(b.toString()));
   }
+
+  /** One policy for both entry points (issue 27). */
+  @Test
+  void the_payload_policy_refuses_malformed_json_and_volatile_fields_on_bytes_but_not_no_payload() {
+    byte[] malformed = "{\"amount\":".getBytes(StandardCharsets.UTF_8);
+    byte[] raw = "raw".getBytes(StandardCharsets.UTF_8);
+
+    assertThatThrownBy(() -> Fingerprints.ofPayload(malformed, JSON, List.of()))
+        .isInstanceOf(dev.oncely.client.InvalidIntentException.class)
+        .hasMessageContaining("not one well-formed JSON value");
+    assertThatThrownBy(() -> Fingerprints.ofPayload(raw, "text/plain", List.of("sentAt")))
+        .isInstanceOf(dev.oncely.client.InvalidIntentException.class)
+        .hasMessageContaining("need a JSON body");
+    assertThat(Fingerprints.ofPayload(new byte[0], JSON, List.of("sentAt")))
+        .isEqualTo(Fingerprints.ofBytes(new byte[0], JSON));
+    assertThat(Fingerprints.ofPayload(raw, "text/plain", List.of()))
+        .isEqualTo(Fingerprints.ofBytes(raw, "text/plain"));
+  }
 }

@@ -9,6 +9,7 @@ import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.IntentStore;
+import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.StoredResponse;
 import dev.oncely.client.UnfinishedEntry;
@@ -89,6 +90,9 @@ public abstract class IntentStoreContract {
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
         .addNote(new IntentRecord.Note(T0.plusSeconds(60), "ops@example.test",
             "checked with the provider"))
+        .retryPolicy(RetryPolicy.builder().maxAttempts(9).baseDelay(Duration.ofMillis(250))
+            .maxDelay(Duration.ofSeconds(40)).deadline(Duration.ofMinutes(7))
+            .attemptTimeout(Duration.ofMillis(1500)).build())
         .build();
   }
 

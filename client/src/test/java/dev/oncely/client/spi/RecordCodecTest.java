@@ -56,6 +56,25 @@ class RecordCodecTest {
         .hasMessageContaining("version 1 is not supported");
   }
 
+  /** Written by the version-2 codec of pre-release snapshots (commit 0293fe8): no retry policy. */
+  private static final String V2_RECORD = "4f5202000000000674656e616e74000000037061790000000004"
+      + "504f53540000002168747470733a2f2f6170692e6578616d706c652e746573742f7061796d656e747300"
+      + "00000000000000000000000000000000000000006b0cbc8000000000000000006b0cbc80000000000000"
+      + "00006b0e0e0000000000000000000000660000000c7365637265742d6b65792d3200000040"
+      + "6364".repeat(32)
+      + "0000000000000000000000000000000000008f415615";
+
+  @Test
+  void a_version_2_record_reads_as_one_without_its_own_retry_policy() {
+    byte[] v2 = java.util.HexFormat.of().parseHex(V2_RECORD);
+
+    IntentRecord read = new RecordCodec().decode(v2, "store.db");
+
+    assertThat(read).isEqualTo(minimal);
+    assertThat(read.retryPolicy()).isNull();
+    assertThat(new RecordCodec().encode(read)[2]).isEqualTo((byte) RecordCodec.FORMAT_VERSION);
+  }
+
   /** The stored codes are the format: reordering IntentState must never change them. */
   @Test
   void state_codes_are_pinned() {
@@ -153,7 +172,8 @@ class RecordCodecTest {
     assertThatThrownBy(() -> new RecordCodec().decode(bytes, "store.db"))
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining("version 9")
-        .hasMessageContaining("reads version " + RecordCodec.FORMAT_VERSION);
+        .hasMessageContaining("reads versions " + RecordCodec.OLDEST_READ_VERSION + " to "
+            + RecordCodec.FORMAT_VERSION);
   }
 
   @Test
