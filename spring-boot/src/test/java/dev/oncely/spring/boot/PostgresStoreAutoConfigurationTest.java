@@ -73,6 +73,10 @@ class PostgresStoreAutoConfigurationTest {
         .withConfiguration(AutoConfigurations.of(OncelyAutoConfiguration.class))
         .withPropertyValues("oncely.store.engine=postgres")
         .run(context -> assertThat(context).hasFailed().getFailure()
-            .rootCause().hasMessageContaining("oncely.store.engine=postgres needs"));
+            .rootCause().isInstanceOfSatisfying(OncelyPropertyException.class, e -> {
+              assertThat(e.property()).isEqualTo("oncely.store.engine");
+              assertThat(e).hasMessageContaining("oncely.store.engine is postgres, which needs"
+                  + " oncely-client-postgres on the classpath and a DataSource bean");
+            }));
   }
 }
