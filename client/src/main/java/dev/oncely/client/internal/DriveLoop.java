@@ -215,7 +215,7 @@ public final class DriveLoop {
       // the stored count is true while that attempt is on the wire, and the record is held until
       // the attempt has timed out.
       keeper.claim(s.dialect().keyHeader(), s.dialect().formatKey(id.key()),
-          owed ? notBefore.plus(s.policy().attemptTimeout()) : busyUntil(), true);
+          owed ? notBefore.plus(retryPolicy.attemptTimeout()) : busyUntil(), true);
     }
     HttpUrl intentUrl = ParsedUrls.get(record.url());
     policy = new AnswerPolicy(s.dialect(), id, intentUrl);
