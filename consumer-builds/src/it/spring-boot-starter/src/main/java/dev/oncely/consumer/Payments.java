@@ -2,20 +2,18 @@ package dev.oncely.consumer;
 
 import dev.oncely.client.IntentTag;
 import dev.oncely.spring.web.IntentAttributes;
-import dev.oncely.spring.web.OncelyClientHttpRequestFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestClient;
 
-/** The README's service, with the provider's base URL as a property. */
+/** The README's service on Boot's RestClient.Builder, with the provider's URL as a property. */
 @Service
 class Payments {
   private final RestClient provider;
 
-  Payments(OncelyClientHttpRequestFactory oncely, @Value("${payments.base-url}") String baseUrl) {
-    this.provider = RestClient.builder().requestFactory(oncely)
-        .baseUrl(baseUrl).build();
+  Payments(RestClient.Builder http, @Value("${payments.base-url}") String baseUrl) {
+    this.provider = http.baseUrl(baseUrl).build();
   }
 
   String pay(String orderId, String json) {
