@@ -125,9 +125,15 @@ class ResumeFlowTest {
 
   @Test
   fun after_with_timeout_the_callers_own_client_reads_its_drive_as_in_progress() = runBlocking<Unit> {
-    // Every answer dropped after commit, 300 ms between attempts: the drive outlives the caller.
+    // Every answer dropped after commit, a full 1.5 s between attempts (no jitter): the drive
+    // (about 4.5 s) outlives the caller by far, so even a late cancel reads it while it runs.
     val kit = Kit(FaultScript.builder().rule { _, _ -> Fault.dropAfterCommit() }.build()).closedAfter()
-    val client = client(maxAttempts = 4, pause = Duration.ofMillis(300))
+    val client = IdempotentClient.builder().store(store).listener(IntentListener.NONE)
+      .retryPolicy(fastRetries(4, Duration.ofMillis(1500)))
+      .jitter(object : java.util.Random() {
+        override fun nextDouble(): Double = 0.999
+      })
+      .build().closedAfter()
     val spec = payment(kit, "o-7")
     val tag = intentTag { operation("create-payment"); scope("tenant-42"); businessId("o-7") }
 
