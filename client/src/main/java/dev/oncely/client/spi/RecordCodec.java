@@ -38,7 +38,7 @@ import java.util.zip.CRC32;
  *                 createdAt, updatedAt, expiresAt, nextAttemptAt?   (instant = i64 s + i32 ns)
  *                 maybeDelivered u8, keyHeader?,
  *                 retryPolicy? (maxAttempts i32, then baseDelay, maxDelay, deadline and
- *                 attemptTimeout as i64 nanoseconds)
+ *                 attemptTimeout, each i64 s + i32 ns)
  *   sealed part:  u32 length, then either the plain bytes or 12-byte nonce + AES-GCM(bytes)
  *                 with the header and public part as associated data;
  *                 bytes = key, fingerprint, headers, body, lastResponse?
@@ -47,8 +47,8 @@ import java.util.zip.CRC32;
  *   crc32 u32 over everything before it
  * </pre>
  * Version 3 added the intent's own retry policy; a version 2 record (written by pre-release
- * snapshots) is read as one without it. Every other version, and unknown flag bits, are refused. Enums are stored by explicit codes ({@link #stateCode}), never by declaration
- * order. Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The
+ * snapshots) is read as one without it. Every other version, and unknown flag bits, are refused.
+ * Enums are stored by explicit codes ({@link #stateCode}), never by declaration order. Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The
  * CRC catches truncation, torn writes and bit flips; GCM additionally catches a wrong key. A codec
  * with a key refuses a plain record ({@link StoreEncryptionException}), so an encrypted store
  * never accepts a record written without its key.
@@ -240,7 +240,7 @@ public final class RecordCodec {
       byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
       byte[] plain = encrypted ? sealing.open(sealed, aad, where, "record") : sealed;
       return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
-    } catch (EOFException | IllegalArgumentException | IllegalStateException
+    } catch (EOFException | IllegalArgumentException | IllegalStateException | ArithmeticException
         | NullPointerException e) {
       throw new StoreCorruptedException(where + ": record fields are malformed: " + e.getMessage(),
           e);
@@ -281,10 +281,10 @@ public final class RecordCodec {
     out.writeBoolean(policy != null);
     if (policy != null) {
       out.writeInt(policy.maxAttempts());
-      out.writeLong(policy.baseDelay().toNanos());
-      out.writeLong(policy.maxDelay().toNanos());
-      out.writeLong(policy.deadline().toNanos());
-      out.writeLong(policy.attemptTimeout().toNanos());
+      writeDuration(out, policy.baseDelay());
+      writeDuration(out, policy.maxDelay());
+      writeDuration(out, policy.deadline());
+      writeDuration(out, policy.attemptTimeout());
     }
   }
 
@@ -338,10 +338,10 @@ public final class RecordCodec {
     String keyHeader = readOptionalString(in);
     RetryPolicy retryPolicy = version >= 3 && in.readBoolean() ? RetryPolicy.builder()
         .maxAttempts(in.readInt())
-        .baseDelay(Duration.ofNanos(in.readLong()))
-        .maxDelay(Duration.ofNanos(in.readLong()))
-        .deadline(Duration.ofNanos(in.readLong()))
-        .attemptTimeout(Duration.ofNanos(in.readLong()))
+        .baseDelay(readDuration(in))
+        .maxDelay(readDuration(in))
+        .deadline(readDuration(in))
+        .attemptTimeout(readDuration(in))
         .build() : null;
     return new PublicPart(scope, operation, businessId, method, url, mediaType, pollUrl, reason,
         state, attempts, revision, replayed, createdAt, updatedAt, expiresAt,
@@ -482,6 +482,15 @@ public final class RecordCodec {
     byte[] bytes = new byte[length];
     in.readFully(bytes);
     return bytes;
+  }
+
+  private static void writeDuration(DataOutputStream out, Duration d) throws IOException {
+    out.writeLong(d.getSeconds());
+    out.writeInt(d.getNano());
+  }
+
+  private static Duration readDuration(DataInputStream in) throws IOException {
+    return Duration.ofSeconds(in.readLong(), in.readInt());
   }
 
   private static void writeInstant(DataOutputStream out, Instant t) throws IOException {

@@ -75,6 +75,20 @@ class RecordCodecTest {
     assertThat(new RecordCodec().encode(read)[2]).isEqualTo((byte) RecordCodec.FORMAT_VERSION);
   }
 
+  /** A policy's durations are stored as seconds and nanoseconds: no length overflows them. */
+  @Test
+  void a_retry_policy_of_any_length_round_trips() {
+    dev.oncely.client.RetryPolicy forever = dev.oncely.client.RetryPolicy.builder()
+        .maxAttempts(Integer.MAX_VALUE).baseDelay(java.time.Duration.ofNanos(1))
+        .maxDelay(java.time.Duration.ofDays(365L * 1_000_000))
+        .deadline(java.time.Duration.ofSeconds(Long.MAX_VALUE / 2, 999_999_999))
+        .attemptTimeout(java.time.Duration.ofMillis(1)).build();
+    IntentRecord record = minimal.toBuilder().retryPolicy(forever).build();
+
+    assertThat(new RecordCodec().decode(new RecordCodec().encode(record), "t").retryPolicy())
+        .isEqualTo(forever);
+  }
+
   /** The stored codes are the format: reordering IntentState must never change them. */
   @Test
   void state_codes_are_pinned() {
