@@ -107,7 +107,11 @@ class InterceptorPropertyTest {
     String last = closeWhileWaiting
         ? callAndClose(world, server, store, app, first, promises)
         : call(world, store, app, durable, appKey, promises, "first call");
-    if (durable) {
+    // On a loaded machine close() can land before the call was admitted: it is then refused with
+    // nothing stored and nothing sent, which is the truth, so there is no record to judge.
+    boolean refusedBeforeAdmission = closeWhileWaiting && server.requestCount() == 0
+        && store.findByBusinessId(SCOPE, OPERATION, SimulatedWorld.INTENT).isEmpty();
+    if (durable && !refusedBeforeAdmission) {
       judgeRecord(store, promises, "first call");
       if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
         world.awaitQuiet(server);
