@@ -123,7 +123,10 @@ class DriveOwnerTest {
     assertThat(record.maybeDelivered()).isTrue();
     // Still due when the server said, so a resume honours the Retry-After.
     assertThat(record.nextAttemptAt()).isAfter(Instant.now().plusSeconds(20));
-    Thread.sleep(200);
+    // No drive of it is left in the process (its timer is gone), so nothing can be sent later.
+    assertThat(readOutcome(spec.id()))
+        .isInstanceOfSatisfying(IntentOutcome.Pending.class,
+            p -> assertThat(p.reason()).isNotEqualTo(PendingReason.IN_PROGRESS));
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
@@ -157,7 +160,10 @@ class DriveOwnerTest {
         .contains("the interceptor was closed");
     assertThatThrownBy(() -> app.newCall(tagged).execute())
         .isInstanceOf(IntentIOException.class).hasMessageContaining("closed");
-    Thread.sleep(200);
+    // No drive of it is left in the process (its timer is gone), so nothing can be sent later.
+    assertThat(record.reason()).doesNotStartWith(PendingReason.IN_PROGRESS.name());
+    assertThat(readOutcome(record.id())).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+            p -> assertThat(p.reason()).isNotEqualTo(PendingReason.IN_PROGRESS));
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
@@ -221,6 +227,14 @@ class DriveOwnerTest {
       throws InterruptedException {
     return await(() -> store.findByBusinessId("tenant-a", "create-payment", "order-2")
         .filter(condition).orElse(null));
+  }
+
+  /** The outcome a fresh client on the store reads: IN_PROGRESS while any drive of it runs here. */
+  private IntentOutcome readOutcome(dev.oncely.client.IntentId id) {
+    try (IdempotentClient reader = IdempotentClient.builder().store(store)
+        .listener(IntentListener.NONE).build()) {
+      return reader.outcomeOf(id).orElseThrow();
+    }
   }
 
   private static IntentRecord await(java.util.function.Supplier<IntentRecord> read)
