@@ -9,6 +9,12 @@ import org.jspecify.annotations.Nullable;
  * Implementations are thread-safe. An exception thrown here ends the attempt like a failed connect
  * (nothing was sent) and is retried.
  *
+ * <p><b>Refused credentials.</b> When an answer refuses the credentials ({@code 401}, {@code 407}),
+ * the provider is called again at once with {@link Target#refresh()} true, and the resend of the
+ * same key and bytes carries what it returns. Returning the same headers as the refused attempt
+ * carried (or none) means nothing new: the refusal is then judged like any other {@code 4xx}, final
+ * only when no earlier attempt may have reached the server. An exception there is retried later.
+ *
  * <p><b>Origins.</b> The provider is only asked for attempts to the intent's own origin, or to an
  * origin the app listed with {@code credentialOrigins} of the client builder; a status URL on
  * any other origin (or an https intent's status URL on http) is polled without its headers. The

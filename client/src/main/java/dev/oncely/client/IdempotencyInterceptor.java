@@ -4,8 +4,8 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.DriveOwner;
 import dev.oncely.client.internal.InterceptedCall;
+import dev.oncely.client.internal.NetworkHalf;
 import dev.oncely.client.internal.OkHttpVersionCheck;
-import dev.oncely.client.internal.RedirectGuard;
 import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.ResumeRequests;
 import dev.oncely.client.internal.ResumedIntent;
@@ -162,8 +162,8 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   @Override
   public Response intercept(Chain chain) throws IOException {
     if (chain.connection() != null) {
-      // Running as a network interceptor: only the redirect guard's half of the work.
-      return RedirectGuard.guard(chain);
+      // Running as a network interceptor: the network half's work only.
+      return NetworkHalf.intercept(chain);
     }
     Request request = chain.request();
     IntentTag tag = request.tag(IntentTag.class);

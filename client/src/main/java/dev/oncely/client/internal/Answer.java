@@ -23,20 +23,44 @@ import okhttp3.Response;
  * @param unsent whether the failure happened before the request was handed to the HTTP client
  * @param resentByClient whether the HTTP client sent follow-up requests of its own, or wrote the
  *     body more than once, so the answer is not to the first delivery
- * @param written whether the body was written at least once in this attempt, so no failure proves
- *     it unsent
+ * @param writes how many times this attempt's request was written toward the wire ({@link
+ *     WireWrites}): more than once means the HTTP client or an outer interceptor sent it again,
+ *     once or more that no failure proves it unsent
+ * @param renewal what asking for fresh credentials gave after a {@code 401} or {@code 407}
  */
 public record Answer(StoredResponse response, HttpUrl url, IOException failure, int firstStatus,
-    boolean crossOriginHop, boolean unsent, boolean resentByClient, boolean written) {
+    boolean crossOriginHop, boolean unsent, boolean resentByClient, int writes,
+    Renewal renewal) {
+
+  /**
+   * What the wire got when an answer refused the credentials ({@code 401}, {@code 407}) and it asked
+   * the app's credential source (a {@code HeaderProvider}, the client's {@code Authenticator}) for
+   * fresh ones, at once and once per refusal.
+   */
+  public enum Renewal {
+    /** Not a refusal of credentials, or a target that never gets the app's credentials. */
+    NOT_ASKED,
+    /** The source gave credentials other than those the refused attempt carried. */
+    RENEWED,
+    /** The source gave nothing, or the same credentials again. */
+    UNCHANGED,
+    /** The source failed (an exception): it may give fresh credentials later. */
+    FAILED
+  }
+
+  /** Whether {@code status} refuses the credentials of the request it answers. */
+  public static boolean refusesCredentials(int status) {
+    return status == 401 || status == 407;
+  }
 
   /** A failure of an attempt to {@code url}. */
   public static Answer failed(HttpUrl url, IOException failure) {
-    return new Answer(null, url, failure, 0, false, false, false, false);
+    return new Answer(null, url, failure, 0, false, false, false, 0, Renewal.NOT_ASKED);
   }
 
   /** A failure before anything was handed to the HTTP client (for example a header provider's). */
   public static Answer unsent(HttpUrl url, IOException failure) {
-    return new Answer(null, url, failure, 0, false, true, false, false);
+    return new Answer(null, url, failure, 0, false, true, false, 0, Renewal.NOT_ASKED);
   }
 
   /**
@@ -62,12 +86,12 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
     // chain makes the final answer one about another request: judged like a cross-origin hop.
     boolean changedMethod = !first.request().method().equals(live.request().method());
     return new Answer(stored, live.request().url(), null, redirect,
-        redirect != 0 && (crossOrigin || changedMethod), false, resent, false);
+        redirect != 0 && (crossOrigin || changedMethod), false, resent, 0, Renewal.NOT_ASKED);
   }
 
   /**
-   * This answer, knowing that its attempt wrote the body {@code writes} times: more than once means
-   * something sent the request again (not an answer to a first delivery), once or more means no
+   * This answer, knowing that its attempt's request was written {@code writes} times: more than
+   * once means something sent it again (not an answer to a first delivery), once or more means no
    * failure proves the attempt unsent.
    */
   public Answer afterWrites(int writes) {
@@ -75,7 +99,13 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
       return this;
     }
     return new Answer(response, url, failure, firstStatus, crossOriginHop, false,
-        resentByClient || writes > 1, true);
+        resentByClient || writes > 1, writes, renewal);
+  }
+
+  /** This answer, with what asking for fresh credentials after it gave. */
+  public Answer renewed(Renewal outcome) {
+    return new Answer(response, url, failure, firstStatus, crossOriginHop, unsent, resentByClient,
+        writes, outcome);
   }
 
   /** Whether the HTTP client followed redirects before this answer. */
@@ -88,7 +118,7 @@ public record Answer(StoredResponse response, HttpUrl url, IOException failure, 
    * failure may have happened after the request reached the server.
    */
   public boolean provablyUnsent() {
-    return unsent || !written && (failure instanceof ConnectException
+    return unsent || writes == 0 && (failure instanceof ConnectException
         || failure instanceof UnknownHostException || failure instanceof NoRouteToHostException);
   }
 }

@@ -29,12 +29,17 @@ import okhttp3.HttpUrl;
  *       there; any other redirect proves nothing final (a wrong URL, a POST-redirect-GET of a
  *       processed request, an auth proxy's login page): reconciliation, never {@code Completed}
  *       or {@code Rejected}.
+ *   <li>A refusal of the credentials ({@code 401}, {@code 407}) to a submit after the wire got
+ *       fresh credentials ({@link Answer.Renewal#RENEWED}): resend the same key and bytes with
+ *       them, a bounded number of times per drive ({@link #MAX_RENEWALS}), free of retry budget;
+ *       refused on a first delivery, the attempt had no effect and the resend is still a first
+ *       delivery. Renewal failed: resend after a wait. Nothing new: the rules below.
  *   <li>The dialect's verdict, with the engine's limits on it: no 5xx is a final refusal; a
  *       mismatch is a key conflict only on the first delivery (afterwards the server contradicts
  *       itself about our byte-identical retry); a 4xx after a maybe-delivered attempt is final only
  *       when the server marks it as a replay of its stored answer or the dialect trusts that status
  *       ({@link Dialect#trustsRefusalAfterDelivery}, none by default), else the same key is resent
- *       with fresh credentials a bounded number of times, then pending.
+ *       a bounded number of times, then pending.
  *   <li>202 without a status URL: resent a bounded number of times
  *       ({@link Dialect#maxBlindResends()}), then pending.
  * </ol>
@@ -47,6 +52,8 @@ public final class AnswerPolicy {
   public static final int MAX_REDIRECTS = 5;
   /** Resends after an auth or routing answer that followed a maybe-delivered attempt. */
   public static final int MAX_AMBIGUOUS_RESENDS = 2;
+  /** Resends with renewed credentials after a {@code 401} or {@code 407}, per drive. */
+  public static final int MAX_RENEWALS = 2;
 
   private final Dialect dialect;
   private final IntentId id;
@@ -54,6 +61,7 @@ public final class AnswerPolicy {
   private int blindResends;
   private int redirects;
   private int ambiguous;
+  private int renewals;
 
   /** A policy for one drive of intent {@code id} submitted to {@code intentUrl}. */
   public AnswerPolicy(Dialect dialect, IntentId id, HttpUrl intentUrl) {
@@ -73,7 +81,7 @@ public final class AnswerPolicy {
       boolean withinRetention) {
     if (answer.failure() != null) {
       return again(exchange, "no answer (" + answer.failure().getClass().getSimpleName() + ")",
-          true, false, false, null);
+          true, false, null);
     }
     // A follow-up the HTTP client sent on its own (a 503 resend, an authenticator's retry) makes
     // this answer one to a repeated delivery.
@@ -88,7 +96,37 @@ public final class AnswerPolicy {
     if (status >= 300 && status < 400) {
       return redirect(answer);
     }
+    if (Answer.refusesCredentials(status)) {
+      Step renewed = renewed(exchange, deliveredBefore, answer);
+      if (renewed != null) {
+        return renewed;
+      }
+    }
     return submit(exchange, deliveredBefore, answer);
+  }
+
+  /**
+   * What follows a refusal of the credentials to a submit when the app's credential source gave
+   * something new or failed; null when it gave nothing new (or the renewals ran out), so the
+   * refusal is judged like any other 4xx. Nothing before a refused first delivery reached the
+   * server, and the refusal proves the attempt had no effect: the resend stays a first delivery.
+   */
+  private Step renewed(Exchange exchange, boolean deliveredBefore, Answer answer) {
+    int status = answer.response().status();
+    boolean unprocessed = !deliveredBefore;
+    switch (answer.renewal()) {
+      case RENEWED:
+        if (++renewals > MAX_RENEWALS) {
+          return null;
+        }
+        return new Step.Again(exchange, "answered " + status + "; resending the same key and"
+            + " bytes with renewed credentials", false, unprocessed, false, null);
+      case FAILED:
+        return new Step.Again(exchange, "answered " + status + " and renewing the credentials"
+            + " failed; resending the same key and bytes later", true, unprocessed, false, null);
+      default:
+        return null;
+    }
   }
 
   private Step submit(Exchange exchange, boolean deliveredBefore, Answer answer) {
@@ -107,7 +145,7 @@ public final class AnswerPolicy {
         return accepted(exchange, answer);
       case IN_PROGRESS:
         return again(exchange, "a request with this key is in progress (" + status + ")", false,
-            false, true, new IntentEvent.InProgress(id, status));
+            true, new IntentEvent.InProgress(id, status));
       case PAYLOAD_MISMATCH:
         if (deliveredBefore) {
           String reason = "the server answered " + status + " (key used with another payload) to a"
@@ -134,7 +172,7 @@ public final class AnswerPolicy {
         return ambiguous(exchange, status);
       case RETRY:
       default:
-        return again(exchange, "transient answer " + status, true, false, false, null);
+        return again(exchange, "transient answer " + status, true, false, null);
     }
   }
 
@@ -150,8 +188,7 @@ public final class AnswerPolicy {
   private Step ambiguous(Exchange exchange, int status) {
     if (++ambiguous <= MAX_AMBIGUOUS_RESENDS) {
       return again(exchange, "answered " + status + " after an earlier attempt may have been"
-          + " delivered; resending with the same key and fresh credentials", true,
-          status == 401 || status == 407, false, null);
+          + " delivered; resending with the same key", true, false, null);
     }
     return new Step.Park(PendingReason.AMBIGUOUS_ANSWER, "answered " + status + " "
         + ambiguous + " times after an earlier attempt may have been delivered: a refusal the"
@@ -161,7 +198,7 @@ public final class AnswerPolicy {
   private Step accepted(Exchange exchange, Answer answer) {
     HttpUrl statusUrl = statusUrl(answer);
     if (statusUrl != null) {
-      return again(Exchange.poll(statusUrl), "202 accepted; polling the status URL", false, false,
+      return again(Exchange.poll(statusUrl), "202 accepted; polling the status URL", false,
           true, new IntentEvent.Accepted(id, true));
     }
     if (++blindResends > dialect.maxBlindResends()) {
@@ -169,7 +206,7 @@ public final class AnswerPolicy {
           + " times without a status URL; the server may replay this answer forever");
     }
     return again(exchange, "202 accepted without a status URL; resending with the same key", false,
-        false, true, new IntentEvent.Accepted(id, false));
+        true, new IntentEvent.Accepted(id, false));
   }
 
   private HttpUrl statusUrl(Answer answer) {
@@ -201,12 +238,12 @@ public final class AnswerPolicy {
     if (status >= 300 && status < 400) {
       // Not followed: an auth proxy redirects to a login page whose 200 would read as "done".
       return again(exchange, "status URL redirected (" + status + "); polling it again", true,
-          false, true, null);
+          true, null);
     }
     if (status == 202) {
       HttpUrl moved = resolve(answer.url(), response.header("Location"));
       return again(moved != null ? Exchange.poll(moved) : exchange,
-          "status URL says still processing (202)", false, false, true,
+          "status URL says still processing (202)", false, true,
           new IntentEvent.Accepted(id, true));
     }
     if (status >= 200 && status < 300) {
@@ -215,21 +252,20 @@ public final class AnswerPolicy {
         return new Step.Finish(IntentState.COMPLETED, response, replayed, null,
             new IntentEvent.Completed(id, status, replayed));
       }
-      return again(exchange, "status document says processing (" + status + ")", false, false,
+      return again(exchange, "status document says processing (" + status + ")", false,
           true, null);
     }
     if (status == 404 || status == 410) {
       if (withinRetention) {
         return again(Exchange.submit(intentUrl), "status URL answered " + status
-            + "; resending with the same key", false, false, false, null);
+            + "; resending with the same key", false, false, null);
       }
       String reason = "the status URL answered " + status + " and the key may be past the server's"
           + " retention: resending could create a second effect";
       return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, false, reason,
           new IntentEvent.NeedsReconciliation(id, reason));
     }
-    return again(exchange, "status URL answered " + status + "; polling again", true,
-        status == 401 || status == 407, true, null);
+    return again(exchange, "status URL answered " + status + "; polling again", true, true, null);
   }
 
   private StatusInterpreter.PollState interpret(StoredResponse response) {
@@ -248,7 +284,7 @@ public final class AnswerPolicy {
     if ((status == 307 || status == 308) && target != null && Origins.same(answer.url(), target)
         && ++redirects <= MAX_REDIRECTS) {
       return again(Exchange.submit(target), status + " redirect within the intent's origin;"
-          + " resending the same key and bytes there", false, false, false, null);
+          + " resending the same key and bytes there", false, false, null);
     }
     String where = target == null ? "without a usable Location"
         : Origins.same(answer.url(), target) ? "to " + target.encodedPath()
@@ -288,8 +324,8 @@ public final class AnswerPolicy {
         new IntentEvent.NeedsReconciliation(id, reason));
   }
 
-  private static Step again(Exchange next, String cause, boolean charge, boolean refresh,
-      boolean processing, IntentEvent event) {
-    return new Step.Again(next, cause, charge, refresh, processing, event);
+  private static Step again(Exchange next, String cause, boolean charge, boolean processing,
+      IntentEvent event) {
+    return new Step.Again(next, cause, charge, false, processing, event);
   }
 }

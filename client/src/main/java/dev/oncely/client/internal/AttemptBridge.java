@@ -18,15 +18,23 @@ import okhttp3.Response;
  * Call.Factory}, and network response to bounded answer. The key travels in the record's pinned
  * wire form and nothing else may set that header; stored headers and the {@link HeaderProvider}'s
  * credentials go only to the intent's origin (or origins the app listed); a poll is a plain GET
- * without body or key. A header value the HTTP client refuses is a failure of an unsent attempt,
- * never an exception.
+ * without body or key. After an answer refuses the credentials ({@code 401}, {@code 407}), the
+ * provider is asked at once for fresh ones ({@code refresh = true}); the next attempt carries what
+ * it gave. A header value the HTTP client refuses is a failure of an unsent attempt, never an
+ * exception.
  */
 public final class AttemptBridge implements Wire {
   private final EngineConfig c;
-  private final BodyWrites writes = new BodyWrites();
+  private final WireWrites writes = new WireWrites();
   /** Parsed once per drive: a record's URL and body never change while it is driven. */
   private HttpUrl intentUrl;
   private RequestBody body;
+  /** The provider's headers for the attempt just sent (null: none asked). */
+  private Map<String, String> provided;
+  /** Fresh headers the provider gave after a refusal, for the next attempt (null: ask it then). */
+  private Map<String, String> renewed;
+  /** Whether asking for fresh headers failed, so the next attempt asks again with refresh. */
+  private boolean renewalOwed;
 
   /** A bridge for one drive of the client configured by {@code config}. */
   public AttemptBridge(EngineConfig config) {
@@ -39,10 +47,10 @@ public final class AttemptBridge implements Wire {
   }
 
   @Override
-  public Sent send(IntentRecord record, Exchange exchange, boolean refresh, long timeoutMillis) {
+  public Sent send(IntentRecord record, Exchange exchange, long timeoutMillis) {
     Request request;
     try {
-      request = request(record, exchange, refresh);
+      request = request(record, exchange);
     } catch (IOException e) {
       return new Sent(Answer.unsent(exchange.url(), e), null);
     } catch (RuntimeException e) {
@@ -52,12 +60,40 @@ public final class AttemptBridge implements Wire {
           + " built: " + e.getClass().getSimpleName() + ": " + e.getMessage(), e)), null);
     }
     int before = writes.count();
-    Answer answer = send(request, timeoutMillis);
-    return new Sent(answer.afterWrites(writes.count() - before), null);
+    Answer answer = send(request, timeoutMillis).afterWrites(writes.count() - before);
+    if (answer.response() != null && Answer.refusesCredentials(answer.response().status())
+        && provided != null) {
+      answer = answer.renewed(renew(record, exchange));
+    }
+    return new Sent(answer, null);
   }
 
-  private Request request(IntentRecord record, Exchange exchange, boolean refresh)
-      throws IOException {
+  /**
+   * Asks the provider for fresh headers after a refusal of those it gave for the attempt just
+   * sent, and keeps them for the next attempt.
+   */
+  private Answer.Renewal renew(IntentRecord record, Exchange exchange) {
+    Map<String, String> fresh;
+    try {
+      fresh = c.headers().headersFor(record.id(), target(exchange, true));
+    } catch (Exception e) {
+      renewalOwed = true;
+      return Answer.Renewal.FAILED;
+    }
+    renewalOwed = false;
+    if (fresh == null || fresh.isEmpty() || fresh.equals(provided)) {
+      return Answer.Renewal.UNCHANGED;
+    }
+    renewed = fresh;
+    return Answer.Renewal.RENEWED;
+  }
+
+  private HeaderProvider.Target target(Exchange exchange, boolean refresh) {
+    HttpUrl target = exchange.url();
+    return new HeaderProvider.Target(target.toString(), !Origins.same(intentUrl, target), refresh);
+  }
+
+  private Request request(IntentRecord record, Exchange exchange) throws IOException {
     if (intentUrl == null) {
       intentUrl = ParsedUrls.get(record.url());
       body = HttpParts.body(record.method(), record.body(), record.mediaType(), writes);
@@ -80,14 +116,19 @@ public final class AttemptBridge implements Wire {
       request.header(keyHeader, record.keyValue() != null ? record.keyValue()
           : c.dialect().formatKey(record.id().key()));
     }
+    provided = null;
     if (credentials) {
-      Map<String, String> extra;
-      try {
-        extra = c.headers().headersFor(record.id(), new HeaderProvider.Target(target.toString(),
-            !Origins.same(intentUrl, target), refresh));
-      } catch (Exception e) {
-        throw new IOException("header provider failed: " + e.getClass().getSimpleName(), e);
+      Map<String, String> extra = renewed;
+      renewed = null;
+      if (extra == null) {
+        try {
+          extra = c.headers().headersFor(record.id(), target(exchange, renewalOwed));
+          renewalOwed = false;
+        } catch (Exception e) {
+          throw new IOException("header provider failed: " + e.getClass().getSimpleName(), e);
+        }
       }
+      provided = extra != null ? extra : Map.of();
       if (extra != null) {
         extra.forEach((name, value) -> {
           if (name.equalsIgnoreCase(keyHeader)) {

@@ -2,18 +2,22 @@ package dev.oncely.client.internal;
 
 import java.util.function.Supplier;
 import okhttp3.Call;
+import okhttp3.Route;
 
 /**
  * What the interceptor remembers of one OkHttp call across every run of the chain: an app
  * interceptor outside ours that retries runs {@code intercept} once more for the same call, which
  * must go out under the same key and know that its body was already written. Kept as a tag of the
  * call itself, so it lives exactly as long as the call. A new call is a new intent unless it is
- * tagged with the same business id ({@code IntentTag}) or carries the same app-set key.
+ * tagged with the same business id ({@code IntentTag}) or carries the same app-set key. It also
+ * carries, from the network half to the application half, the route of an answer that refused
+ * the credentials.
  * Thread-safe.
  */
 public final class CallMemory {
-  private final BodyWrites writes = new BodyWrites();
+  private final WireWrites writes = new WireWrites();
   private String key;
+  private volatile Route challengedRoute;
 
   /** The memory of {@code call}, created on its first run. */
   public static CallMemory of(Call call) {
@@ -28,8 +32,21 @@ public final class CallMemory {
     return key;
   }
 
+  /**
+   * Notes the route of the connection whose answer refused the credentials, which the call's
+   * authenticator is given (null when unknown).
+   */
+  void challenged(Route route) {
+    challengedRoute = route;
+  }
+
+  /** The route of the last answer that refused the credentials, or null. */
+  Route challengedRoute() {
+    return challengedRoute;
+  }
+
   /** The writes of this call's body, over all runs. */
-  public BodyWrites writes() {
+  public WireWrites writes() {
     return writes;
   }
 }

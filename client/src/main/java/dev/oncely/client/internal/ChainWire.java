@@ -14,17 +14,20 @@ import okhttp3.Response;
 /**
  * The interceptor's {@link Wire}: each attempt is the app's own request sent with {@code
  * chain.proceed}, its body the buffered bytes (one-shot, every write counted in the call's
- * {@link BodyWrites}), the key in the record's wire form and no other key header, and a mark that
+ * {@link WireWrites}), the key in the record's wire form and no other key header, and a mark that
  * tells the interceptor's network half to hide redirects from OkHttp. A poll of a status URL on
  * another origin carries none of the app's headers, unless the app listed that origin in {@code
- * credentialOrigins}, as the intent API's wire does. It stops when the call is canceled or the
- * interceptor closed.
+ * credentialOrigins}, as the intent API's wire does. A refusal of the credentials ({@code 401},
+ * {@code 407}) of a request that carried the app's headers asks the client's authenticator for
+ * fresh ones ({@link AuthenticatorRenewal}); later attempts carry its headers. It stops when the
+ * call is canceled or the interceptor closed.
  */
 final class ChainWire implements Wire {
   private final Interceptor.Chain chain;
-  private final Request template;
+  /** The app's request; its headers become the authenticator's after a renewal. */
+  private Request template;
   private final RequestBody body;
-  private final BodyWrites writes;
+  private final WireWrites writes;
   private final List<String> keyHeaders;
   private final DriveOwner owner;
   private final long maxResponseBytes;
@@ -37,7 +40,7 @@ final class ChainWire implements Wire {
    * @param credentialOrigins origins besides the intent's own whose status URLs get the app's
    *     headers
    */
-  ChainWire(Interceptor.Chain chain, Request template, RequestBody body, BodyWrites writes,
+  ChainWire(Interceptor.Chain chain, Request template, RequestBody body, WireWrites writes,
       List<String> keyHeaders, DriveOwner owner, long maxResponseBytes,
       Set<String> credentialOrigins) {
     this.chain = chain;
@@ -59,7 +62,7 @@ final class ChainWire implements Wire {
   }
 
   @Override
-  public Sent send(IntentRecord record, Exchange exchange, boolean refresh, long timeoutMillis) {
+  public Sent send(IntentRecord record, Exchange exchange, long timeoutMillis) {
     Request request;
     try {
       request = requestFor(record, exchange);
@@ -71,13 +74,16 @@ final class ChainWire implements Wire {
     Response response = null;
     try {
       int ms = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
-      response = RedirectGuard.restore(chain.withConnectTimeout(ms, TimeUnit.MILLISECONDS)
+      response = NetworkHalf.restore(chain.withConnectTimeout(ms, TimeUnit.MILLISECONDS)
           .withReadTimeout(ms, TimeUnit.MILLISECONDS)
           .withWriteTimeout(ms, TimeUnit.MILLISECONDS)
           .proceed(request));
       StoredResponse seen = HttpParts.read(response, maxResponseBytes);
-      return new Sent(Answer.of(response, seen, request.url())
-          .afterWrites(writes.count() - before), response);
+      Answer answer = Answer.of(response, seen, request.url()).afterWrites(writes.count() - before);
+      if (Answer.refusesCredentials(response.code()) && carriesAppHeaders(record, exchange)) {
+        answer = answer.renewed(renew(response));
+      }
+      return new Sent(answer, response);
     } catch (IOException e) {
       close(response);
       return new Sent(Answer.failed(request.url(), e).afterWrites(writes.count() - before), null);
@@ -86,6 +92,23 @@ final class ChainWire implements Wire {
       return new Sent(Answer.failed(request.url(), new IOException("the call failed: "
           + e.getClass().getSimpleName(), e)).afterWrites(writes.count() - before), null);
     }
+  }
+
+  private boolean carriesAppHeaders(IntentRecord record, Exchange exchange) {
+    return !exchange.isPoll() || Origins.mayCarryCredentials(ParsedUrls.get(record.url()),
+        exchange.url(), credentialOrigins);
+  }
+
+  /** Asks the client's authenticator after {@code refused}; later attempts carry what it gave. */
+  private Answer.Renewal renew(Response refused) {
+    CallMemory memory = CallMemory.of(chain.call());
+    AuthenticatorRenewal.Result result = AuthenticatorRenewal.ask(
+        NetworkHalf.clientOf(chain.call()), memory.challengedRoute(), refused,
+        template.headers(), keyHeaders);
+    if (result.headers() != null) {
+      template = template.newBuilder().headers(result.headers()).build();
+    }
+    return result.renewal();
   }
 
   private static void close(Response response) {
@@ -115,7 +138,7 @@ final class ChainWire implements Wire {
     } else {
       request = new Request.Builder().url(exchange.url()).get();
     }
-    return request.tag(RedirectGuard.Mark.class, new RedirectGuard.Mark(exchange.url()))
-        .build();
+    return request.tag(NetworkHalf.Mark.class, new NetworkHalf.Mark(exchange.url(),
+        !exchange.isPoll())).build();
   }
 }

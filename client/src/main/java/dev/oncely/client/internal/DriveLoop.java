@@ -67,7 +67,6 @@ public final class DriveLoop {
   private AnswerPolicy policy;
   private Exchange exchange;
   private Exchange nextExchange;
-  private boolean refresh;
   private boolean processing;
   private Waiting waiting = Waiting.NONE;
   private Instant waitDue;
@@ -237,7 +236,6 @@ public final class DriveLoop {
     Step.Again again = nextAgain;
     nextAgain = null;
     exchange = nextExchange;
-    refresh = again.refreshCredentials();
     processing = again.processing();
     return loop();
   }
@@ -260,7 +258,7 @@ public final class DriveLoop {
             : PendingReason.DEADLINE_EXCEEDED, null, null));
       }
       boolean deliveredBefore = keeper.maybeDelivered();
-      held = attempt(exchange, refresh, pacer);
+      held = attempt(exchange, pacer);
       Answer answer = held.answer();
       if (answer.failure() != null && wire.stopped() != null) {
         return new Ended(park(PendingReason.INTERRUPTED, null, null));
@@ -277,6 +275,9 @@ public final class DriveLoop {
         return new Ended(parkWith(stop.reason(), stop.detail(), null, null));
       }
       Step.Again again = (Step.Again) step;
+      if (again.provedUnprocessed()) {
+        keeper.attemptRefused(deliveredBefore);
+      }
       if (again.event() != null) {
         emit(again.event());
       }
@@ -305,7 +306,6 @@ public final class DriveLoop {
         // the server has seen while one is on the wire.
         keeper.awaitNext(busyUntil());
         exchange = next;
-        refresh = again.refreshCredentials();
         processing = again.processing();
         continue;
       }
@@ -359,16 +359,20 @@ public final class DriveLoop {
     }
   }
 
-  private Wire.Sent attempt(Exchange exchange, boolean refresh, Pacer pacer) {
+  private Wire.Sent attempt(Exchange exchange, Pacer pacer) {
     int n = keeper.attemptStarting();
-    pacer.attempted();
+    pacer.attempted(1);
     attemptsThisDrive++;
     emit(new IntentEvent.AttemptStarted(id, n, exchange.isPoll() ? "GET"
         : keeper.record().method(), exchange.url().host(), exchange.isPoll()));
     long start = System.nanoTime();
-    Wire.Sent sent = wire.send(keeper.record(), exchange, refresh, pacer.attemptTimeoutMillis());
+    Wire.Sent sent = wire.send(keeper.record(), exchange, pacer.attemptTimeoutMillis());
     Answer answer = sent.answer();
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+    if (answer.writes() > 1) {
+      keeper.sentAgainByOthers(answer.writes() - 1);
+      pacer.attempted(answer.writes() - 1);
+    }
     if (answer.failure() != null) {
       emit(new IntentEvent.AttemptEnded(id, n, -1, answer.failure().getClass().getSimpleName(),
           elapsed));

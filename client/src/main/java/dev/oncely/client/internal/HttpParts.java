@@ -28,13 +28,21 @@ public final class HttpParts {
    * The body is {@linkplain #attemptOnly one-shot} for the HTTP client.
    */
   public static RequestBody body(String method, byte[] bytes, String mediaType,
-      BodyWrites writes) {
-    boolean noBodyMethod = method.equals("GET") || method.equals("HEAD");
-    if (noBodyMethod || (bytes.length == 0 && mediaType == null
-        && (method.equals("DELETE") || method.equals("OPTIONS")))) {
+      WireWrites writes) {
+    if (bodyless(method, bytes.length, mediaType)) {
       return null;
     }
     return attemptOnly(bytes, mediaType == null ? null : mediaType(mediaType), writes);
+  }
+
+  /**
+   * Whether an intent of {@code method} with a body of {@code length} bytes of {@code mediaType}
+   * (null: none) is sent without a body: a GET or HEAD, or an empty DELETE or OPTIONS without a
+   * type. Such a request has no body write to count: the network half counts it.
+   */
+  public static boolean bodyless(String method, long length, String mediaType) {
+    return method.equals("GET") || method.equals("HEAD") || (length == 0 && mediaType == null
+        && (method.equals("DELETE") || method.equals("OPTIONS")));
   }
 
   private static MediaType mediaType(String mediaType) {
@@ -48,7 +56,7 @@ public final class HttpParts {
    * repeat delivery. The engine itself may write the same bytes again in a later attempt. Every
    * write that starts is counted in {@code writes}, whoever starts it.
    */
-  public static RequestBody attemptOnly(byte[] bytes, MediaType type, BodyWrites writes) {
+  public static RequestBody attemptOnly(byte[] bytes, MediaType type, WireWrites writes) {
     RequestBody bytesBody = RequestBody.create(bytes, type);
     return new RequestBody() {
       @Override

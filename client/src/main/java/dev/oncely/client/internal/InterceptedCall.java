@@ -97,11 +97,11 @@ public final class InterceptedCall {
   }
 
   private Response runChecked() throws IOException {
-    RedirectGuard.checkInstalled(chain, c.networkHalf());
+    Request original = chain.request();
+    NetworkHalf.checkInstalled(chain, c.networkHalf(), bodyless(original));
     if (c.owner().stopped() != null) {
       throw closedBeforeSend();
     }
-    Request original = chain.request();
     CallMemory memory = CallMemory.of(chain.call());
     c.owner().calls().add(chain.call());
     try {
@@ -225,6 +225,17 @@ public final class InterceptedCall {
   private static DriveEnd nothingDriven() {
     return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
         "this call drove nothing", null, null);
+  }
+
+  /** Whether {@code request} goes to the wire without a body (see {@link HttpParts#bodyless}). */
+  private static boolean bodyless(Request request) throws IOException {
+    RequestBody body = request.body();
+    if (body == null) {
+      return true;
+    }
+    MediaType type = body.contentType();
+    return HttpParts.bodyless(request.method(), body.contentLength(),
+        type == null ? null : type.toString());
   }
 
   /** The key the app set under {@code appHeader}, or null. */

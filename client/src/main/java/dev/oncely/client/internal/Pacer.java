@@ -60,9 +60,9 @@ public final class Pacer {
     return Math.min(policy.attemptTimeout().toMillis(), left);
   }
 
-  /** Counts an attempt of this drive. */
-  public void attempted() {
-    attempts++;
+  /** Counts {@code n} attempts of this drive: requests of the intent on the wire. */
+  public void attempted(int n) {
+    attempts += n;
   }
 
   /**

@@ -128,6 +128,24 @@ public final class RecordKeeper {
   }
 
   /**
+   * Counts {@code extra} deliveries of the attempt just made that something else sent (OkHttp's
+   * silent resend, an outer interceptor re-running the chain): every request of the intent on the
+   * wire is an attempt, and the next write carries the count.
+   */
+  public void sentAgainByOthers(int extra) {
+    attempts += extra;
+  }
+
+  /**
+   * Notes that the attempt just made was refused unprocessed (its answer proves it had no effect):
+   * whether an attempt may have reached the server is again what it was before that attempt. Only
+   * the mark in memory is set back, before any write carried it; a stored mark is never lowered.
+   */
+  public void attemptRefused(boolean deliveredBefore) {
+    delivered = deliveredBefore || record.maybeDelivered();
+  }
+
+  /**
    * Claims the record for this drive ({@code IN_FLIGHT}, due again at {@code busyUntil}, so a
    * scheduler never reads a live drive as a dead one) and pins the key's wire form if the record
    * has none yet.

@@ -18,7 +18,7 @@ public final class ResumeRequests {
     // The interceptor sends the record's own bytes; this body only carries them through the app's
     // interceptors, so its writes are not the intent's.
     request.method(record.method(), HttpParts.body(record.method(), record.body(),
-        record.mediaType(), new BodyWrites()));
+        record.mediaType(), new WireWrites()));
     if (record.keyHeader() != null) {
       request.header(record.keyHeader(), record.keyValue());
     }

@@ -17,11 +17,12 @@ public sealed interface Step {
   /**
    * Send {@code next} after a wait. {@code cause} says why in safe words; {@code chargeBudget}
    * whether the resend costs retry budget (a failure, not a "come back later");
-   * {@code refreshCredentials} whether the last answer asked for new credentials;
-   * {@code processing} whether the server said the operation is under way; {@code event} is
-   * reported first (may be null).
+   * {@code provedUnprocessed} whether the answer proves that its attempt had no effect (a
+   * refusal of the credentials to an attempt that nothing before may have delivered), so the
+   * resend is still a first delivery; {@code processing} whether the server said the operation is
+   * under way; {@code event} is reported first (may be null).
    */
-  record Again(Exchange next, String cause, boolean chargeBudget, boolean refreshCredentials,
+  record Again(Exchange next, String cause, boolean chargeBudget, boolean provedUnprocessed,
       boolean processing, IntentEvent event) implements Step {}
 
   /** Stop this drive {@code Pending}: the outcome is unknown and resending now cannot help. */

@@ -31,9 +31,10 @@ public interface Wire {
   /**
    * Sends one attempt of {@code exchange} for {@code record} within {@code timeoutMillis}. Never
    * throws: a failure of any kind, the HTTP client's or the app's, is the answer's failure, marked
-   * {@linkplain Answer#provablyUnsent() unsent} only when nothing can have been written.
-   *
-   * @param refreshCredentials whether the last answer asked for fresh credentials
+   * {@linkplain Answer#provablyUnsent() unsent} only when nothing can have been written. An answer
+   * that refuses the credentials ({@code 401}, {@code 407}) of a target that gets the app's
+   * credentials asks the app's credential source for fresh ones at once, says what that gave
+   * ({@link Answer#renewal()}), and the next attempt carries them.
    */
-  Sent send(IntentRecord record, Exchange exchange, boolean refreshCredentials, long timeoutMillis);
+  Sent send(IntentRecord record, Exchange exchange, long timeoutMillis);
 }

@@ -122,10 +122,25 @@ class DecisionTableTest {
       }
       StoredResponse response = StoredResponse.of(status, headers,
           body.getBytes(StandardCharsets.UTF_8));
-      answers.add(new Answer(response, answered, null, 0, false, false, false, false));
+      answers.add(new Answer(response, answered, null, 0, false, false, false, 0,
+          renewal(row.answer())));
     }
     assertThat(answers).as("statuses in row '%s'", row.answer()).isNotEmpty();
     return answers;
+  }
+
+  /** What the wire got from the app's credential source, as the answer cell says. */
+  private static Answer.Renewal renewal(String answer) {
+    if (answer.contains("credentials renewed")) {
+      return Answer.Renewal.RENEWED;
+    }
+    if (answer.contains("renewing them failed")) {
+      return Answer.Renewal.FAILED;
+    }
+    if (answer.contains("renewing gave nothing new")) {
+      return Answer.Renewal.UNCHANGED;
+    }
+    return Answer.Renewal.NOT_ASKED;
   }
 
   private static String name(Step step) {

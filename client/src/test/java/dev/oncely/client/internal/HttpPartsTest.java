@@ -29,7 +29,7 @@ class HttpPartsTest {
 
   @Test
   void a_json_body_carries_the_media_type_it_was_given() throws Exception {
-    BodyWrites writes = new BodyWrites();
+    WireWrites writes = new WireWrites();
     RequestBody json = HttpParts.body("POST", new byte[] {'{', '}'},
         "application/json; charset=utf-8", writes);
     RequestBody other = HttpParts.body("POST", new byte[] {1}, "application/vnd.api+json",
