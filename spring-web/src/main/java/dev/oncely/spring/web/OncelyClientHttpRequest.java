@@ -12,19 +12,23 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okio.BufferedSink;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
-import org.springframework.http.client.AbstractBufferingClientHttpRequest;
+import org.springframework.http.StreamingHttpOutputMessage;
+import org.springframework.http.client.AbstractStreamingClientHttpRequest;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * One call of {@link OncelyClientHttpRequestFactory}: Spring buffers the body, then the whole
- * request becomes one OkHttp call carrying the intent's {@link IntentTag} as an OkHttp tag. An
+ * One call of {@link OncelyClientHttpRequestFactory}: the request becomes one OkHttp call carrying
+ * the intent's {@link IntentTag} as an OkHttp tag. The body is streamed, not buffered here: Spring's
+ * message converters write it when OkHttp (or, for an intent, the interceptor, which reads it once
+ * in bounded memory and refuses it past its {@code maxBodyBytes}) asks for it. An
  * {@link IntentIOException} that carries an outcome (unknown, or needs reconciliation) leaves as
  * an {@link UnknownOutcomeException}; every other {@code IOException} as it is.
  */
-final class OncelyClientHttpRequest extends AbstractBufferingClientHttpRequest {
+final class OncelyClientHttpRequest extends AbstractStreamingClientHttpRequest {
   /** Methods OkHttp refuses without a body. */
   private static final Set<String> BODY_REQUIRED = Set.of("POST", "PUT", "PATCH", "PROPPATCH",
       "REPORT");
@@ -53,8 +57,8 @@ final class OncelyClientHttpRequest extends AbstractBufferingClientHttpRequest {
   }
 
   @Override
-  protected ClientHttpResponse executeInternal(HttpHeaders headers, byte[] body)
-      throws IOException {
+  protected ClientHttpResponse executeInternal(HttpHeaders headers,
+      StreamingHttpOutputMessage.@Nullable Body body) throws IOException {
     Request.Builder request = new Request.Builder().url(uri.toURL());
     for (Map.Entry<String, List<String>> header : headers.headerSet()) {
       if (OKHTTP_OWNED.contains(header.getKey().toLowerCase(java.util.Locale.ROOT))) {
@@ -100,12 +104,34 @@ final class OncelyClientHttpRequest extends AbstractBufferingClientHttpRequest {
     return out.toString();
   }
 
-  private @Nullable RequestBody body(HttpHeaders headers, byte[] body) {
-    String name = method.name();
-    if (body.length == 0 && !BODY_REQUIRED.contains(name)) {
-      return null;
-    }
+  private @Nullable RequestBody body(HttpHeaders headers,
+      StreamingHttpOutputMessage.@Nullable Body body) {
     String contentType = headers.getFirst(HttpHeaders.CONTENT_TYPE);
-    return RequestBody.create(body, contentType == null ? null : MediaType.parse(contentType));
+    MediaType type = contentType == null ? null : MediaType.parse(contentType);
+    if (body == null) {
+      return BODY_REQUIRED.contains(method.name()) ? RequestBody.create(new byte[0], type) : null;
+    }
+    long length = headers.getContentLength();
+    return new RequestBody() {
+      @Override
+      public @Nullable MediaType contentType() {
+        return type;
+      }
+
+      @Override
+      public long contentLength() {
+        return length;
+      }
+
+      @Override
+      public boolean isOneShot() {
+        return !body.repeatable();
+      }
+
+      @Override
+      public void writeTo(BufferedSink sink) throws IOException {
+        body.writeTo(sink.outputStream());
+      }
+    };
   }
 }

@@ -29,7 +29,10 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * JDK client's default): a followed redirect would carry the key, and cookies, to wherever the
  * {@code Location} points; the interceptor judges an intent's redirect itself (a {@code 307}/{@code
  * 308} within the origin is resent with the same key, anything else needs reconciliation), and a
- * {@code 3xx} of any other call reaches the app as it is.
+ * {@code 3xx} of any other call reaches the app as it is. The interceptor is also a network
+ * interceptor of that client ({@link IdempotencyInterceptor#installOn}), so every request of an
+ * intent that reaches the network is a counted attempt, OkHttp's own resend after a dropped
+ * connection included; the app's {@code retryOnConnectionFailure} is kept for its other calls.
  *
  * <p><b>Errors.</b> When the outcome of a call is not known (no attempt got an answer before the
  * retry policy's attempts or deadline ran out, the last answer could be misread as final) or the
@@ -156,8 +159,10 @@ public final class OncelyClientHttpRequestFactory implements ClientHttpRequestFa
       OkHttpClient base = okHttpClient != null ? okHttpClient : new OkHttpClient();
       refuseSecondInterceptor(base.interceptors(), "an application");
       refuseSecondInterceptor(base.networkInterceptors(), "a network");
-      OkHttpClient client = base.newBuilder()
-          .addInterceptor(interceptor)
+      // Both halves: the network half counts every request of an intent on the wire, OkHttp's
+      // silent resend of a bodyless one included, so the app's retryOnConnectionFailure is kept
+      // for its other calls.
+      OkHttpClient client = interceptor.installOn(base.newBuilder())
           .followRedirects(false)
           .followSslRedirects(false)
           .build();
