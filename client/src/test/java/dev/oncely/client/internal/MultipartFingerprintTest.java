@@ -3,9 +3,13 @@ package dev.oncely.client.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentState;
 import dev.oncely.client.InvalidIntentException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import okhttp3.MediaType;
@@ -30,9 +34,7 @@ class MultipartFingerprintTest {
   }
 
   private static String fingerprint(RequestBody body) throws IOException {
-    Buffer bytes = new Buffer();
-    body.writeTo(bytes);
-    return fingerprint(bytes.readByteArray(), body.contentType().toString());
+    return fingerprint(bytesOf(body), body.contentType().toString());
   }
 
   private static String fingerprint(byte[] body, String mediaType) {
@@ -127,9 +129,7 @@ class MultipartFingerprintTest {
 
   @Test
   void malformed_framing_falls_back_to_the_exact_bytes_and_media_type() throws IOException {
-    Buffer written = new Buffer();
-    invoice("b1").writeTo(written);
-    byte[] good = written.readByteArray();
+    byte[] good = bytesOf(invoice("b1"));
     String type = "multipart/form-data; boundary=b1";
     String noClose = "--b1\r\nX-A: 1\r\n\r\nvalue\r\n";
     String headersNeverEnd = "--b1\r\nX-A: 1\r\n--b1--\r\n";
@@ -154,9 +154,8 @@ class MultipartFingerprintTest {
 
   @Test
   void volatile_fields_are_refused_for_a_multipart_body() throws IOException {
-    Buffer written = new Buffer();
-    invoice("b1").writeTo(written);
-    assertThatThrownBy(() -> Fingerprints.ofPayload(written.readByteArray(),
+    byte[] body = bytesOf(invoice("b1"));
+    assertThatThrownBy(() -> Fingerprints.ofPayload(body,
         "multipart/form-data; boundary=b1", List.of("amount")))
         .isInstanceOf(InvalidIntentException.class);
   }
@@ -167,5 +166,37 @@ class MultipartFingerprintTest {
         ascii("--b\r\nX-A: 1\r\n\r\n--b\r\n\r\n--b--"), "b");
     assertThat(parts).containsExactly(new MultipartParts.Part(5, 11, 13, 13),
         new MultipartParts.Part(20, 20, 20, 20));
+  }
+
+  @Test
+  void a_form_recorded_with_its_boundary_hashed_is_compared_by_its_stored_parts()
+      throws IOException {
+    MultipartBody stored = invoice("b1");
+    byte[] storedBytes = bytesOf(stored);
+    String storedType = stored.contentType().toString();
+    // An earlier release hashed a multipart body as media type (boundary included) and bytes.
+    IntentRecord earlier = record(storedBytes, storedType,
+        Fingerprints.ofBytes(storedBytes, storedType));
+
+    MultipartBody again = invoice("b2");
+    assertThat(Admission.samePayload(earlier, record(bytesOf(again),
+        again.contentType().toString(), fingerprint(again)))).isTrue();
+    MultipartBody changed = form("b2").addFormDataPart("amount", "999").build();
+    assertThat(Admission.samePayload(earlier, record(bytesOf(changed),
+        changed.contentType().toString(), fingerprint(changed)))).isFalse();
+  }
+
+  private static byte[] bytesOf(RequestBody body) throws IOException {
+    Buffer bytes = new Buffer();
+    body.writeTo(bytes);
+    return bytes.readByteArray();
+  }
+
+  private static IntentRecord record(byte[] body, String mediaType, String fingerprint) {
+    Instant now = Instant.parse("2026-11-30T08:00:00Z");
+    return IntentRecord.builder().id(IntentId.of("tenant-42", "upload-invoice", "k-1"))
+        .method("POST").url("https://api.example.test/invoices").body(body, mediaType)
+        .fingerprint(fingerprint).state(IntentState.PENDING).createdAt(now).updatedAt(now)
+        .expiresAt(now.plusSeconds(3600)).build();
   }
 }
