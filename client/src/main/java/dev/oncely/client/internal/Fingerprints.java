@@ -54,10 +54,10 @@ public final class Fingerprints {
    * JSON content type and nothing in it): it is fingerprinted by its media type alone, with
    * nothing to leave out.
    *
-   * <p>A body declared multipart whose bytes do not follow the declared boundary's framing is
-   * fingerprinted by its media type and exact bytes: it is still sent exactly as stored, and
-   * refusing it would turn a body the server may well accept into an error, while reading
-   * parts into it that its bytes do not hold could call two different payloads the same.
+   * <p>A body declared multipart whose bytes do not follow its boundary's framing is fingerprinted
+   * by its media type and exact bytes, as any other body: it is sent exactly as stored either way,
+   * so refusing it would only turn a body the server may accept into an error, and guessing parts
+   * from it could call two different payloads the same.
    *
    * @throws InvalidIntentException if a JSON body is malformed, or volatile fields are named for a
    *     body that is not JSON

@@ -56,6 +56,15 @@ class MultipartFingerprintTest {
   }
 
   @Test
+  void the_multipart_form_is_pinned() {
+    // A persisted fingerprint must never change with the implementation.
+    byte[] body = ascii("preamble\r\n--b1\r\nContent-Disposition: form-data; name=\"amount\"\r\n"
+        + "\r\n1000\r\n--b1\r\n\r\nno headers\r\n--b1--\r\nepilogue");
+    assertThat(fingerprint(body, "multipart/form-data; boundary=b1")).isEqualTo(
+        "v2:fbe0d565f2e6c34c362974454e41de8634733fc800d66f299885800bd355467d");
+  }
+
+  @Test
   void part_order_a_part_header_and_part_bytes_each_change_the_payload() throws IOException {
     String original = fingerprint(invoice("b1"));
     MultipartBody reordered = form("b2")
