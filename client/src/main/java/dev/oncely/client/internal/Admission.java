@@ -9,6 +9,7 @@ import dev.oncely.client.event.IntentEvent;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Creates an intent's record or joins the one that exists, for both entry points: create first
@@ -81,13 +82,20 @@ public final class Admission {
 
   /**
    * Whether {@code existing} holds the payload of {@code candidate}: the same bytes and media type
-   * (whatever either fingerprint says), or the same fingerprint.
+   * (whatever either fingerprint says), or the same fingerprint. A multipart record is also
+   * compared by the fingerprint its stored bytes have today, because one stored by an earlier
+   * release holds the hash of its bytes and boundary, which a form re-issued under a fresh
+   * boundary never matches.
    */
   public static boolean samePayload(IntentRecord existing, IntentRecord candidate) {
     if (Arrays.equals(existing.body(), candidate.body())
         && Objects.equals(existing.mediaType(), candidate.mediaType())) {
       return true;
     }
-    return existing.fingerprint().equals(candidate.fingerprint());
+    if (existing.fingerprint().equals(candidate.fingerprint())) {
+      return true;
+    }
+    return Fingerprints.isMultipart(existing.mediaType()) && Fingerprints.ofPayload(
+        existing.body(), existing.mediaType(), Set.of()).equals(candidate.fingerprint());
   }
 }

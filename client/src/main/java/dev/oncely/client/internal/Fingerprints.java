@@ -6,15 +6,18 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * Payload fingerprints: {@code v2:} and the hex SHA-256 of the normalized payload. A JSON body is
  * normalized by {@link CanonicalJson} (members sorted, volatile fields removed, strings by value,
- * numbers by exact value: {@code 1000.0} is {@code 1000}); any other body is its media type and its
- * exact bytes. The version prefix lets the form change later without turning a resubmit into a
- * mismatch: compare with {@link #matches}, never with {@code equals}, because a record stored by an
- * older release carries a fingerprint of an older version.
+ * numbers by exact value: {@code 1000.0} is {@code 1000}); a multipart body by its parts ({@link
+ * MultipartParts}: each part's headers and bytes, in order, and the media type without its
+ * boundary); any other body is its media type and its exact bytes. Each form hashes its own domain
+ * tag first, so two forms never collide. A fingerprint stored by an earlier release may differ for
+ * the same payload (a multipart record hashed with its boundary): {@link Admission#samePayload}
+ * decides such a record by its stored bytes.
  */
 public final class Fingerprints {
   /** The prefix of fingerprints computed by this version. */
@@ -22,6 +25,7 @@ public final class Fingerprints {
 
   private static final byte[] JSON_DOMAIN = "json\0".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] BYTES_DOMAIN = "bytes\0".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] MULTIPART_DOMAIN = "multipart\0".getBytes(StandardCharsets.US_ASCII);
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final MessageDigest SHA256 = newSha256();
 
@@ -36,12 +40,24 @@ public final class Fingerprints {
     return essence.equals("application/json") || essence.endsWith("+json");
   }
 
+  /** Whether {@code mediaType} names a {@code multipart/*} type with one boundary. */
+  public static boolean isMultipart(String mediaType) {
+    return MultipartParts.framingOf(mediaType) != null;
+  }
+
   /**
    * The one fingerprint policy of both entry points: a non-empty body whose media type names JSON
-   * is fingerprinted as JSON without its volatile fields and must be one well-formed JSON value;
-   * any other body by its media type and exact bytes, and then naming volatile fields is an error.
-   * An empty body is no payload at all (a {@code POST} with a JSON content type and nothing in it):
-   * it is fingerprinted by its media type alone, with nothing to leave out.
+   * is fingerprinted as JSON without its volatile fields and must be one well-formed JSON value; a
+   * {@code multipart/*} body with a boundary by its parts, so the same parts under another
+   * boundary are the same payload; any other body by its media type and exact bytes. Volatile
+   * fields can only be named for JSON. An empty body is no payload at all (a {@code POST} with a
+   * JSON content type and nothing in it): it is fingerprinted by its media type alone, with
+   * nothing to leave out.
+   *
+   * <p>A body declared multipart whose bytes do not follow its boundary's framing is fingerprinted
+   * by its media type and exact bytes, as any other body: it is sent exactly as stored either way,
+   * so refusing it would only turn a body the server may accept into an error, and guessing parts
+   * from it could call two different payloads the same.
    *
    * @throws InvalidIntentException if a JSON body is malformed, or volatile fields are named for a
    *     body that is not JSON
@@ -56,7 +72,7 @@ public final class Fingerprints {
         throw new InvalidIntentException("volatileFields", "need a JSON body; the body's media"
             + " type is " + (mediaType == null ? "none" : "'" + mediaType + "'"));
       }
-      return ofBytes(body, mediaType);
+      return ofMultipartOrBytes(body, mediaType);
     }
     try {
       return ofJson(body, volatileFields);
@@ -89,6 +105,34 @@ public final class Fingerprints {
     sha.update((byte) 0);
     sha.update(body);
     return PREFIX + hex(sha.digest());
+  }
+
+  /** Fingerprints a non-JSON body: by its parts when it is multipart, else by its bytes. */
+  private static String ofMultipartOrBytes(byte[] body, String mediaType) {
+    MultipartParts.Framing framing = MultipartParts.framingOf(mediaType);
+    List<MultipartParts.Part> parts = framing == null ? null
+        : MultipartParts.parse(body, framing.boundary());
+    if (parts == null) {
+      return ofBytes(body, mediaType);
+    }
+    MessageDigest sha = sha256();
+    sha.update(MULTIPART_DOMAIN);
+    sha.update(framing.typeWithoutBoundary().getBytes(StandardCharsets.UTF_8));
+    sha.update((byte) 0);
+    for (MultipartParts.Part part : parts) {
+      updateSized(sha, body, part.headersFrom(), part.headersTo());
+      updateSized(sha, body, part.contentFrom(), part.contentTo());
+    }
+    return PREFIX + hex(sha.digest());
+  }
+
+  /** Hashes a length before the bytes, so no two sequences of parts hash the same input. */
+  private static void updateSized(MessageDigest sha, byte[] bytes, int from, int to) {
+    long length = to - from;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      sha.update((byte) (length >>> shift));
+    }
+    sha.update(bytes, from, to - from);
   }
 
   /** Hex SHA-256 of {@code bytes}. */
