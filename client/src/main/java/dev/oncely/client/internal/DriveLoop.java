@@ -55,6 +55,7 @@ public final class DriveLoop {
   private final Wire wire;
   private final IntentId id;
   private final RecordKeeper keeper;
+  private final RecordTime time;
   private final boolean claimed;
   private final Failures failures = new Failures();
   private StoredResponse lastResponse;
@@ -79,9 +80,10 @@ public final class DriveLoop {
     this.wire = wire;
     this.id = record.id();
     this.claimed = claimed;
+    this.time = new RecordTime(settings.clock(), record);
     this.keeper = claimed
-        ? RecordKeeper.created(settings.store(), settings.clock(), record, deliveredBefore)
-        : new RecordKeeper(settings.store(), settings.clock(), record,
+        ? RecordKeeper.created(settings.store(), time, record, deliveredBefore)
+        : new RecordKeeper(settings.store(), time, record,
             deliveredBefore || RecordKeeper.loadedMaybeDelivered(record));
     this.lastResponse = record.lastResponse();
     this.retryPolicy = record.retryPolicy() != null ? record.retryPolicy() : settings.policy();
@@ -205,7 +207,7 @@ public final class DriveLoop {
     // owed to the server: a resume means that drive is gone (a crash, or a lease that ran out).
     boolean owed = !claimed && record.state() != IntentState.IN_FLIGHT && notBefore != null
         && now().isBefore(notBefore);
-    if (owed && !notBefore.isBefore(pacer.deadline())) {
+    if (owed && Duration.between(now(), notBefore).compareTo(pacer.timeLeft()) >= 0) {
       // The wait still owed (backoff or Retry-After) outlasts this drive: it stops at once with
       // the same due time, and nothing is claimed.
       return new Ended(park(PendingReason.DEADLINE_EXCEEDED, notBefore, null));
@@ -246,8 +248,8 @@ public final class DriveLoop {
   private Next loop() {
     while (true) {
       if (!s.gate().isOpen()) {
-        Duration left = Duration.between(now(), pacer.deadline());
-        if (left.isNegative() || left.isZero()) {
+        Duration left = pacer.timeLeft();
+        if (left.isZero()) {
           return new Ended(park(PendingReason.OFFLINE, null, null));
         }
         return waitFor(Waiting.GATE, null, left);
@@ -386,9 +388,7 @@ public final class DriveLoop {
   }
 
   private boolean withinRetention() {
-    IntentRecord record = keeper.record();
-    return now().isBefore(record.expiresAt())
-        && now().isBefore(record.createdAt().plus(s.keyRetention()));
+    return time.withinRetention(keeper.record(), s.keyRetention());
   }
 
   private DriveEnd finish(Step.Finish finish) {
@@ -478,7 +478,8 @@ public final class DriveLoop {
     s.listener().onEvent(event);
   }
 
+  /** The wall time, as due times are stored and compared across processes. */
   private Instant now() {
-    return s.clock().instant();
+    return s.clock().wall();
   }
 }
