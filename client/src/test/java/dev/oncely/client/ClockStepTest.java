@@ -99,6 +99,31 @@ class ClockStepTest {
   }
 
   @Test
+  void a_resumed_wait_stored_six_hours_ahead_of_the_wall_clock_is_cut_to_the_policys_longest()
+      throws Exception {
+    server.enqueue(unavailable(5));
+    IntentSpec spec = spec();
+    IntentOutcome first = client(1, sleeper).execute(spec);
+    assertThat(((IntentOutcome.Pending) first).reason()).isEqualTo(PendingReason.ATTEMPTS_EXHAUSTED);
+    assertThat(store.get(spec.id()).orElseThrow().nextAttemptAt()).isEqualTo(T0.plusSeconds(5));
+
+    clock.stepWall(SIX_HOURS.negated());
+    server.enqueue(created());
+    IntentOutcome resumed = client(3, sleeper).resumePending().get(0).get(5, TimeUnit.SECONDS);
+
+    assertThat(resumed).as("attempted, not parked DEADLINE_EXCEEDED until the clock catches up")
+        .isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(keysSeen()).hasSize(2).containsOnly("\"" + spec.key() + "\"");
+    RetryPolicy policy = policy(3);
+    assertThat(sleeper.sleeps()).singleElement().satisfies(wait -> assertThat(wait)
+        .isLessThanOrEqualTo(policy.maxDelay().plus(policy.attemptTimeout())));
+    assertThat(seen).filteredOn(IntentEvent.RetryScheduled.class::isInstance)
+        .map(e -> ((IntentEvent.RetryScheduled) e).cause())
+        .anySatisfy(cause -> assertThat(cause).contains("wall clock stepped back"));
+    assertThat(store.get(spec.id()).orElseThrow().attempts()).isEqualTo(2);
+  }
+
+  @Test
   void a_stepped_back_clock_never_makes_a_record_past_the_key_retention_look_young_enough_to_resend()
       throws Exception {
     IntentSpec spec = spec();
@@ -166,5 +191,33 @@ class ClockStepTest {
         .isEqualTo(PendingReason.DEADLINE_EXCEEDED);
     assertThat(server.getRequestCount()).as("one attempt per 10 s wait within the 1 min deadline")
         .isLessThanOrEqualTo(6);
+  }
+
+  @Test
+  void an_intercepted_call_reissued_after_the_clock_stepped_back_is_sent_not_parked()
+      throws Exception {
+    server.enqueue(unavailable(5));
+    server.enqueue(created());
+    IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder().store(store)
+        .clock(clock).sleeper(sleeper).listener(IntentListener.NONE).retryPolicy(policy(1))
+        .build();
+    OkHttpClient app = interceptor.installOn(new OkHttpClient.Builder()).build();
+    Request payment = new Request.Builder().url(server.url("/payments"))
+        .tag(IntentTag.class, IntentTag.builder().operation("create-payment").scope("tenant-42")
+            .businessId("order-7").build())
+        .post(RequestBody.create(BODY, MediaType.get("application/json"))).build();
+    try (Response first = app.newCall(payment).execute()) {
+      assertThat(first.code()).isEqualTo(503);
+    } catch (IntentPendingException pending) {
+      assertThat(pending.reason()).isEqualTo(PendingReason.ATTEMPTS_EXHAUSTED);
+    }
+
+    clock.stepWall(SIX_HOURS.negated());
+    try (Response again = app.newCall(payment).execute()) {
+      assertThat(again.code()).isEqualTo(201);
+    }
+
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(store.listUnfinished()).isEmpty();
   }
 }

@@ -32,6 +32,8 @@ import okhttp3.HttpUrl;
 public final class DriveLoop {
   private static final String PAST_RETENTION = "older than the server's key retention (%s):"
       + " resending could create a second effect";
+  private static final String STEPPED_BACK = "the stored next attempt time lay %s ahead, longer"
+      + " than any wait the policy asks (%s): the wall clock stepped back since it was written";
 
   /** What the loop asks of its runner after a step. */
   public sealed interface Next {}
@@ -207,9 +209,18 @@ public final class DriveLoop {
     // owed to the server: a resume means that drive is gone (a crash, or a lease that ran out).
     boolean owed = !claimed && record.state() != IntentState.IN_FLIGHT && notBefore != null
         && now().isBefore(notBefore);
+    String steppedBack = null;
+    if (owed && Duration.between(now(), notBefore).compareTo(longestOwedWait()) > 0) {
+      // Only wall time crosses a restart, and it went back: the wait still owed cannot be
+      // measured, but it is no longer than the policy could have asked.
+      steppedBack = String.format(STEPPED_BACK, Duration.between(now(), notBefore),
+          longestOwedWait());
+      notBefore = now().plus(longestOwedWait());
+    }
     if (owed && Duration.between(now(), notBefore).compareTo(pacer.timeLeft()) >= 0) {
       // The wait still owed (backoff or Retry-After) outlasts this drive: it stops at once with
-      // the same due time, and nothing is claimed.
+      // that due time, and nothing is claimed. A cut wait only gets here when the policy's
+      // longest wait outlasts its own deadline, and the next resume after it attempts.
       return new Ended(park(PendingReason.DEADLINE_EXCEEDED, notBefore, null));
     }
     if (!claimed) {
@@ -228,7 +239,7 @@ public final class DriveLoop {
       // The last drive stopped with a wait still owed: honour it before the first attempt.
       Duration left = Duration.between(now(), notBefore);
       emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, left,
-          "waiting for the stored next attempt time"));
+          steppedBack != null ? steppedBack : "waiting for the stored next attempt time"));
       return waitFor(Waiting.OWED, notBefore, left);
     }
     return loop();
@@ -331,6 +342,15 @@ public final class DriveLoop {
       keeper.awaitNext(due.plus(retryPolicy.attemptTimeout()));
     }
     return new Wait(delay);
+  }
+
+  /**
+   * The longest wait a drive of this intent can have left owed when it stopped: the policy's cap
+   * of one wait ({@code Retry-After} included) and one attempt's timeout. A wait the retry budget
+   * stretched may have been longer; it paced the retries of a process whose budget is gone.
+   */
+  private Duration longestOwedWait() {
+    return retryPolicy.maxDelay().plus(retryPolicy.attemptTimeout());
   }
 
   /** When the attempt about to start stops counting as a live drive: its timeout from now. */
