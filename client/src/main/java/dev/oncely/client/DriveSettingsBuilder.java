@@ -6,6 +6,7 @@ import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.DriveSettings;
 import dev.oncely.client.internal.Durations;
+import dev.oncely.client.internal.EngineClock;
 import dev.oncely.client.internal.Origins;
 import dev.oncely.client.internal.SafeListener;
 import java.time.Clock;
@@ -88,7 +89,15 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
     return self();
   }
 
-  /** Sets the clock for record times, deadlines and {@code Retry-After} dates. */
+  /**
+   * Sets the wall clock (default {@link Clock#systemUTC()}): record times, due times, {@code
+   * Retry-After} dates and the key-retention check, which is all a record is judged by across a
+   * restart. Deadlines, attempt timeouts and waits inside one process run on a monotonic clock
+   * ({@link System#nanoTime()} for the system clock in any zone), so a step of the wall clock does
+   * not move them. Any other clock is taken as simulated time: its readings, held still while they
+   * go back, measure those too. A record's age is never judged younger than its own stored times
+   * show (see docs/client.md, "Clocks").
+   */
   public B clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return self();
@@ -214,7 +223,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
         : retention;
     return new DriveSettings(store, dialect, retryPolicy,
         retryBudget != null ? retryBudget : RetryBudget.standard(), new SafeListener(listener),
-        clock, sleeper, jitter, networkGate, retention, finished, reconciler,
+        EngineClock.of(clock), sleeper, jitter, networkGate, retention, finished, reconciler,
         // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
         store == null || store instanceof InMemoryIntentStore ? null : finishedCache(),
         Set.copyOf(credentialOrigins));

@@ -272,7 +272,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public int purgeExpired() {
     checkOpen();
-    return config.store().purgeExpired(config.clock().instant());
+    return config.store().purgeExpired(config.clock().wall());
   }
 
   /** The store records are kept in. */

@@ -32,6 +32,8 @@ import okhttp3.HttpUrl;
 public final class DriveLoop {
   private static final String PAST_RETENTION = "older than the server's key retention (%s):"
       + " resending could create a second effect";
+  private static final String STEPPED_BACK = "the stored next attempt time lay %s ahead, longer"
+      + " than any wait the policy asks (%s): the wall clock stepped back since it was written";
 
   /** What the loop asks of its runner after a step. */
   public sealed interface Next {}
@@ -55,6 +57,7 @@ public final class DriveLoop {
   private final Wire wire;
   private final IntentId id;
   private final RecordKeeper keeper;
+  private final RecordTime time;
   private final boolean claimed;
   private final Failures failures = new Failures();
   private StoredResponse lastResponse;
@@ -78,9 +81,10 @@ public final class DriveLoop {
     this.wire = wire;
     this.id = record.id();
     this.claimed = claimed;
+    this.time = new RecordTime(settings.clock(), record);
     this.keeper = claimed
-        ? RecordKeeper.created(settings.store(), settings.clock(), record, deliveredBefore)
-        : new RecordKeeper(settings.store(), settings.clock(), record,
+        ? RecordKeeper.created(settings.store(), time, record, deliveredBefore)
+        : new RecordKeeper(settings.store(), time, record,
             deliveredBefore || RecordKeeper.loadedMaybeDelivered(record));
     this.lastResponse = record.lastResponse();
     this.retryPolicy = record.retryPolicy() != null ? record.retryPolicy() : settings.policy();
@@ -204,9 +208,18 @@ public final class DriveLoop {
     // owed to the server: a resume means that drive is gone (a crash, or a lease that ran out).
     boolean owed = !claimed && record.state() != IntentState.IN_FLIGHT && notBefore != null
         && now().isBefore(notBefore);
-    if (owed && !notBefore.isBefore(pacer.deadline())) {
+    String steppedBack = null;
+    if (owed && Duration.between(now(), notBefore).compareTo(longestOwedWait()) > 0) {
+      // Only wall time crosses a restart, and it went back: the wait still owed cannot be
+      // measured, but it is no longer than the policy could have asked.
+      steppedBack = String.format(STEPPED_BACK, Duration.between(now(), notBefore),
+          longestOwedWait());
+      notBefore = now().plus(longestOwedWait());
+    }
+    if (owed && Duration.between(now(), notBefore).compareTo(pacer.timeLeft()) >= 0) {
       // The wait still owed (backoff or Retry-After) outlasts this drive: it stops at once with
-      // the same due time, and nothing is claimed.
+      // that due time, and nothing is claimed. A cut wait only gets here when the policy's
+      // longest wait outlasts its own deadline, and the next resume after it attempts.
       return new Ended(park(PendingReason.DEADLINE_EXCEEDED, notBefore, null));
     }
     if (!claimed) {
@@ -225,7 +238,7 @@ public final class DriveLoop {
       // The last drive stopped with a wait still owed: honour it before the first attempt.
       Duration left = Duration.between(now(), notBefore);
       emit(new IntentEvent.RetryScheduled(id, keeper.attempts() + 1, left,
-          "waiting for the stored next attempt time"));
+          steppedBack != null ? steppedBack : "waiting for the stored next attempt time"));
       return waitFor(Waiting.OWED, notBefore, left);
     }
     return loop();
@@ -244,8 +257,8 @@ public final class DriveLoop {
   private Next loop() {
     while (true) {
       if (!s.gate().isOpen()) {
-        Duration left = Duration.between(now(), pacer.deadline());
-        if (left.isNegative() || left.isZero()) {
+        Duration left = pacer.timeLeft();
+        if (left.isZero()) {
           return new Ended(park(PendingReason.OFFLINE, null, null));
         }
         return waitFor(Waiting.GATE, null, left);
@@ -331,6 +344,15 @@ public final class DriveLoop {
     return new Wait(delay);
   }
 
+  /**
+   * The longest wait a drive of this intent can have left owed when it stopped: the policy's cap
+   * of one wait ({@code Retry-After} included) and one attempt's timeout. A wait the retry budget
+   * stretched may have been longer; it paced the retries of a process whose budget is gone.
+   */
+  private Duration longestOwedWait() {
+    return retryPolicy.maxDelay().plus(retryPolicy.attemptTimeout());
+  }
+
   /** When the attempt about to start stops counting as a live drive: its timeout from now. */
   private Instant busyUntil() {
     return now().plus(retryPolicy.attemptTimeout());
@@ -390,9 +412,7 @@ public final class DriveLoop {
   }
 
   private boolean withinRetention() {
-    IntentRecord record = keeper.record();
-    return now().isBefore(record.expiresAt())
-        && now().isBefore(record.createdAt().plus(s.keyRetention()));
+    return time.withinRetention(keeper.record(), s.keyRetention());
   }
 
   private DriveEnd finish(Step.Finish finish) {
@@ -482,7 +502,8 @@ public final class DriveLoop {
     s.listener().onEvent(event);
   }
 
+  /** The wall time, as due times are stored and compared across processes. */
   private Instant now() {
-    return s.clock().instant();
+    return s.clock().wall();
   }
 }

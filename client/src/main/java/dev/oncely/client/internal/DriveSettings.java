@@ -11,7 +11,6 @@ import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Random;
 import java.util.Set;
@@ -22,6 +21,7 @@ import java.util.Set;
  *
  * @param store where records live; null for an interceptor without a store (records then live in
  *     memory for one call)
+ * @param clock wall time for what is stored, monotonic time for deadlines and waits
  * @param finished cache of finished records, or null for none
  * @param credentialOrigins origins besides the intent's own that may get its stored headers and
  *     credentials (status URLs there are polled with them)
@@ -32,7 +32,7 @@ public record DriveSettings(
     RetryPolicy policy,
     RetryBudget budget,
     IntentListener listener,
-    Clock clock,
+    EngineClock clock,
     Sleeper sleeper,
     Random random,
     NetworkGate gate,

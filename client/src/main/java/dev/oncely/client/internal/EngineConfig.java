@@ -7,7 +7,6 @@ import dev.oncely.client.IntentStore;
 import dev.oncely.client.RecordCache;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
-import java.time.Clock;
 import java.util.Set;
 import okhttp3.Call;
 
@@ -48,8 +47,8 @@ public record EngineConfig(
     return drive.listener();
   }
 
-  /** The clock of record times. */
-  public Clock clock() {
+  /** The clock of record times, deadlines and waits. */
+  public EngineClock clock() {
     return drive.clock();
   }
 

@@ -5,7 +5,6 @@ import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoredResponse;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -13,7 +12,10 @@ import java.time.Instant;
  * The pace of one drive or intercepted call: how long to wait before the next attempt, and when to
  * stop because the policy's attempts or deadline ran out, or the host's retry budget cannot pay
  * for a retry before the deadline (it delays retries until then). Shared by the
- * intent API and the interceptor so both stop for the same reasons. Not thread-safe.
+ * intent API and the interceptor so both stop for the same reasons. The deadline, the time left
+ * and the attempt timeouts are measured on the {@linkplain EngineClock#nanos() monotonic clock},
+ * so a step of the wall clock during the drive neither cuts it short nor stretches it; only the
+ * due time it reports for the record is wall time. Not thread-safe.
  */
 public final class Pacer {
   /**
@@ -31,32 +33,33 @@ public final class Pacer {
   private final RetryPolicy policy;
   private final RetryBudget budget;
   private final Waits waits;
-  private final Clock clock;
-  private final Instant deadline;
+  private final EngineClock clock;
+  private final long start;
   private int attempts;
 
   /** Paces a drive that starts now under {@code policy}. */
-  public Pacer(RetryPolicy policy, RetryBudget budget, Waits waits, Clock clock) {
+  public Pacer(RetryPolicy policy, RetryBudget budget, Waits waits, EngineClock clock) {
     this.policy = policy;
     this.budget = budget;
     this.waits = waits;
     this.clock = clock;
-    this.deadline = clock.instant().plus(policy.deadline());
+    this.start = clock.nanos();
   }
 
-  /** When this drive gives up. */
-  public Instant deadline() {
-    return deadline;
+  /** The time left before this drive gives up; zero once the deadline has passed. */
+  public Duration timeLeft() {
+    Duration left = policy.deadline().minusNanos(clock.nanos() - start);
+    return left.isNegative() ? Duration.ZERO : left;
   }
 
   /** Whether the deadline has passed. */
   public boolean pastDeadline() {
-    return !clock.instant().isBefore(deadline);
+    return timeLeft().isZero();
   }
 
   /** The timeout of the next attempt in milliseconds: the policy's, cut to the time left. */
   public long attemptTimeoutMillis() {
-    long left = Math.max(1, Duration.between(clock.instant(), deadline).toMillis());
+    long left = Math.max(1, timeLeft().toMillis());
     return Math.min(policy.attemptTimeout().toMillis(), left);
   }
 
@@ -74,21 +77,22 @@ public final class Pacer {
    * is under way, so running out reads {@link PendingReason#STILL_PROCESSING}.
    */
   public Pace next(StoredResponse answer, boolean charge, boolean processing, String host) {
-    Instant now = clock.instant();
+    Instant now = clock.wall();
+    Duration left = timeLeft();
     Duration delay = waits.next(answer, now);
     Instant due = now.plus(delay);
     if (attempts >= policy.maxAttempts()) {
       return stop(due, processing ? PendingReason.STILL_PROCESSING
           : PendingReason.ATTEMPTS_EXHAUSTED, null);
     }
-    if (!due.isBefore(deadline)) {
+    if (delay.compareTo(left) >= 0) {
       return stop(due, processing ? PendingReason.STILL_PROCESSING
           : PendingReason.DEADLINE_EXCEEDED, null);
     }
     boolean shaped = false;
     if (charge && !serverChose(answer)) {
       try {
-        Duration tokens = budget.reserveRetry(host, Duration.between(now, deadline));
+        Duration tokens = budget.reserveRetry(host, left);
         if (tokens.compareTo(delay) > 0) {
           delay = tokens;
           due = now.plus(delay);

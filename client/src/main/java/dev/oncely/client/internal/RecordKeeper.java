@@ -5,7 +5,6 @@ import dev.oncely.client.IntentState;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.PendingReason;
 import dev.oncely.client.StoredResponse;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
@@ -20,7 +19,8 @@ import java.util.function.Consumer;
  * first attempt) or carrying {@link IntentRecord#maybeDelivered()} may have reached the server.
  * {@link #loadedMaybeDelivered} reads it; from then on this keeper raises the flag with every
  * write once an attempt was started. Without a store (the interceptor with none) the keeper only
- * tracks the record in memory. Not thread-safe.
+ * tracks the record in memory. Times written are the drive's {@link RecordTime}: an update time
+ * never goes back, whatever the wall clock does. Not thread-safe.
  */
 public final class RecordKeeper {
   /** The record changed under this drive: another drive owns the intent now. */
@@ -33,7 +33,7 @@ public final class RecordKeeper {
   }
 
   private final IntentStore store;
-  private final Clock clock;
+  private final RecordTime time;
   private IntentRecord record;
   private int attempts;
   private boolean delivered;
@@ -45,9 +45,10 @@ public final class RecordKeeper {
    *
    * @param deliveredBefore whether an attempt may already have reached the server
    */
-  public RecordKeeper(IntentStore store, Clock clock, IntentRecord record, boolean deliveredBefore) {
+  public RecordKeeper(IntentStore store, RecordTime time, IntentRecord record,
+      boolean deliveredBefore) {
     this.store = store;
-    this.clock = clock;
+    this.time = time;
     this.record = record;
     this.attempts = record.attempts();
     this.delivered = deliveredBefore;
@@ -57,9 +58,9 @@ public final class RecordKeeper {
    * A keeper of {@code record}, just created {@code IN_FLIGHT} by the caller with its first
    * attempt already counted ({@link #FIRST_ATTEMPT}): that create was the claim.
    */
-  public static RecordKeeper created(IntentStore store, Clock clock, IntentRecord record,
+  public static RecordKeeper created(IntentStore store, RecordTime time, IntentRecord record,
       boolean deliveredBefore) {
-    RecordKeeper keeper = new RecordKeeper(store, clock, record, deliveredBefore);
+    RecordKeeper keeper = new RecordKeeper(store, time, record, deliveredBefore);
     keeper.precounted = record.attempts() > 0;
     return keeper;
   }
@@ -74,7 +75,7 @@ public final class RecordKeeper {
    * wire form, method, URL, headers, body and fingerprint.
    */
   public static IntentRecord.Builder fresh(DriveSettings settings, IntentState state) {
-    Instant now = settings.clock().instant();
+    Instant now = settings.clock().wall();
     return IntentRecord.builder()
         .state(state)
         .attempts(state == IntentState.IN_FLIGHT ? FIRST_ATTEMPT : 0)
@@ -202,7 +203,7 @@ public final class RecordKeeper {
   /** Records the outcome {@code state}, kept {@code retention} from now. */
   public void settle(IntentState state, StoredResponse response, boolean replayed, String reason,
       Duration retention) {
-    Instant now = clock.instant();
+    Instant now = time.now();
     update(b -> b.state(state).lastResponse(response).replayed(replayed).reason(reason)
         .nextAttemptAt(null).expiresAt(now.plus(retention)));
   }
@@ -220,7 +221,7 @@ public final class RecordKeeper {
 
   private void update(Consumer<IntentRecord.Builder> change) {
     // A count taken for an attempt that has not started yet is not written as made.
-    IntentRecord.Builder b = record.successor().updatedAt(clock.instant())
+    IntentRecord.Builder b = record.successor().updatedAt(time.now())
         .attempts(precounted ? attempts - 1 : attempts)
         .maybeDelivered(record.maybeDelivered() || delivered);
     change.accept(b);
