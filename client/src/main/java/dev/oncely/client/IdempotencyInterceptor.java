@@ -130,12 +130,18 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   }
 
   /**
-   * Adds this interceptor to {@code builder} as an application interceptor and, so that no
-   * redirect of an intent is followed by OkHttp before it is judged, as a network interceptor too.
-   * Call it where you would call {@code addInterceptor}: interceptors added before it run outside
-   * it (their credentials are seen by it), those added after it run inside. A client that follows
-   * redirects (OkHttp's default) and runs this interceptor only as an application interceptor is
-   * refused with an {@link IntentIOException} before anything of an intent is stored or sent.
+   * Adds this interceptor to {@code builder} as an application interceptor and as a network
+   * interceptor too, which sees every request of an intent OkHttp puts on a connection: no
+   * redirect of an intent is followed by OkHttp before it is judged, every request on the wire is
+   * a counted attempt (OkHttp's own resend of a bodyless {@code DELETE} included), and a {@code
+   * 401}/{@code 407} reaches the engine, which asks the client's authenticator for fresh
+   * credentials once and resends the same key and bytes. Call it where you would call {@code
+   * addInterceptor}: interceptors added before it run outside it (their credentials are seen by
+   * it), those added after it run inside; a network interceptor added before it sees such a
+   * refusal as status 299 with an {@code Oncely-Hidden-Status} header. A client that follows
+   * redirects (OkHttp's default), or resends a bodyless intent after a dropped connection, and
+   * runs this interceptor only as an application interceptor is refused with an {@link
+   * IntentIOException} before anything of an intent is stored or sent.
    *
    * @return {@code builder}
    */
