@@ -23,6 +23,8 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The interceptor keeps its promise across restarts for requests tagged with an {@link IntentTag}:
@@ -181,10 +183,23 @@ class InterceptorIntentTest {
         .retryPolicy()).isEqualTo(patient);
   }
 
+  /**
+   * The app's client with both halves ({@code installOn}), or a plain one with the application
+   * half only (no redirects, no silent resends).
+   */
+  private static OkHttpClient appClient(IdempotencyInterceptor interceptor, boolean installOn) {
+    if (installOn) {
+      return appClient(interceptor);
+    }
+    return new OkHttpClient.Builder().addInterceptor(interceptor).followRedirects(false)
+        .retryOnConnectionFailure(false).build();
+  }
+
   /** Issue 28: a stream of unknown length is read in bounded memory and refused past the limit. */
-  @Test
-  void a_stream_of_unknown_length_past_the_limit_is_refused_after_reading_at_most_the_limit()
-      throws Exception {
+  @ParameterizedTest(name = "installOn {0}")
+  @ValueSource(booleans = {true, false})
+  void a_stream_of_unknown_length_past_the_limit_is_refused_after_reading_at_most_the_limit(
+      boolean installOn) throws Exception {
     java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
     RequestBody endless = new RequestBody() {
       @Override
@@ -204,7 +219,7 @@ class InterceptorIntentTest {
     Request upload = new Request.Builder().url(server.url("/files")).tag(IntentTag.class,
         IntentTag.builder().operation("upload").scope("tenant-42").build()).post(endless).build();
 
-    assertThatThrownBy(() -> appClient(interceptor()).newCall(upload).execute())
+    assertThatThrownBy(() -> appClient(interceptor(), installOn).newCall(upload).execute())
         .isInstanceOf(IntentIOException.class)
         .cause().isInstanceOf(BodyTooLargeException.class)
         .hasMessageContaining("no declared length");
@@ -215,8 +230,10 @@ class InterceptorIntentTest {
   }
 
   /** Issue 28: a duplex body cannot be held before the first send, so it is refused, not emptied. */
-  @Test
-  void a_duplex_body_is_refused_before_anything_is_stored_or_sent() throws Exception {
+  @ParameterizedTest(name = "installOn {0}")
+  @ValueSource(booleans = {true, false})
+  void a_duplex_body_is_refused_before_anything_is_stored_or_sent(boolean installOn)
+      throws Exception {
     RequestBody duplex = new RequestBody() {
       @Override
       public MediaType contentType() {
@@ -235,7 +252,7 @@ class InterceptorIntentTest {
     };
     Request request = payment(BODY).newBuilder().post(duplex).build();
 
-    assertThatThrownBy(() -> appClient(interceptor()).newCall(request).execute())
+    assertThatThrownBy(() -> appClient(interceptor(), installOn).newCall(request).execute())
         .isInstanceOf(IntentIOException.class)
         .cause().isInstanceOf(InvalidIntentException.class)
         .hasMessageContaining("duplex");
