@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.client.testing.Wiring;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -23,7 +23,6 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -44,24 +43,6 @@ class BodylessIntentTest {
   private final IntentTag tag = IntentTag.builder().operation("void-authorization")
       .scope("tenant-7").businessId("auth_1").build();
 
-  /** How the app wired the interceptor into its client. */
-  enum Wiring {
-    /** {@code installOn(builder)} on OkHttp's defaults: silent resends on. */
-    INSTALL_ON,
-    /** A plain client: application interceptor only, no redirects, no silent resends. */
-    PLAIN_WITHOUT_SILENT_RESENDS
-  }
-
-  static Stream<Arguments> shapes() {
-    List<Arguments> all = new ArrayList<>();
-    for (Protocol protocol : List.of(Protocol.HTTP_1_1, Protocol.H2_PRIOR_KNOWLEDGE)) {
-      for (Wiring wiring : Wiring.values()) {
-        all.add(Arguments.of(protocol, wiring));
-      }
-    }
-    return all.stream();
-  }
-
   @AfterEach
   void stop() {
     server.close();
@@ -75,14 +56,10 @@ class BodylessIntentTest {
         .build();
   }
 
-  private OkHttpClient client(IdempotencyInterceptor interceptor, Protocol protocol,
+  private static OkHttpClient client(IdempotencyInterceptor interceptor, Protocol protocol,
       Wiring wiring) {
-    OkHttpClient.Builder builder = new OkHttpClient.Builder().protocols(List.of(protocol));
-    if (wiring == Wiring.INSTALL_ON) {
-      return interceptor.installOn(builder).build();
-    }
-    return builder.addInterceptor(interceptor).followRedirects(false)
-        .retryOnConnectionFailure(false).build();
+    return wiring.wire(interceptor, new OkHttpClient.Builder().protocols(List.of(protocol)))
+        .build();
   }
 
   private void start(Protocol protocol) throws IOException {
@@ -115,7 +92,7 @@ class BodylessIntentTest {
   }
 
   @ParameterizedTest(name = "{0} {1}")
-  @MethodSource("shapes")
+  @MethodSource("dev.oncely.client.testing.Wiring#withProtocols")
   void a_delete_resent_after_its_effect_ends_pending_and_every_request_on_the_wire_is_counted(
       Protocol protocol, Wiring wiring) throws Exception {
     start(protocol);
@@ -164,7 +141,7 @@ class BodylessIntentTest {
   }
 
   @ParameterizedTest(name = "{0} {1}")
-  @MethodSource("shapes")
+  @MethodSource("dev.oncely.client.testing.Wiring#withProtocols")
   void a_delete_refused_on_its_first_delivery_is_rejected(Protocol protocol, Wiring wiring)
       throws Exception {
     start(protocol);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
+import dev.oncely.client.testing.Wiring;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -27,7 +27,6 @@ import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -74,19 +73,6 @@ class CredentialRefreshTest {
 
   private final Tokens tokens = new Tokens();
 
-  /** How the app wired the interceptor into its client. */
-  enum Wiring { INSTALL_ON, PLAIN_NO_REDIRECTS }
-
-  static Stream<Arguments> shapes() {
-    List<Arguments> all = new ArrayList<>();
-    for (Protocol protocol : List.of(Protocol.HTTP_1_1, Protocol.H2_PRIOR_KNOWLEDGE)) {
-      for (Wiring wiring : Wiring.values()) {
-        all.add(Arguments.of(protocol, wiring));
-      }
-    }
-    return all.stream();
-  }
-
   @AfterEach
   void stop() {
     server.close();
@@ -111,10 +97,7 @@ class CredentialRefreshTest {
         .authenticator(tokens.authenticator(refreshes))
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header("Authorization", tokens.current).build()));
-    if (wiring == Wiring.INSTALL_ON) {
-      return interceptor().installOn(builder).build();
-    }
-    return builder.addInterceptor(interceptor()).followRedirects(false).build();
+    return wiring.wire(interceptor(), builder).build();
   }
 
   private Request payment() {
@@ -139,7 +122,7 @@ class CredentialRefreshTest {
   }
 
   @ParameterizedTest(name = "{0} {1}")
-  @MethodSource("shapes")
+  @MethodSource("dev.oncely.client.testing.Wiring#withProtocols")
   void a_first_attempt_refused_401_is_resent_with_the_authenticators_fresh_token_and_completes(
       Protocol protocol, Wiring wiring) throws Exception {
     OkHttpClient client = client(protocol, wiring, true);
@@ -166,7 +149,7 @@ class CredentialRefreshTest {
   }
 
   @ParameterizedTest(name = "{0} {1}")
-  @MethodSource("shapes")
+  @MethodSource("dev.oncely.client.testing.Wiring#withProtocols")
   void a_401_that_no_refresh_can_answer_is_a_final_refusal_of_the_first_delivery(
       Protocol protocol, Wiring wiring) throws Exception {
     OkHttpClient client = client(protocol, wiring, false);
