@@ -179,6 +179,28 @@ class ClientDialectsAndLifecycleTest {
   }
 
   @Test
+  void a_drive_whose_waits_cross_the_key_retention_never_resends_after_it() {
+    for (int i = 0; i < 5; i++) {
+      server.enqueue(new MockResponse.Builder().code(503).addHeader("Retry-After", "1800")
+          .build());
+    }
+    IntentSpec spec = spec();
+    try (IdempotentClient client = clientBuilder().keyRetention(Duration.ofHours(1))
+        .retryPolicy(RetryPolicy.builder().maxAttempts(5).maxDelay(Duration.ofMinutes(40))
+            .deadline(Duration.ofHours(5)).build())
+        .build()) {
+      IntentOutcome outcome = client.execute(spec);
+
+      // Sent at 0 and 30 minutes; the resend due at 60 minutes would reach a server that may
+      // have forgotten the key.
+      assertThat(outcome).isInstanceOf(IntentOutcome.NeedsReconciliation.class);
+      assertThat(server.getRequestCount()).isEqualTo(2);
+      assertThat(store.get(spec.id()).orElseThrow().state())
+          .isEqualTo(IntentState.NEEDS_RECONCILIATION);
+    }
+  }
+
+  @Test
   void finished_records_are_kept_seven_days_by_default_then_purged() {
     server.enqueue(new MockResponse.Builder().code(201).build());
     IntentSpec spec = spec();

@@ -196,10 +196,7 @@ public final class DriveLoop {
       return new Ended(reconcile());
     }
     if (keeper.maybeDelivered() && !withinRetention()) {
-      String reason = String.format(PAST_RETENTION, s.keyRetention());
-      keeper.reconcile(reason);
-      emit(new IntentEvent.NeedsReconciliation(id, reason));
-      return new Ended(reconcile());
+      return new Ended(pastRetention());
     }
     Instant notBefore = record.nextAttemptAt();
     pacer = new Pacer(retryPolicy, s.budget(),
@@ -271,6 +268,11 @@ public final class DriveLoop {
             : PendingReason.DEADLINE_EXCEEDED, null, null));
       }
       boolean deliveredBefore = keeper.maybeDelivered();
+      if (deliveredBefore && !exchange.isPoll() && !withinRetention()) {
+        // A long drive (waits, polls) can cross the key retention: the server may have forgotten
+        // the key, and a resend could be a second effect.
+        return new Ended(pastRetention());
+      }
       held = attempt(exchange, pacer);
       Answer answer = held.answer();
       if (answer.failure() != null && wire.stopped() != null) {
@@ -409,6 +411,14 @@ public final class DriveLoop {
       keeper.attemptMayHaveReached();
     }
     return sent;
+  }
+
+  /** Hands a maybe-delivered record past the server's key retention to reconciliation. */
+  private DriveEnd pastRetention() {
+    String reason = String.format(PAST_RETENTION, s.keyRetention());
+    keeper.reconcile(reason);
+    emit(new IntentEvent.NeedsReconciliation(id, reason));
+    return reconcile();
   }
 
   private boolean withinRetention() {
