@@ -86,7 +86,7 @@ public final class ReferenceServer implements AutoCloseable {
     this.dialect = b.dialect;
     this.plan = b.faults;
     this.kit = kit(b);
-    this.routes = new Routes(web, kit, dialect, () -> plan, this::stats);
+    this.routes = new Routes(web, kit, dialect, () -> plan, this::stats, b.bearerToken);
     web.setServerSocketFactory(new NoDelayServerSockets());
     web.setDispatcher(routes);
   }
@@ -253,6 +253,7 @@ public final class ReferenceServer implements AutoCloseable {
     private Duration slowFor = DEFAULT_SLOW_FOR;
     private boolean acceptKeyless;
     private int retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS;
+    private String bearerToken;
 
     private Builder() {}
 
@@ -330,6 +331,22 @@ public final class ReferenceServer implements AutoCloseable {
             "retryAfterSeconds must be in [0, 3600], was " + seconds);
       }
       this.retryAfterSeconds = seconds;
+      return this;
+    }
+
+    /**
+     * Requires {@code Authorization: Bearer <token>} on every payments request, answering {@code
+     * 401} with {@code WWW-Authenticate: Bearer} (and no effect) otherwise; default: no token.
+     *
+     * @throws IllegalArgumentException if {@code token} is blank or holds a character a header
+     *     value cannot carry
+     */
+    public Builder bearerToken(String token) {
+      Objects.requireNonNull(token, "bearerToken");
+      if (token.isBlank() || !token.chars().allMatch(c -> c > 32 && c < 127)) {
+        throw new IllegalArgumentException("bearerToken must be visible ASCII without spaces");
+      }
+      this.bearerToken = token;
       return this;
     }
 

@@ -13,8 +13,8 @@ import mockwebserver3.RecordedRequest;
 
 /**
  * The reference server's routing in front of the kit: {@code GET /stats}, the payments paths
- * (after the plan's latency and a check that a {@code POST} body is a JSON object) to the kit,
- * {@code 404} elsewhere. Thread-safe.
+ * (after the bearer token check when one is required, the plan's latency and a check that a {@code
+ * POST} body is a JSON object) to the kit, {@code 404} elsewhere. Thread-safe.
  */
 final class Routes extends Dispatcher {
   static final String COLLECTION = "/payments";
@@ -25,16 +25,19 @@ final class Routes extends Dispatcher {
   private final ServerDialect dialect;
   private final Supplier<FaultPlan> plan;
   private final Supplier<ServerStats> stats;
+  /** The {@code Authorization} value a payments request must carry, or null for none. */
+  private final String authorization;
   private final LongAdder delayed = new LongAdder();
   private final LongAdder invalidBodies = new LongAdder();
 
   Routes(MockWebServer web, IdempotentServer kit, ServerDialect dialect, Supplier<FaultPlan> plan,
-      Supplier<ServerStats> stats) {
+      Supplier<ServerStats> stats, String bearerToken) {
     this.web = web;
     this.kit = kit;
     this.dialect = dialect;
     this.plan = plan;
     this.stats = stats;
+    this.authorization = bearerToken == null ? null : "Bearer " + bearerToken;
   }
 
   /** Requests delayed by the plan's latency so far. */
@@ -77,6 +80,11 @@ final class Routes extends Dispatcher {
       String allow = collection ? "POST" : "GET";
       return error(405, "method_not_allowed", "Method not allowed", "allowed: " + allow)
           .newBuilder().setHeader("Allow", allow).build();
+    }
+    if (authorization != null
+        && !authorization.equals(request.getHeaders().get("Authorization"))) {
+      return error(401, "unauthorized", "Unauthorized", "a valid bearer token is required")
+          .newBuilder().setHeader("WWW-Authenticate", "Bearer").build();
     }
     Duration latency = plan.get().latency();
     if (!latency.isZero()) {

@@ -32,6 +32,14 @@ class SnippetsTest {
   }
 
   @Test
+  void token_refresh_example_pays_once_after_its_authenticator_renews_the_token()
+      throws Exception {
+    String out = runMain(TokenRefreshExample::main);
+    assertThat(out).contains("answer: 201").contains("token refreshes: 1")
+        .contains("payments created: 1");
+  }
+
+  @Test
   void interceptor_example_pays_once_through_dropped_answers() throws Exception {
     String out = runMain(InterceptorExample::main);
     assertThat(out).contains("answer: 201").contains("payments created: 1");
