@@ -49,8 +49,9 @@ import okhttp3.HttpUrl;
  *       malformed key gets {@code 400}; a missing key {@code 400} unless {@linkplain
  *       Builder#acceptKeyless(boolean) keyless requests are accepted} (then every one is a new
  *       effect). A {@linkplain Builder#businessRule business rule} can refuse a request: {@code
- *       400}, stored and replayed, no effect. A body over {@linkplain Builder#maxBodyBytes the
- *       limit} gets {@code 413} before anything else.
+ *       400}, stored and replayed, no effect. Before anything else, a request without an
+ *       {@linkplain Builder#requireCredential accepted credential} gets {@code 401}, then a body
+ *       over {@linkplain Builder#maxBodyBytes the limit} {@code 413}.
  *   <li>{@code GET /status/{id}} (the prefix is {@linkplain Builder#statusPath configurable}):
  *       the operation's status URL. While an accepted operation is processing it answers by the
  *       {@link PollStyle}; it completes after {@linkplain Builder#completeAfterPolls(int) a
@@ -91,7 +92,7 @@ import okhttp3.HttpUrl;
  * forever, {@link FingerprintRule#EXACT_BYTES} without the query string, no faults, intents
  * identified by their key, late originals held up to 2 s, the system UTC clock, status URLs under
  * {@value #STATUS_PATH} with ids {@code op_000001}..., no {@code Location} on {@code 201}, no body
- * limit.
+ * limit, no credential required.
  */
 public final class IdempotentServer extends Dispatcher {
   /** Default key header name. */
@@ -326,6 +327,10 @@ public final class IdempotentServer extends Dispatcher {
     if (poll) {
       answer = request.method().equals("GET") ? poll(request, fault)
           : Answer.json(405, "{\"error\":\"status URLs answer GET only\"}").with("Allow", "GET");
+    } else if (SUBMIT_METHODS.contains(request.method()) && !credentialAccepted(request)) {
+      answer = Answer.json(401, "{\"error\":\"the credential is missing or expired\"}")
+          .with("WWW-Authenticate", "Bearer error=\"invalid_token\"")
+          .as(ServedAnswer.Kind.UNAUTHORIZED);
     } else if (SUBMIT_METHODS.contains(request.method())
         && request.body().length > config.maxBodyBytes) {
       answer = Answer.json(413, "{\"error\":\"the body is " + request.body().length
@@ -371,6 +376,11 @@ public final class IdempotentServer extends Dispatcher {
     } finally {
       lock.unlock();
     }
+  }
+
+  private boolean credentialAccepted(ReceivedRequest r) {
+    return config.credentialHeader == null
+        || config.credentialAccepted.test(r.header(config.credentialHeader));
   }
 
   private String keyOrNull(ReceivedRequest r) {
@@ -887,6 +897,8 @@ public final class IdempotentServer extends Dispatcher {
     private boolean acceptKeyless;
     private Duration lateFor = DEFAULT_LATE_FOR;
     private Consumer<EffectLedger.Effect> onEffect;
+    private String credentialHeader;
+    private Predicate<String> credentialAccepted;
 
     private Builder() {}
 
@@ -925,6 +937,8 @@ public final class IdempotentServer extends Dispatcher {
       b.acceptKeyless = acceptKeyless;
       b.lateFor = lateFor;
       b.onEffect = onEffect;
+      b.credentialHeader = credentialHeader;
+      b.credentialAccepted = credentialAccepted;
       return b;
     }
 
@@ -1280,6 +1294,28 @@ public final class IdempotentServer extends Dispatcher {
      */
     public Builder onEffect(Consumer<EffectLedger.Effect> listener) {
       this.onEffect = Objects.requireNonNull(listener, "onEffect");
+      return this;
+    }
+
+    /**
+     * Requires a valid credential on every {@code POST}, {@code PUT}, {@code PATCH} and {@code
+     * DELETE}, as an API whose tokens expire: a request whose {@code header} value (null when
+     * absent) {@code accepted} refuses gets {@code 401} with {@code WWW-Authenticate: Bearer
+     * error="invalid_token"} before its key is read (no record, no effect), so a client may send
+     * the same key again with a fresh token. Status URLs and other {@code GET}s are not checked: a
+     * status URL may live on another origin that the client must not send the credential to.
+     * Default: no credential required.
+     *
+     * @throws IllegalArgumentException if {@code header} is blank
+     * @throws NullPointerException if an argument is null
+     */
+    public Builder requireCredential(String header, Predicate<String> accepted) {
+      Objects.requireNonNull(header, "header");
+      if (header.isBlank()) {
+        throw new IllegalArgumentException("requireCredential header must not be blank");
+      }
+      this.credentialHeader = header;
+      this.credentialAccepted = Objects.requireNonNull(accepted, "accepted");
       return this;
     }
 

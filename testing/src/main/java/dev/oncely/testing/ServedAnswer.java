@@ -25,6 +25,11 @@ public record ServedAnswer(int requestNumber, String intent, int status, Kind ki
     REFUSED,
     /** The handler failed ({@link Fault#handlerError(int)}). */
     HANDLER_ERROR,
+    /**
+     * The {@linkplain IdempotentServer.Builder#requireCredential required credential} was missing
+     * or refused ({@code 401}).
+     */
+    UNAUTHORIZED,
     /** The key header was missing or malformed. */
     INVALID_KEY,
     /** A status URL answered. */

@@ -535,6 +535,43 @@ class IdempotentServerTest {
   }
 
   @Test
+  void a_refused_credential_gets_401_and_reserves_no_key() throws IOException {
+    IdempotentServer kit = start(IdempotentServer.builder()
+        .requireCredential("Authorization", "Bearer fresh"::equals));
+    Response expired = post(withToken("Bearer expired"), "k", "{\"amount\":5}");
+    Response missing = post("k", "{\"amount\":5}");
+    Response fresh = post(withToken("Bearer fresh"), "k", "{\"amount\":5}");
+
+    assertThat(expired.code()).isEqualTo(401);
+    assertThat(expired.header("WWW-Authenticate")).isEqualTo("Bearer error=\"invalid_token\"");
+    text(expired);
+    assertThat(missing.code()).isEqualTo(401);
+    text(missing);
+    assertThat(fresh.code()).isEqualTo(201);
+    assertThat(fresh.header(IdempotentServer.REPLAYED_HEADER)).isNull();
+    text(fresh);
+    assertThat(kit.ledger().size()).isEqualTo(1);
+    assertThat(kit.answers()).extracting(ServedAnswer::kind).containsExactly(
+        ServedAnswer.Kind.UNAUTHORIZED, ServedAnswer.Kind.UNAUTHORIZED, ServedAnswer.Kind.EFFECT);
+  }
+
+  @Test
+  void status_urls_answer_without_the_required_credential() throws IOException {
+    start(IdempotentServer.builder().asynchronous(true)
+        .requireCredential("Authorization", "Bearer fresh"::equals));
+    Response accepted = post(withToken("Bearer fresh"), "k", "{\"amount\":5}");
+    text(accepted);
+
+    assertThat(accepted.code()).isEqualTo(202);
+    assertThat(get(accepted.header("Location")).code()).isIn(200, 202);
+  }
+
+  private OkHttpClient withToken(String token) {
+    return http.newBuilder().addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
+        .header("Authorization", token).build())).build();
+  }
+
+  @Test
   void in_progress_answer_carries_the_configured_body() throws IOException {
     String problem = "{\"type\":\"about:blank\",\"title\":\"in progress\",\"status\":409}";
     start(IdempotentServer.builder().inProgressBody("application/problem+json", problem)

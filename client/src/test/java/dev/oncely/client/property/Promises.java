@@ -7,10 +7,16 @@ import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
 import dev.oncely.testing.ReceivedRequest;
+import dev.oncely.testing.ServedAnswer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+import okhttp3.HttpUrl;
 
 /**
  * The promises checked after every generated case, each a sentence that names what broke. A
@@ -23,6 +29,11 @@ final class Promises {
   static final String NO_LEAK = "no credential sent to a foreign origin";
   static final String REASON = "every intent ends with an outcome that carries a reason";
   static final String NO_CROSS_SCOPE = "no response crosses scopes";
+  static final String COUNTED = "every request of an intent on the wire is a counted attempt";
+  static final String REFRESHED = "a 401 that the app's credential refresh answers never ends"
+      + " the intent";
+  static final String REFUSED_BODY = "a body the SDK cannot hold is refused with a typed error"
+      + " before anything is stored or sent";
 
   private final IdempotentServer server;
   private final String intent;
@@ -138,6 +149,68 @@ final class Promises {
     if (refusal && effect) {
       fail(REFUSED_MEANS_NONE,
           phase + ": the app got " + status + " (refused) but the effect exists" + note);
+    }
+  }
+
+  /**
+   * Every request that reached the server with a record's method, key and order (polls carry no
+   * key) is one of the attempts counted by the records that send it, whoever sent it: the engine,
+   * OkHttp's silent retry, an outer interceptor. Summed over records: one call keeps its key when
+   * an outer interceptor runs its chain again, and an untagged call whose credential changed in
+   * between continues in the scope of the new credential; the other account of {@code
+   * SECOND_SCOPE} sends the same key for another order. Records may count more: an attempt counts
+   * from its start, sent or not.
+   */
+  void everyRequestCounted(List<IntentRecord> records) {
+    Map<String, Integer> counted = new TreeMap<>();
+    for (IntentRecord r : records) {
+      if (r.keyHeader() != null && r.keyValue() != null) {
+        counted.merge(wireId(r), r.attempts(), Integer::sum);
+      }
+    }
+    counted.forEach((id, attempts) -> {
+      String[] parts = id.split("\n", -1);
+      long onWire = server.requests().all().stream()
+          .filter(q -> q.method().equals(parts[0]))
+          .filter(q -> Objects.equals(SimulatedWorld.intentOf(q), parts[3].isEmpty() ? null
+              : parts[3]))
+          .filter(q -> q.headerValues(parts[1]).stream().anyMatch(v -> unquoted(v).equals(parts[2])))
+          .count();
+      if (attempts < onWire) {
+        fail(COUNTED, parts[0] + " of " + parts[3] + ": " + onWire + " requests with its key"
+            + " reached the server, its records count " + attempts + " attempts");
+      }
+    });
+  }
+
+  /** Method, key header, unquoted key and order of {@code r}, one a line. */
+  private static String wireId(IntentRecord r) {
+    String order = SimulatedWorld.intentOf(HttpUrl.get(r.url()).encodedPath(),
+        new String(r.body(), StandardCharsets.UTF_8));
+    return r.method() + "\n" + r.keyHeader() + "\n" + unquoted(r.keyValue()) + "\n"
+        + (order == null ? "" : order);
+  }
+
+  private static String unquoted(String v) {
+    String t = v.trim();
+    return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"")
+        ? t.substring(1, t.length() - 1) : t;
+  }
+
+  /**
+   * For an app whose authenticator answers every {@code 401} the server gives for a stale or
+   * missing token: the intent ended with {@code status}, which may be {@code 401} only if a
+   * {@code 401} came from something else (a fault, given to a fresh token too).
+   */
+  void notEndedByAnswered401(String phase, int status) {
+    if (status != 401) {
+      return;
+    }
+    boolean unanswerable = server.answers().stream()
+        .anyMatch(a -> a.status() == 401 && a.kind() != ServedAnswer.Kind.UNAUTHORIZED);
+    if (!unanswerable) {
+      fail(REFRESHED, phase + ": ended 401 though every 401 of the server was for a token the"
+          + " app's authenticator refreshes");
     }
   }
 }

@@ -15,6 +15,9 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import mockwebserver3.MockWebServer;
 import okhttp3.HttpUrl;
 
@@ -29,6 +32,10 @@ final class SimulatedWorld implements AutoCloseable {
   static final String BODY_WITH_SENT_AT = "{\"order\":\"" + INTENT
       + "\",\"amount\":1250,\"currency\":\"eur\",\"sentAt\":\"2026-12-01T00:00:00Z\"}";
   static final String CREDENTIAL = "Authorization";
+  /** The path the intent is posted to. */
+  static final String PAYMENTS = "/payments";
+  private static final Pattern ORDER_IN_BODY = Pattern.compile("\"order\"\\s*:\\s*\"([^\"]*)\"");
+  private static final Pattern ORDER_IN_PATH = Pattern.compile("/(order-\\d+)(/|$)");
 
   private final MockWebServer api = new MockWebServer();
   private final MockWebServer foreign = new MockWebServer();
@@ -45,7 +52,12 @@ final class SimulatedWorld implements AutoCloseable {
   }
 
   HttpUrl paymentsUrl() {
-    return api.url("/payments");
+    return api.url(PAYMENTS);
+  }
+
+  /** The API's origin, as a URL to resolve paths against. */
+  HttpUrl apiUrl() {
+    return api.url("/");
   }
 
   String apiOrigin() {
@@ -61,6 +73,15 @@ final class SimulatedWorld implements AutoCloseable {
 
   /** A fresh server for {@code c} on {@code clock}, answering on both origins. */
   IdempotentServer serve(AnswerCase c, Clock clock) {
+    return serve(c, clock, PAYMENTS, b -> { });
+  }
+
+  /**
+   * A fresh server for {@code c} on {@code clock} whose redirects keep the intent's {@code path},
+   * configured further by {@code more}.
+   */
+  IdempotentServer serve(AnswerCase c, Clock clock, String path,
+      Consumer<IdempotentServer.Builder> more) {
     Profile p = c.server();
     IdempotentServer.Builder b = IdempotentServer.builder()
         .mismatch(mismatch(p.mismatch()))
@@ -71,11 +92,12 @@ final class SimulatedWorld implements AutoCloseable {
         .replayAcceptedForever(p.replayAcceptedForever())
         .completeAfterPolls(p.completeAfterPolls())
         .keyQuoting(c.keyQuoting())
-        .intentOf(IdempotentServer.jsonField("order"))
+        .intentOf(SimulatedWorld::intentOf)
         .lateFor(Duration.ofMillis(300))
         .clock(clock)
         .retention(KEY_RETENTION)
-        .faults(script(c.steps()));
+        .faults(script(c.steps(), path));
+    more.accept(b);
     if (p.statusOnOtherOrigin()) {
       b.statusOrigin(foreign.url("/"));
     }
@@ -85,10 +107,28 @@ final class SimulatedWorld implements AutoCloseable {
     return kit;
   }
 
-  private FaultScript script(List<Step> steps) {
+  /**
+   * The order a request belongs to: its JSON's {@code "order"} (a multipart part's JSON included),
+   * else the order its path names (a bodyless request), else null (the kit then uses the key).
+   */
+  static String intentOf(ReceivedRequest r) {
+    return intentOf(r.url().encodedPath(), r.bodyText());
+  }
+
+  /** The order of a request to {@code path} with {@code body}, as {@link #intentOf(ReceivedRequest)}. */
+  static String intentOf(String path, String body) {
+    Matcher inBody = ORDER_IN_BODY.matcher(body);
+    if (inBody.find()) {
+      return inBody.group(1);
+    }
+    Matcher inPath = ORDER_IN_PATH.matcher(path);
+    return inPath.find() ? inPath.group(1) : null;
+  }
+
+  private FaultScript script(List<Step> steps, String path) {
     FaultScript.Builder b = FaultScript.builder();
     for (int i = 0; i < steps.size(); i++) {
-      Fault f = fault(steps.get(i));
+      Fault f = fault(steps.get(i), path);
       if (f != null) {
         b.onRequest(i + 1, f);
       }
@@ -96,7 +136,7 @@ final class SimulatedWorld implements AutoCloseable {
     return b.build();
   }
 
-  private Fault fault(Step s) {
+  private Fault fault(Step s, String path) {
     if (s.kind() == null) {
       return null;
     }
@@ -105,7 +145,7 @@ final class SimulatedWorld implements AutoCloseable {
       case ANSWER_BEFORE_HANDLING: return Fault.answer(s.status());
       case INFORMATIONAL: return Fault.informational(s.status());
       case REDIRECT: return Fault.redirect(s.status(),
-          s.foreign() ? foreign.url("/payments").toString() : "/payments/v2");
+          s.foreign() ? foreign.url(path).toString() : path + "/v2");
       case AUTH_ON_RETRY: return Fault.authOnRetry(s.status());
       case HANDLER_ERROR: return Fault.handlerError(s.status());
       case LATE_ORIGINAL: return Fault.lateOriginal();
