@@ -244,10 +244,13 @@ public final class InterceptedCall {
   }
 
   /** The intent's id; a key, scope or operation it cannot carry is an invalid intent. */
-  private IntentId intentIdOf(Request original, String key) {
+  private IntentId intentIdOf(Request original, CallMemory memory, String key) {
     try {
+      // An untagged call's scope is fixed by its first run, like its key: a later run of the same
+      // call (an outer retry) after the app refreshed its token is the same intent.
       return identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
-          : IntentId.of(c.scope().apply(original), c.operation().apply(original), key);
+          : IntentId.of(memory.scope(() -> c.scope().apply(original)),
+              c.operation().apply(original), key);
     } catch (NullPointerException e) {
       throw new InvalidIntentException("intent id", e.getMessage() + " is null");
     } catch (IllegalArgumentException e) {
@@ -310,7 +313,7 @@ public final class InterceptedCall {
     Map<String, List<String>> headers = HttpParts.toMap(original.headers());
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
         || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
-    IntentId id = intentIdOf(original, key);
+    IntentId id = intentIdOf(original, memory, key);
     try {
       // Created already claimed, before the first byte: one durable write, and a crash during
       // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
