@@ -61,7 +61,8 @@ final class ScaleScenario {
     results.note(SECTION, "Fill: " + FILL_THREADS + " threads create and complete finished"
         + " intents (~750-byte body, 201 answer) straight through the store; each fill step ends"
         + " with a clean close (timed: the final checkpoint) and a reopen + listUnfinishedIds"
-        + " (timed), then one more with the clean-close marker deleted (the full verification). Throughput: c=" + concurrency + ", " + settings.e2eWindow().toMillis()
+        + " (timed), then one more with the clean-close marker deleted (the full verification)."
+        + " Throughput: c=" + concurrency + ", " + settings.e2eWindow().toMillis()
         + " ms windows after " + settings.e2eWarmup().toMillis() + " ms of warming, the filled"
         + " and a fresh store interleaved per repetition, default listener and options;"
         + " 'longest wait' is the slowest intent of the window.");
