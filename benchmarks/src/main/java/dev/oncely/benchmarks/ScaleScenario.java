@@ -25,7 +25,8 @@ import okhttp3.OkHttpClient;
  * runs the end-to-end throughput load beside a fresh store in the same run. Reports the throughput
  * ratio, the longest caller wait of each, and, at 100,000 and at the full size, the time of the
  * close that ends a fill (its final checkpoint), the bytes on disk per finished intent, and
- * reopen + list-unfinished after that clean close.
+ * reopen + list-unfinished after that clean close, and again with the clean-close marker removed
+ * (the full verification an open runs after a crash).
  */
 final class ScaleScenario {
   static final String SECTION = "scale";
@@ -60,7 +61,8 @@ final class ScaleScenario {
     results.note(SECTION, "Fill: " + FILL_THREADS + " threads create and complete finished"
         + " intents (~750-byte body, 201 answer) straight through the store; each fill step ends"
         + " with a clean close (timed: the final checkpoint) and a reopen + listUnfinishedIds"
-        + " (timed). Throughput: c=" + concurrency + ", " + settings.e2eWindow().toMillis()
+        + " (timed), then one more with the clean-close marker deleted (the full verification)."
+        + " Throughput: c=" + concurrency + ", " + settings.e2eWindow().toMillis()
         + " ms windows after " + settings.e2eWarmup().toMillis() + " ms of warming, the filled"
         + " and a fresh store interleaved per repetition, default listener and options;"
         + " 'longest wait' is the slowest intent of the window.");
@@ -85,26 +87,36 @@ final class ScaleScenario {
       double closeMs = (System.nanoTime() - c0) / 1e6;
       made = mark;
       long bytes = TempDirs.size(dir);
-      long o0 = System.nanoTime();
-      int unfinished;
-      double listMs;
-      try (IntentStore reopened = engine.open(dir)) {
-        unfinished = reopened.listUnfinishedIds().size();
-        listMs = (System.nanoTime() - o0) / 1e6;
-      }
-      if (unfinished != 0) {
-        throw new IllegalStateException(engine.label() + " listed " + unfinished
-            + " unfinished intents after a fill of finished ones");
-      }
+      double listMs = reopenAndList(engine, dir);
+      TempDirs.deleteCleanCloseMarkers(dir);
+      double fullMs = reopenAndList(engine, dir);
       String what = engine.label() + ", " + mark + " finished";
       results.add(SECTION, what + ": close (final checkpoint)", "ms", List.of(closeMs), null);
       results.add(SECTION, what + ": disk per finished intent", "bytes",
           List.of((double) bytes / mark), "<= 1536", v -> v <= 1536, "every store file");
       results.add(SECTION, what + ": reopen + listUnfinishedIds", "ms", List.of(listMs),
           "< 1000", v -> v < 1000, null);
+      results.add(SECTION, what + ": reopen + listUnfinishedIds, marker removed", "ms",
+          List.of(fullMs), "the full verification, as after a crash");
       System.out.printf(Locale.ROOT, "    %s: filled in %.0f s, %.0f MB%n", what, fillSeconds,
           bytes / 1e6);
     }
+  }
+
+  /** Reopens the store in {@code dir}, lists what is unfinished (none), closes; the ms taken. */
+  private static double reopenAndList(Engine engine, Path dir) {
+    long o0 = System.nanoTime();
+    int unfinished;
+    double listMs;
+    try (IntentStore reopened = engine.open(dir)) {
+      unfinished = reopened.listUnfinishedIds().size();
+      listMs = (System.nanoTime() - o0) / 1e6;
+    }
+    if (unfinished != 0) {
+      throw new IllegalStateException(engine.label() + " listed " + unfinished
+          + " unfinished intents after a fill of finished ones");
+    }
+    return listMs;
   }
 
   /** Creates and completes intents {@code from} to {@code to} (exclusive) in {@code store}. */

@@ -90,15 +90,25 @@ class MapDbIntentStoreMeasurement {
         + Files.size(path);
     System.out.printf("MEASURE %d records: %d bytes on disk (both copies) = %.0f bytes/record%n",
         count, bytes, (double) bytes / count);
-    for (int round = 0; round < 2; round++) {
+    for (int round = 0; round < 4; round++) {
+      boolean full = round == 3;
+      if (full) {
+        Files.delete(dir.resolve("big.db.clean"));
+      }
       long start = System.nanoTime();
       try (MapDbIntentStore store = MapDbIntentStore.open(path)) {
         long opened = System.nanoTime();
+        int ids = store.listUnfinishedIds().size();
+        long listedIds = System.nanoTime();
         List<IntentRecord> unfinished = store.listUnfinished();
         long listed = System.nanoTime();
+        assertThat(ids).isEqualTo(count);
         assertThat(unfinished).hasSize(count);
-        System.out.printf("MEASURE reopen %d: open %.0f ms, listUnfinished %.0f ms (%d records)%n",
-            round, (opened - start) / 1e6, (listed - opened) / 1e6, unfinished.size());
+        System.out.printf("MEASURE reopen %d (%s): open %.0f ms, listUnfinishedIds %.0f ms,"
+            + " listUnfinished %.0f ms (%d records), load %s%n", round,
+            full ? "marker removed, full verification" : "after a clean close",
+            (opened - start) / 1e6, (listedIds - opened) / 1e6, (listed - listedIds) / 1e6,
+            unfinished.size(), Files.readString(Path.of("/proc/loadavg")).trim());
       }
     }
   }

@@ -35,6 +35,21 @@ public final class TempDirs {
     }
   }
 
+  /**
+   * Deletes the clean-close markers ({@code *.clean}) of the stores in {@code dir}, so their next
+   * open verifies in full, as after a crash.
+   */
+  public static void deleteCleanCloseMarkers(Path dir) {
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path marker : files.filter(p -> p.getFileName().toString().endsWith(".clean"))
+          .toList()) {
+        Files.delete(marker);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Deletes {@code dir} and everything in it; quiet when already gone. */
   public static void delete(Path dir) {
     if (dir == null || !Files.exists(dir)) {

@@ -1,5 +1,7 @@
 package dev.oncely.persistence.internal;
 
+import java.io.DataInput;
+import java.io.DataOutput;
 import java.io.IOException;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
@@ -39,6 +41,31 @@ final class BlockCrcs {
       sums.crcs[block] = sums.readBlock(channel, block, buffer);
     }
     return sums;
+  }
+
+  /** Writes these sums to {@code out}: the length, then each block's CRC32. */
+  void writeTo(DataOutput out) throws IOException {
+    out.writeLong(length);
+    for (int crc : crcs) {
+      out.writeInt(crc);
+    }
+  }
+
+  /**
+   * Reads sums {@link #writeTo} wrote.
+   *
+   * @throws IOException if {@code in} ends early or names an impossible length
+   */
+  static BlockCrcs readFrom(DataInput in) throws IOException {
+    long length = in.readLong();
+    if (length < 0 || (length + BLOCK - 1) / BLOCK > Integer.MAX_VALUE) {
+      throw new IOException("block checksums of an impossible length " + length);
+    }
+    int[] crcs = new int[blocks(length)];
+    for (int block = 0; block < crcs.length; block++) {
+      crcs[block] = in.readInt();
+    }
+    return new BlockCrcs(crcs, length);
   }
 
   /** The file's length. */

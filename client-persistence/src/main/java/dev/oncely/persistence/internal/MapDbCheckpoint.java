@@ -51,6 +51,11 @@ final class MapDbCheckpoint {
     this.sums = sums;
   }
 
+  /** The block checksums of the image, which the working copy equaled when it was opened. */
+  BlockCrcs sums() {
+    return sums;
+  }
+
   /**
    * Makes {@code working} (copy {@code target}, holding commit {@code sequence}) the image and
    * returns the other copy, brought up to it page by page, opened as the next working copy.

@@ -62,7 +62,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   /** Free space share of the working copy above which a purge rebuilds the image. */
   static final double SPARSE = 0.5;
 
+  private final Path store;
   private final Path[] paths;
+  private final FileIo io;
   private final long journalLimit;
   private final int applyAt;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
@@ -82,7 +84,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   private MapDbCopies(Path store, Path[] paths, FileIo io, long journalLimit, int applyAt,
       MapDbRecovery.Opened opened) {
+    this.store = store;
     this.paths = paths;
+    this.io = io;
     this.journalLimit = journalLimit;
     this.applyAt = applyAt;
     this.control = opened.control();
@@ -375,7 +379,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   /**
    * Checkpoints unless nothing was committed since the last one (so the journal is empty and both
-   * copies are equal when the store is closed), then closes the files. Idempotent.
+   * copies are equal when the store is closed), closes the files and records the clean close
+   * ({@link MapDbCleanClose}). Idempotent.
    */
   @Override
   public void close() {
@@ -395,8 +400,10 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       }
     }
     applier.shutdown();
+    MapDbFile last;
     lock.writeLock().lock();
     try {
+      last = working;
       for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
         try {
           if (c != null) {
@@ -414,6 +421,28 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     }
     if (failure != null) {
       throw failure;
+    }
+    if (last != null && broken == null && sequence == imageSequence) {
+      recordCleanClose(last);
+    }
+  }
+
+  /**
+   * Records the clean close when the closed working copy {@code last} still equals the image: it
+   * did when it was opened, so only the pages MapDB wrote into it since are compared. Forces it
+   * first, so the marker never outlives a page of it. A failure only costs the next open its full
+   * verification.
+   */
+  private void recordCleanClose(MapDbFile last) {
+    Path copy = paths[1 - image];
+    try {
+      if (MapDbFiles.samePages(copy, paths[image], last.writtenPages(), DirtyPages.PAGE)) {
+        MapDbFiles.force(io, copy);
+        MapDbCleanClose.record(store,
+            new MapDbCleanClose.Evidence(image, imageSequence, checkpoints.sums()));
+      }
+    } catch (StoreException e) {
+      // Nothing recorded: the next open verifies in full.
     }
   }
 

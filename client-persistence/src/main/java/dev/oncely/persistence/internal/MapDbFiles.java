@@ -134,6 +134,45 @@ final class MapDbFiles {
     }
   }
 
+  /**
+   * Whether {@code a} and {@code b} have the same length and the same bytes in the
+   * {@code pageSize}-byte pages {@code pages} names; reads those pages only.
+   */
+  static boolean samePages(Path a, Path b, BitSet pages, int pageSize) {
+    try (FileChannel left = FileChannel.open(a, StandardOpenOption.READ);
+        FileChannel right = FileChannel.open(b, StandardOpenOption.READ)) {
+      long size = left.size();
+      if (right.size() != size) {
+        return false;
+      }
+      ByteBuffer one = ByteBuffer.allocate(pageSize);
+      ByteBuffer two = ByteBuffer.allocate(pageSize);
+      for (int page = pages.nextSetBit(0); page >= 0 && (long) page * pageSize < size;
+          page = pages.nextSetBit(page + 1)) {
+        long position = (long) page * pageSize;
+        int length = (int) Math.min(pageSize, size - position);
+        if (!readFully(left, one, position, length).equals(readFully(right, two, position,
+            length))) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException e) {
+      throw new StoreException("cannot compare " + a + " with " + b + ": " + e, e);
+    }
+  }
+
+  private static ByteBuffer readFully(FileChannel channel, ByteBuffer buffer, long position,
+      int length) throws IOException {
+    ((Buffer) buffer).clear().limit(length);
+    while (buffer.hasRemaining()) {
+      if (channel.read(buffer, position + buffer.position()) < 0) {
+        throw new IOException("unexpected end of file at " + (position + buffer.position()));
+      }
+    }
+    return (ByteBuffer) ((Buffer) buffer).flip();
+  }
+
   /** Forces {@code file}'s data and metadata to stable storage. */
   static void force(FileIo io, Path file) {
     try (FileChannel channel = io.open(file)) {

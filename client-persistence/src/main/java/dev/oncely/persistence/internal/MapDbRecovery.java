@@ -19,8 +19,18 @@ import java.nio.file.Path;
  * <p><b>Recovery.</b> The working copy is distrusted (MapDB may have been half-way through a
  * change when the process died): unless it matches the image byte for byte (a clean close leaves
  * both equal), the image is copied over it. The journal frames after the image's commit are then
- * replayed onto it (the pages they write are marked, so the next checkpoint copies only those). An image that fails its checksum is replaced by the other copy when that one still
- * matches it byte for byte; otherwise opening fails with {@link StoreCorruptedException}.
+ * replayed onto it (the pages they write are marked, so the next checkpoint copies only those).
+ * An image that fails its checksum is replaced by the other copy when that one still matches it
+ * byte for byte; otherwise opening fails with {@link StoreCorruptedException}.
+ *
+ * <p><b>After a clean close.</b> When the files are exactly those the last clean close left
+ * ({@link MapDbCleanClose}: its marker matches every file and its block CRC32s combine to the
+ * length and CRC32 the control slot names), the image is the one that close verified and both
+ * copies are equal, so neither copy is read for its CRC32 nor compared: the open reads the marker,
+ * the first 64 KiB of each file, the control file and the journal (empty after a clean close),
+ * whatever the store holds. Every other open (no marker, a crash, any file written, truncated or
+ * replaced since, the marker edited) verifies in full as above. The marker is deleted durably
+ * where the files may start to change, after every check, so a refused open leaves it too.
  */
 final class MapDbRecovery {
   /** What an open leaves for the engine: its files, which copy is the image, the commits held. */
@@ -80,9 +90,11 @@ final class MapDbRecovery {
     if (state == null) {
       return initialize();
     }
+    MapDbCleanClose.Evidence clean =
+        MapDbCleanClose.read(store).filter(e -> e.describes(state)).orElse(null);
     int trusted = state.trusted();
     boolean moved = false;
-    BlockCrcs sums = MapDbFiles.ifMatches(paths[trusted], state);
+    BlockCrcs sums = clean != null ? clean.sums() : MapDbFiles.ifMatches(paths[trusted], state);
     if (sums == null) {
       sums = MapDbFiles.ifMatches(paths[1 - trusted], state);
       if (sums == null) {
@@ -104,6 +116,7 @@ final class MapDbRecovery {
       }
     });
     // Verified: from here on the files may change.
+    forgetCleanClose();
     control = ControlFile.open(store, io);
     control.read();
     if (moved) {
@@ -111,7 +124,7 @@ final class MapDbRecovery {
           state.crc()));
     }
     int other = 1 - trusted;
-    if (MapDbFiles.ifMatches(paths[other], state) == null) {
+    if (clean == null && MapDbFiles.ifMatches(paths[other], state) == null) {
       MapDbFiles.copy(io, paths[trusted], paths[other]);
     }
     working = MapDbFile.openExisting(paths[other], io);
@@ -143,6 +156,7 @@ final class MapDbRecovery {
           + " bytes but the control file beside it is empty; refusing to guess which commits"
           + " were acknowledged");
     }
+    forgetCleanClose();
     control = ControlFile.open(store, io);
     journal = Journal.create(journalPath, io);
     Path temp = MapDbFiles.tempOf(paths[0]);
@@ -159,6 +173,14 @@ final class MapDbRecovery {
     MapDbFiles.copy(io, paths[0], paths[1]);
     working = MapDbFile.openExisting(paths[1], io);
     return new Opened(control, journal, working, 0, 0, 0, sums);
+  }
+
+  private void forgetCleanClose() {
+    try {
+      MapDbCleanClose.forget(store);
+    } catch (IOException e) {
+      throw new StoreException("cannot delete " + MapDbCleanClose.markerOf(store) + ": " + e, e);
+    }
   }
 
   /** A control file never written may only meet copies left by an interrupted creation. */
