@@ -172,10 +172,27 @@ class ClockStepTest {
     server.enqueue(created());
     IntentSpec spec = spec();
 
-    IntentOutcome outcome = client(5, steppingOnce(SIX_HOURS)).execute(spec);
+    // Ten minutes: past the drive's 1-minute deadline on the wall clock, within the key retention.
+    IntentOutcome outcome = client(5, steppingOnce(Duration.ofMinutes(10))).execute(spec);
 
     assertThat(outcome).isInstanceOf(IntentOutcome.Completed.class);
     assertThat(keysSeen()).hasSize(3).containsOnly("\"" + spec.key() + "\"");
+  }
+
+  @Test
+  void a_wall_clock_stepped_forward_past_the_key_retention_during_a_drive_stops_resending()
+      throws Exception {
+    server.enqueue(unavailable(5));
+    server.enqueue(unavailable(5));
+    server.enqueue(created());
+    IntentSpec spec = spec();
+
+    // The conservative side of a forward step: the record looks past the server's retention, so
+    // the maybe-delivered intent goes to reconciliation rather than a resend.
+    IntentOutcome outcome = client(5, steppingOnce(SIX_HOURS)).execute(spec);
+
+    assertThat(outcome).isInstanceOf(IntentOutcome.NeedsReconciliation.class);
+    assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
   @Test
