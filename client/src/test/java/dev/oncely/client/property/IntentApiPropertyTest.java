@@ -6,6 +6,7 @@ import dev.oncely.client.HeaderProvider;
 import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
@@ -42,10 +43,13 @@ import okhttp3.OkHttpClient;
 
 /**
  * Model-based property test of the intent API (issue 9): generated server behaviours and answer
- * sequences against {@link IdempotentClient}, with crashes and resumes on the same store. After
- * every case: at most one effect per intent; {@code Completed} only with an effect;
- * {@code Rejected}/{@code KeyConflict} only without one; no credential at a foreign origin; every
- * outcome carries a reason. Cases per run: {@code -Doncely.property.tries} (default 1000).
+ * sequences against {@link IdempotentClient}, with crashes and resumes on the same store, and the
+ * app's credentials ({@link AppCredentials}): a token the server refuses until the app's {@link
+ * HeaderProvider} refreshes it, kept by one token store across restarts. After every case: at most
+ * one effect per intent; {@code Completed} only with an effect; {@code Rejected}/{@code
+ * KeyConflict} only without one; no credential at a foreign origin; every outcome carries a reason;
+ * a {@code 401} the app's refresh answers never ends an intent. Cases per run: {@code
+ * -Doncely.property.tries} (default 1000).
  */
 class IntentApiPropertyTest {
   private static final Survey SURVEY = new Survey("intent-api");
@@ -82,18 +86,26 @@ class IntentApiPropertyTest {
     return AnswerCases.cases();
   }
 
+  @Provide
+  Arbitrary<AppCredentials.Start> credentials() {
+    return AppCredentials.starts();
+  }
+
   @Property
   void intent_api_never_double_charges_never_lies_and_never_leaks_credentials(
-      @ForAll("cases") AnswerCase c) throws Exception {
+      @ForAll("cases") AnswerCase c, @ForAll("credentials") AppCredentials.Start start)
+      throws Exception {
     // Fresh servers per case: a late request of an earlier case cannot reach this case's server.
     try (SimulatedWorld world = new SimulatedWorld()) {
-      check(c, world);
+      check(c, new AppCredentials(start), world);
     }
   }
 
-  private void check(AnswerCase c, SimulatedWorld world) throws Exception {
+  private void check(AnswerCase c, AppCredentials credentials, SimulatedWorld world)
+      throws Exception {
     ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
-    IdempotentServer server = world.serve(c, clock);
+    IdempotentServer server = world.serve(c, clock, SimulatedWorld.PAYMENTS,
+        b -> b.requireCredential(SimulatedWorld.CREDENTIAL, AppCredentials::accepted));
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
     InMemoryIntentStore store = new InMemoryIntentStore();
     RecordingSleeper sleeper = new RecordingSleeper(clock);
@@ -129,7 +141,8 @@ class IntentApiPropertyTest {
     }
     boolean closeWhileWaiting = c.crash() == Crash.CLOSE_WHILE_WAITING;
     IdempotentClient first = client(firstStore, clock, closeWhileWaiting ? Sleeper.SYSTEM : sleeper,
-        dialect, c.firstRunAttempts(), NetworkGate.ALWAYS_OPEN, provider(c.twist()), listener);
+        dialect, c.firstRunAttempts(), NetworkGate.ALWAYS_OPEN, provider(c.twist(), credentials),
+        listener);
     current.set(first);
     IntentOutcome outcome;
     boolean closeAfterSubmit = c.crash() == Crash.CLOSE_RIGHT_AFTER_SUBMIT
@@ -145,7 +158,7 @@ class IntentApiPropertyTest {
         first.close();
         int seen = server.requestCount();
         outcome = await(f, promises, "the future of submit() after close() during its drive");
-        promises.truthful("closed during its drive", outcome);
+        judge("closed during its drive", outcome, credentials, promises);
         world.awaitQuiet(server);
         // One attempt may have been on its way when close() returned; none may start after it.
         if (server.requestCount() > seen + 1) {
@@ -153,34 +166,36 @@ class IntentApiPropertyTest {
         }
       } else {
         outcome = first.execute(spec);
-        promises.truthful("first run", outcome);
+        judge("first run", outcome, credentials, promises);
       }
       if (concurrent.get() != null) {
-        promises.truthful("the concurrent submit",
-            await(concurrent.get(), promises, "the concurrent submit"));
+        judge("the concurrent submit", await(concurrent.get(), promises, "the concurrent submit"),
+            credentials, promises);
       }
     } finally {
       first.close();
     }
     if (c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
-      outcome = resume(store, clock, sleeper, resumeDialect, OFFLINE, spec, outcome, promises,
-          "offline resume");
+      outcome = resume(store, clock, sleeper, resumeDialect, OFFLINE, spec, outcome, credentials,
+          promises, "offline resume");
     }
     if (c.crash() == Crash.RESUME_NEXT_DAY || c.crash() == Crash.OFFLINE_RESUME_THEN_NEXT_DAY) {
       world.awaitQuiet(server);
       clock.advance(Duration.ofHours(25));
     }
     if (otherResumes) {
-      outcome = resumeThroughInterceptor(store, clock, sleeper, resumeDialect, outcome, promises);
+      outcome = resumeThroughInterceptor(store, clock, sleeper, resumeDialect, outcome,
+          credentials, promises);
     } else if (c.crash() != Crash.NONE) {
       outcome = resume(store, clock, sleeper, resumeDialect, NetworkGate.ALWAYS_OPEN, spec,
-          outcome, promises, "after resume");
+          outcome, credentials, promises, "after resume");
     }
     promises.atMostOneEffect();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
 
-    String details = String.format("final outcome: %s%n    requests: %s%n    effects: %s",
-        outcome, server.requests().all(), server.ledger().all());
+    String details = String.format("credentials: %s%n    final outcome: %s%n    requests: %s%n"
+        + "    answers: %s%n    effects: %s", credentials, outcome, server.requests().all(),
+        server.answers(), server.ledger().all());
     if (Survey.ON) {
       SURVEY.record(c, promises, details);
       return;
@@ -198,38 +213,61 @@ class IntentApiPropertyTest {
     return spec.jsonBody(SimulatedWorld.BODY).build();
   }
 
-  /** The header provider: the app's credential, after a first call that fails as the twist says. */
-  private static HeaderProvider provider(Twist twist) {
+  /** What the app learns from {@code outcome}, judged against the server and its credentials. */
+  private static void judge(String phase, IntentOutcome outcome, AppCredentials credentials,
+      Promises promises) {
+    promises.truthful(phase, outcome);
+    promises.notEndedByAnswered401(phase, credentials, outcome);
+  }
+
+  /**
+   * The first client's header provider: the app's credentials, after a first call that fails as
+   * the twist says.
+   */
+  private static HeaderProvider provider(Twist twist, AppCredentials credentials) {
+    HeaderProvider app = credentials.headerProvider();
+    if (twist != Twist.PROVIDER_THROWS && twist != Twist.PROVIDER_REFUSED_VALUE) {
+      return app;
+    }
     AtomicBoolean first = new AtomicBoolean(true);
-    return (id, url) -> {
-      if (first.getAndSet(false)) {
-        if (twist == Twist.PROVIDER_THROWS) {
-          throw new IllegalStateException("the token service is down");
-        }
-        if (twist == Twist.PROVIDER_REFUSED_VALUE) {
-          return Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token\n");
-        }
+    return new HeaderProvider() {
+      @Override
+      public Map<String, String> headersFor(IntentId id, String url) throws Exception {
+        return headersFor(id, new Target(url, false, false));
       }
-      return Map.of(SimulatedWorld.CREDENTIAL, "Bearer provider-token");
+
+      @Override
+      public Map<String, String> headersFor(IntentId id, Target target) throws Exception {
+        if (first.getAndSet(false)) {
+          if (twist == Twist.PROVIDER_THROWS) {
+            throw new IllegalStateException("the token service is down");
+          }
+          return Map.of(SimulatedWorld.CREDENTIAL, credentials.current() + "\n");
+        }
+        return app.headersFor(id, target);
+      }
     };
   }
 
   /** A restart whose app resumes through the interceptor on its own OkHttp client. */
   private static IntentOutcome resumeThroughInterceptor(InMemoryIntentStore store,
       ManualClock clock, RecordingSleeper sleeper, Dialect dialect, IntentOutcome before,
-      Promises promises) throws Exception {
+      AppCredentials credentials, Promises promises) throws Exception {
     IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder().store(store)
         .clock(clock).sleeper(sleeper).dialect(dialect).listener(IntentListener.NONE)
         .keyRetention(SimulatedWorld.KEY_RETENTION).retryPolicy(policy(6, Duration.ofMinutes(2)))
         .build();
     OkHttpClient app = interceptor.installOn(http.newBuilder()
-        .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
-            .header(SimulatedWorld.CREDENTIAL, "Bearer app-token").build()))).build();
+        .authenticator(credentials.authenticator())
+        .addInterceptor(chain -> chain.request().header(SimulatedWorld.CREDENTIAL) != null
+            ? chain.proceed(chain.request())
+            : chain.proceed(chain.request().newBuilder()
+                .header(SimulatedWorld.CREDENTIAL, credentials.current()).build()))).build();
     IntentOutcome outcome = before;
     for (CompletableFuture<IntentOutcome> f : interceptor.resumePending(app, o -> { })) {
       outcome = await(f, promises, "a future of the interceptor's resumePending()");
     }
-    promises.truthful("after the interceptor's resume", outcome);
+    judge("after the interceptor's resume", outcome, credentials, promises);
     return outcome;
   }
 
@@ -243,10 +281,11 @@ class IntentApiPropertyTest {
 
   private static IntentOutcome resume(InMemoryIntentStore store, ManualClock clock,
       RecordingSleeper sleeper, Dialect dialect, NetworkGate gate, IntentSpec spec,
-      IntentOutcome before, Promises promises, String phase) throws Exception {
+      IntentOutcome before, AppCredentials credentials, Promises promises, String phase)
+      throws Exception {
     IntentOutcome outcome = before;
     try (IdempotentClient next = client(store, clock, sleeper, dialect, 6, gate,
-        provider(Twist.NONE), IntentListener.NONE)) {
+        credentials.headerProvider(), IntentListener.NONE)) {
       List<CompletableFuture<IntentOutcome>> resumed = next.resumePending();
       for (CompletableFuture<IntentOutcome> f : resumed) {
         outcome = await(f, promises, "a future of resumePending() (" + phase + ")");
@@ -255,7 +294,7 @@ class IntentApiPropertyTest {
         outcome = next.outcomeOf(spec.id()).orElse(outcome);
       }
     }
-    promises.truthful(phase, outcome);
+    judge(phase, outcome, credentials, promises);
     return outcome;
   }
 

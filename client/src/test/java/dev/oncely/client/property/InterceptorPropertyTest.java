@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -151,7 +150,7 @@ class InterceptorPropertyTest {
         try {
           IntentOutcome outcome = f.get(5, TimeUnit.SECONDS);
           promises.truthful("after resume", outcome);
-          shape.judge401("after resume", outcome, promises);
+          promises.notEndedByAnswered401("after resume", shape.credentials(), outcome);
           last = "resumed: " + outcome;
         } catch (TimeoutException e) {
           promises.fail(Promises.REASON, "a future of resumePending() did not complete in 5 s");
@@ -244,18 +243,6 @@ class InterceptorPropertyTest {
       }
       return request.build();
     }
-
-    void judge401(String phase, int status, Promises promises) {
-      if (credentials.refreshAnswersTheServer()) {
-        promises.notEndedByAnswered401(phase, status);
-      }
-    }
-
-    void judge401(String phase, IntentOutcome outcome, Promises promises) {
-      if (outcome instanceof IntentOutcome.Rejected r) {
-        judge401(phase, r.response().status(), promises);
-      }
-    }
   }
 
   /**
@@ -300,7 +287,7 @@ class InterceptorPropertyTest {
       String stored = store.listUnfinished().stream().map(r -> r.state().toString())
           .reduce((a, b) -> a + "," + b).orElse(null);
       promises.truthfulResponse(phase, status, stored);
-      shape.judge401(phase, status, promises);
+      promises.notEndedByAnswered401(phase, shape.credentials(), status);
       boolean unknown = status == 202 || status == 408 || status == 409 || status == 425
           || status == 429 || status >= 500 || status < 200 || (status >= 300 && status < 400);
       return unknown ? phase + " answered " + status : null;
@@ -366,14 +353,14 @@ class InterceptorPropertyTest {
     try (IdempotentClient client = IdempotentClient.builder().okHttpClient(http).store(store)
         .clock(clock).sleeper(sleeper).dialect(dialect).listener(IntentListener.NONE)
         .keyRetention(SimulatedWorld.KEY_RETENTION)
-        .headerProvider((id, url) -> Map.of(SimulatedWorld.CREDENTIAL,
-            shape.credentials().current()))
+        .headerProvider(shape.credentials().headerProvider())
         .retryPolicy(policy(6)).build()) {
       for (CompletableFuture<IntentOutcome> f : client.resumePending()) {
         try {
           IntentOutcome outcome = f.get(5, TimeUnit.SECONDS);
           promises.truthful("after the intent API's resume", outcome);
-          shape.judge401("after the intent API's resume", outcome, promises);
+          promises.notEndedByAnswered401("after the intent API's resume", shape.credentials(),
+              outcome);
           last = "resumed by the intent API: " + outcome;
         } catch (TimeoutException | InterruptedException | ExecutionException e) {
           promises.fail(Promises.REASON, "a future of the intent API's resume failed: " + e);

@@ -198,19 +198,26 @@ final class Promises {
   }
 
   /**
-   * For an app whose authenticator answers every {@code 401} the server gives for a stale or
+   * For an app whose credential refresh answers every {@code 401} the server gives for a stale or
    * missing token: the intent ended with {@code status}, which may be {@code 401} only if a
    * {@code 401} came from something else (a fault, given to a fresh token too).
    */
-  void notEndedByAnswered401(String phase, int status) {
-    if (status != 401) {
+  void notEndedByAnswered401(String phase, AppCredentials credentials, int status) {
+    if (status != 401 || !credentials.refreshAnswersTheServer()) {
       return;
     }
     boolean unanswerable = server.answers().stream()
         .anyMatch(a -> a.status() == 401 && a.kind() != ServedAnswer.Kind.UNAUTHORIZED);
     if (!unanswerable) {
       fail(REFRESHED, phase + ": ended 401 though every 401 of the server was for a token the"
-          + " app's authenticator refreshes");
+          + " app's credential refresh renews");
+    }
+  }
+
+  /** {@link #notEndedByAnswered401(String, AppCredentials, int)} for an outcome: a final refusal. */
+  void notEndedByAnswered401(String phase, AppCredentials credentials, IntentOutcome outcome) {
+    if (outcome instanceof IntentOutcome.Rejected r) {
+      notEndedByAnswered401(phase, credentials, r.response().status());
     }
   }
 }

@@ -19,7 +19,7 @@ record ShapedCase(AnswerCase answers, RequestShape shape, AppCredentials.Start c
     boolean reissue) {
 
   static Arbitrary<ShapedCase> cases() {
-    return Combinators.combine(AnswerCases.cases(), shapes(), starts(),
+    return Combinators.combine(AnswerCases.cases(), shapes(), AppCredentials.starts(),
         Arbitraries.of(false, true)).as(ShapedCase::new);
   }
 
@@ -30,14 +30,6 @@ record ShapedCase(AnswerCase answers, RequestShape shape, AppCredentials.Start c
             RequestShape.EMPTY_POST, RequestShape.ONE_SHOT, RequestShape.STREAM,
             RequestShape.MULTIPART)),
         Tuple.of(1, Arbitraries.of(RequestShape.STREAM_PAST_LIMIT, RequestShape.DUPLEX)));
-  }
-
-  private static Arbitrary<AppCredentials.Start> starts() {
-    return Arbitraries.frequencyOf(
-        Tuple.of(4, Arbitraries.just(AppCredentials.Start.VALID_NO_AUTHENTICATOR)),
-        Tuple.of(2, Arbitraries.just(AppCredentials.Start.VALID_WITH_AUTHENTICATOR)),
-        Tuple.of(3, Arbitraries.just(AppCredentials.Start.EXPIRED_WITH_AUTHENTICATOR)),
-        Tuple.of(1, Arbitraries.just(AppCredentials.Start.EXPIRED_NO_AUTHENTICATOR)));
   }
 
   @Override
