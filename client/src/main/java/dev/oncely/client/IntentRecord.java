@@ -171,7 +171,11 @@ public final class IntentRecord {
     return state;
   }
 
-  /** How many attempts were started (written to the network or not). */
+  /**
+   * How many attempts were started (written to the network or not), counting each request of the
+   * intent that reached the network, whoever sent it (OkHttp's silent resend, an outer interceptor
+   * re-running the chain): at least the number of requests the server can have seen.
+   */
   public int attempts() {
     return attempts;
   }
