@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.ForwardingIntentStore;
+import dev.oncely.client.testing.WatchedStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +42,7 @@ class DriveOwnerTest {
   @StartStop
   private final MockWebServer server = new MockWebServer();
 
-  private final InMemoryIntentStore store = new InMemoryIntentStore();
+  private final WatchedStore store = new WatchedStore(new InMemoryIntentStore());
 
   /** Sheds the first {@code sheds} requests of each key with 503 + Retry-After, then 201. */
   private void shed(int sheds, int retryAfterSeconds) {
@@ -237,16 +238,12 @@ class DriveOwnerTest {
     }
   }
 
-  private static IntentRecord await(java.util.function.Supplier<IntentRecord> read)
+  private IntentRecord await(java.util.function.Supplier<IntentRecord> read)
       throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < end) {
-      IntentRecord record = read.get();
-      if (record != null) {
-        return record;
-      }
-      Thread.sleep(5);
+    IntentRecord record = store.await(read, Duration.ofSeconds(10));
+    if (record == null) {
+      throw new AssertionError("the record never reached the expected state");
     }
-    throw new AssertionError("the record never reached the expected state");
+    return record;
   }
 }

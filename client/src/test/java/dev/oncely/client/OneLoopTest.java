@@ -99,26 +99,24 @@ class OneLoopTest {
     server.enqueue(created());
     server.enqueue(created());
     CountDownLatch recorded = new CountDownLatch(1);
-    CountDownLatch secondStarted = new CountDownLatch(1);
-    IntentListener slow = event -> {
+    CountDownLatch secondSubmitted = new CountDownLatch(1);
+    IntentListener held = event -> {
       if (event instanceof IntentEvent.Recorded && recorded.getCount() == 1) {
         recorded.countDown();
         try {
-          secondStarted.await(2, TimeUnit.SECONDS);
-          Thread.sleep(300);
+          secondSubmitted.await(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
       }
     };
-    try (IdempotentClient client = client(2).listener(slow).build()) {
+    try (IdempotentClient client = client(2).listener(held).build()) {
       CompletableFuture<IntentOutcome> first = CompletableFuture.supplyAsync(
           () -> client.execute(spec("order-1")));
       recorded.await(2, TimeUnit.SECONDS);
-      CompletableFuture<IntentOutcome> second = CompletableFuture.supplyAsync(() -> {
-        secondStarted.countDown();
-        return client.execute(spec("order-1"));
-      });
+      // submit() enters the intent's drive before it returns: it joins the held first drive.
+      CompletableFuture<IntentOutcome> second = client.submit(spec("order-1"));
+      secondSubmitted.countDown();
 
       assertThat(first.get(5, TimeUnit.SECONDS)).isInstanceOf(IntentOutcome.Completed.class);
       assertThat(second.get(5, TimeUnit.SECONDS)).isInstanceOf(IntentOutcome.Completed.class);

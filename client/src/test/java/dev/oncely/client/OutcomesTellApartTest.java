@@ -3,6 +3,7 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.testing.WatchedStore;
 import dev.oncely.testing.Fault;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -39,7 +40,7 @@ class OutcomesTellApartTest {
   @StartStop
   private final MockWebServer server = new MockWebServer();
 
-  private final InMemoryIntentStore store = new InMemoryIntentStore();
+  private final WatchedStore store = new WatchedStore(new InMemoryIntentStore());
 
   private static MockResponse stall() {
     return Fault.stallAfterCommit().applyTo(new MockResponse.Builder().code(201)).build();
@@ -61,17 +62,13 @@ class OutcomesTellApartTest {
   }
 
   private IntentRecord awaitRecord(Predicate<IntentRecord> done) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < until) {
-      IntentRecord r = store.findByBusinessId("tenant-a", "create-payment", "order-1")
-          .orElse(null);
-      if (r != null && done.test(r)) {
-        return r;
-      }
-      Thread.sleep(10);
+    IntentRecord r = store.await(() -> store.findByBusinessId("tenant-a", "create-payment",
+        "order-1").filter(done).orElse(null), Duration.ofSeconds(10));
+    if (r == null) {
+      throw new AssertionError("the record never got there: " + store.findByBusinessId(
+          "tenant-a", "create-payment", "order-1"));
     }
-    throw new AssertionError("the record never got there: " + store.findByBusinessId(
-        "tenant-a", "create-payment", "order-1"));
+    return r;
   }
 
   @Test

@@ -154,7 +154,7 @@ class IntentApiPropertyTest {
         outcome = await(f, promises, "the future of submit() after close()");
       } else if (closeWhileWaiting) {
         CompletableFuture<IntentOutcome> f = first.submit(spec);
-        world.awaitFirstRequest(server, f);
+        world.awaitFirstRequest(f);
         first.close();
         int seen = server.requestCount();
         outcome = await(f, promises, "the future of submit() after close() during its drive");

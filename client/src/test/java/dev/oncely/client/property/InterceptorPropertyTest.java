@@ -255,7 +255,7 @@ class InterceptorPropertyTest {
     CompletableFuture<String> call = CompletableFuture.supplyAsync(
         () -> call(world, store, app, true, null, shape, promises,
             "call closed during its drive"));
-    world.awaitFirstRequest(server, call);
+    world.awaitFirstRequest(call);
     interceptor.close();
     int seen = server.requestCount();
     String last;

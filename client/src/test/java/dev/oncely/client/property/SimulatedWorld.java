@@ -15,10 +15,17 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import okhttp3.HttpUrl;
 
 /**
@@ -39,6 +46,8 @@ final class SimulatedWorld implements AutoCloseable {
 
   private final MockWebServer api = new MockWebServer();
   private final MockWebServer foreign = new MockWebServer();
+  /** Completed when the server of the current case first dispatches a request. */
+  private final CompletableFuture<Void> firstRequest = new CompletableFuture<>();
 
   SimulatedWorld() {
     try {
@@ -102,8 +111,25 @@ final class SimulatedWorld implements AutoCloseable {
       b.statusOrigin(foreign.url("/"));
     }
     IdempotentServer kit = b.build();
-    api.setDispatcher(kit);
-    foreign.setDispatcher(kit);
+    Dispatcher signalling = new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+        firstRequest.complete(null);
+        return kit.dispatch(request);
+      }
+
+      @Override
+      public MockResponse peek() {
+        return kit.peek();
+      }
+
+      @Override
+      public void close() {
+        kit.close();
+      }
+    };
+    api.setDispatcher(signalling);
+    foreign.setDispatcher(signalling);
     return kit;
   }
 
@@ -161,14 +187,13 @@ final class SimulatedWorld implements AutoCloseable {
   }
 
   /** Waits (at most 2 s) until the server has seen a request, or {@code drive} has ended. */
-  void awaitFirstRequest(IdempotentServer kit, java.util.concurrent.Future<?> drive) {
-    long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+  void awaitFirstRequest(CompletableFuture<?> drive) {
     try {
-      while (kit.requestCount() == 0 && !drive.isDone() && System.nanoTime() < end) {
-        Thread.sleep(1);
-      }
+      CompletableFuture.anyOf(firstRequest, drive).get(2, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // The drive failed, or nothing came in time: the caller judges what the server saw.
     }
   }
 

@@ -75,7 +75,10 @@ class BootConventionsTest {
   private final Handler capture = new Handler() {
     @Override
     public void publish(LogRecord record) {
-      logged.add(record);
+      synchronized (logged) {
+        logged.add(record);
+        logged.notifyAll();
+      }
     }
 
     @Override
@@ -139,10 +142,17 @@ class BootConventionsTest {
         .map(r -> r.getMessage()).filter(m -> m.startsWith(prefix)).toList();
   }
 
+  /** Waits (at most 20 s) for an INFO line starting with {@code prefix}, woken by each log line. */
   private List<String> awaitInfo(String prefix) throws InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (infoLines(prefix).isEmpty() && System.nanoTime() < until) {
-      Thread.sleep(20);
+    synchronized (logged) {
+      while (infoLines(prefix).isEmpty()) {
+        long left = until - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        logged.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+      }
     }
     return infoLines(prefix);
   }
