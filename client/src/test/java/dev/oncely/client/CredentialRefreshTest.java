@@ -183,6 +183,31 @@ class CredentialRefreshTest {
   }
 
   @Test
+  void a_401_of_a_status_url_on_another_origin_never_asks_the_authenticator_nor_gets_credentials()
+      throws Exception {
+    try (MockWebServer foreign = new MockWebServer()) {
+      foreign.start();
+      OkHttpClient client = client(Protocol.HTTP_1_1, Wiring.INSTALL_ON, true);
+      server.enqueue(new MockResponse.Builder().code(202)
+          .addHeader("Location", foreign.url("/status/p-1").toString()).build());
+      foreign.enqueue(unauthorized());
+      foreign.enqueue(new MockResponse.Builder().code(200).body("{\"id\":\"pay_1\"}").build());
+
+      try (Response response = client.newCall(payment()).execute()) {
+        assertThat(response.code()).isEqualTo(200);
+      }
+
+      assertThat(tokens.asked).as("the authenticator is never asked for another origin")
+          .hasValue(0);
+      RecordedRequest refused = foreign.takeRequest(5, TimeUnit.SECONDS);
+      RecordedRequest polledAgain = foreign.takeRequest(5, TimeUnit.SECONDS);
+      assertThat(List.of(refused, polledAgain)).extracting(r -> r.getHeaders().get("Authorization"))
+          .containsOnlyNulls();
+      assertThat(record().state()).isEqualTo(IntentState.COMPLETED);
+    }
+  }
+
+  @Test
   void a_proxy_407_asks_the_proxy_authenticator_and_resends_through_the_proxy() throws Exception {
     server.start();
     List<String> proxyCredentials = new CopyOnWriteArrayList<>();
