@@ -25,7 +25,7 @@ public final class MapDbBatch implements MapDbView {
 
   private final MapDbFile image;
   private final MapDbOverlay committed;
-  private final List<TreeMap<byte[], MapDbOverlay.Change>> changes = new ArrayList<>();
+  private final MapDbChanges changes = new MapDbChanges();
   private final List<IntentRecord> written = new ArrayList<>();
   private int count;
   private boolean deleted;
@@ -34,9 +34,6 @@ public final class MapDbBatch implements MapDbView {
   MapDbBatch(MapDbFile image, MapDbOverlay committed) {
     this.image = image;
     this.committed = committed;
-    for (int map = 0; map <= MapDbFile.EXPIRY; map++) {
-      changes.add(new TreeMap<>(MapDbOverlay.UNSIGNED));
-    }
   }
 
   /** A batch on {@code image} with no commit pending in front of it ({@link #apply} writes there). */
@@ -63,7 +60,7 @@ public final class MapDbBatch implements MapDbView {
   }
 
   private MapDbOverlay.Change changeOf(int map, byte[] key) {
-    MapDbOverlay.Change mine = changes.get(map).get(key);
+    MapDbOverlay.Change mine = changes.get(map, key);
     return mine != null ? mine : committed.get(map, key);
   }
 
@@ -74,7 +71,7 @@ public final class MapDbBatch implements MapDbView {
    * a tree that changes under them.
    */
   public List<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
-    TreeMap<byte[], byte[]> merged = new TreeMap<>(MapDbOverlay.UNSIGNED);
+    TreeMap<byte[], byte[]> merged = new TreeMap<>(MapDbChanges.UNSIGNED);
     for (Map.Entry<byte[], byte[]> e : image.range(map, from, to)) {
       merged.put(e.getKey(), e.getValue());
     }
@@ -83,16 +80,15 @@ public final class MapDbBatch implements MapDbView {
       overlay(merged, applying.range(map, from, to));
     }
     overlay(merged, committed.range(map, from, to));
-    TreeMap<byte[], MapDbOverlay.Change> mine = changes.get(map);
-    overlay(merged, to == null ? mine.tailMap(from, true) : mine.subMap(from, true, to, false));
+    overlay(merged, changes.range(map, from, to));
     List<Map.Entry<byte[], byte[]>> out = new ArrayList<>(merged.size());
     merged.forEach((k, v) -> out.add(new AbstractMap.SimpleImmutableEntry<>(k, v)));
     return out;
   }
 
   private static void overlay(TreeMap<byte[], byte[]> merged,
-      Map<byte[], MapDbOverlay.Change> layer) {
-    for (Map.Entry<byte[], MapDbOverlay.Change> e : layer.entrySet()) {
+      List<Map.Entry<byte[], MapDbOverlay.Change>> layer) {
+    for (Map.Entry<byte[], MapDbOverlay.Change> e : layer) {
       if (e.getValue().value() == null) {
         merged.remove(e.getKey());
       } else {
@@ -133,7 +129,7 @@ public final class MapDbBatch implements MapDbView {
   private void change(int map, byte[] key, byte[] value, IntentRecord record, boolean isNew) {
     MapDbOverlay.Change before = changeOf(map, key);
     boolean fresh = before != null ? before.fresh() : isNew;
-    changes.get(map).put(key, new MapDbOverlay.Change(value, record, fresh));
+    changes.put(map, key, new MapDbOverlay.Change(value, record, fresh));
     count++;
   }
 
@@ -168,23 +164,24 @@ public final class MapDbBatch implements MapDbView {
   }
 
   /**
-   * The payload holding {@code maps}' changes (list index = map index), map by map in each map's
-   * key order: applying it ({@link #apply(byte[], MapDbFile)}) makes MapDB the same calls in the
-   * same order as {@link MapDbOverlay#applyTo}.
+   * The payload holding {@code changes}, map by map in each map's key order: applying it
+   * ({@link #apply(byte[], MapDbFile)}) makes MapDB the same calls in the same order as
+   * {@link MapDbOverlay#applyTo}.
    */
-  static byte[] encode(List<? extends Map<byte[], MapDbOverlay.Change>> maps) {
-    int total = 0;
+  static byte[] encode(MapDbChanges changes) {
+    List<List<Map.Entry<byte[], MapDbOverlay.Change>>> maps = new ArrayList<>(changes.maps());
     int size = 4;
-    for (Map<byte[], MapDbOverlay.Change> m : maps) {
-      total += m.size();
-      for (Map.Entry<byte[], MapDbOverlay.Change> e : m.entrySet()) {
+    for (int map = 0; map < changes.maps(); map++) {
+      List<Map.Entry<byte[], MapDbOverlay.Change>> sorted = changes.sorted(map);
+      maps.add(sorted);
+      for (Map.Entry<byte[], MapDbOverlay.Change> e : sorted) {
         byte[] value = e.getValue().value();
         size += 1 + 2 + e.getKey().length + 4 + (value == null ? 0 : value.length);
       }
     }
-    ByteBuffer out = ByteBuffer.allocate(size).putInt(total);
+    ByteBuffer out = ByteBuffer.allocate(size).putInt(changes.size());
     for (int map = 0; map < maps.size(); map++) {
-      for (Map.Entry<byte[], MapDbOverlay.Change> e : maps.get(map).entrySet()) {
+      for (Map.Entry<byte[], MapDbOverlay.Change> e : maps.get(map)) {
         out.put((byte) map).putShort((short) e.getKey().length).put(e.getKey());
         byte[] value = e.getValue().value();
         out.putInt(value == null ? REMOVED : value.length);
@@ -198,11 +195,7 @@ public final class MapDbBatch implements MapDbView {
 
   /** Hands this batch's changes, now durable, to the pending commits it was begun on. */
   void publish() {
-    for (int map = 0; map < changes.size(); map++) {
-      for (Map.Entry<byte[], MapDbOverlay.Change> e : changes.get(map).entrySet()) {
-        committed.merge(map, e.getKey(), e.getValue());
-      }
-    }
+    changes.forEach(committed::merge);
   }
 
   /** Publishes this batch and applies every pending commit to the working copy at once. */

@@ -2,12 +2,8 @@ package dev.oncely.persistence.internal;
 
 import dev.oncely.client.IntentRecord;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 
 /**
  * Commits that are durable in the journal but not yet applied to the MapDB working copy. Applying
@@ -35,11 +31,7 @@ public final class MapDbOverlay {
   /** A value (null: removed), its decoded record if any, whether the working copy lacks the key. */
   record Change(byte[] value, IntentRecord record, boolean fresh) {}
 
-  /** Unsigned lexicographic byte order, MapDB's order of {@code byte[]} keys. */
-  static final Comparator<byte[]> UNSIGNED = MapDbOverlay::compareUnsigned;
-
-  private final List<TreeMap<byte[], Change>> maps = new ArrayList<>();
-  private int size;
+  private final MapDbChanges changes = new MapDbChanges();
   private volatile MapDbOverlay below;
 
   /** An empty overlay directly on the working copy. */
@@ -50,9 +42,6 @@ public final class MapDbOverlay {
   /** An empty overlay in front of {@code below}, which is being applied (null: none). */
   MapDbOverlay(MapDbOverlay below) {
     this.below = below;
-    for (int map = 0; map <= MapDbFile.EXPIRY; map++) {
-      maps.add(new TreeMap<>(UNSIGNED));
-    }
   }
 
   /** The overlay being applied behind this one, or null once it is in the working copy. */
@@ -65,55 +54,40 @@ public final class MapDbOverlay {
     below = null;
   }
 
-  private static int compareUnsigned(byte[] a, byte[] b) {
-    int n = Math.min(a.length, b.length);
-    for (int i = 0; i < n; i++) {
-      int c = (a[i] & 0xff) - (b[i] & 0xff);
-      if (c != 0) {
-        return c;
-      }
-    }
-    return a.length - b.length;
-  }
-
   /**
    * The newest pending change of {@code key} (this overlay's, else the one's below), or null when
    * there is none; "fresh" as seen from this overlay: a change below is fresh only if it removes.
    */
   Change get(int map, byte[] key) {
-    Change mine = maps.get(map).get(key);
+    Change mine = changes.get(map, key);
     if (mine != null) {
       return mine;
     }
     MapDbOverlay under = below;
-    Change c = under == null ? null : under.maps.get(map).get(key);
+    Change c = under == null ? null : under.changes.get(map, key);
     return c == null ? null : new Change(c.value(), c.record(), c.value() == null);
   }
 
   /**
    * The changes of {@code map} in this overlay alone with keys in [{@code from}, {@code to})
-   * ({@code to} null: to the end).
+   * ({@code to} null: to the end), in MapDB's key order.
    */
-  NavigableMap<byte[], Change> range(int map, byte[] from, byte[] to) {
-    TreeMap<byte[], Change> m = maps.get(map);
-    return to == null ? m.tailMap(from, true) : m.subMap(from, true, to, false);
+  List<Map.Entry<byte[], Change>> range(int map, byte[] from, byte[] to) {
+    return changes.range(map, from, to);
   }
 
   /** Takes a committed change; a removal of a key the working copy lacks just forgets the key. */
   void merge(int map, byte[] key, Change change) {
-    TreeMap<byte[], Change> m = maps.get(map);
     if (change.value() == null && change.fresh()) {
-      if (m.remove(key) != null) {
-        size--;
-      }
-    } else if (m.put(key, change) == null) {
-      size++;
+      changes.remove(map, key);
+    } else {
+      changes.put(map, key, change);
     }
   }
 
   /** How many changes wait to be applied. */
   public int size() {
-    return size;
+    return changes.size();
   }
 
   /**
@@ -121,8 +95,8 @@ public final class MapDbOverlay {
    * here, so readers may read this overlay meanwhile.
    */
   public void applyTo(MapDbFile file) {
-    for (int map = 0; map < maps.size(); map++) {
-      for (Map.Entry<byte[], Change> e : maps.get(map).entrySet()) {
+    for (int map = 0; map < changes.maps(); map++) {
+      for (Map.Entry<byte[], Change> e : changes.sorted(map)) {
         byte[] value = e.getValue().value();
         if (value == null) {
           file.remove(map, e.getKey());
@@ -135,15 +109,12 @@ public final class MapDbOverlay {
 
   /** This overlay's changes as one journal payload, in the order {@link #applyTo} applies them. */
   byte[] payload() {
-    return MapDbBatch.encode(maps);
+    return MapDbBatch.encode(changes);
   }
 
   /** Forgets every change (once they are applied). */
   void clear() {
-    for (TreeMap<byte[], Change> m : maps) {
-      m.clear();
-    }
-    size = 0;
+    changes.clear();
   }
 
   /** Reads through this overlay to {@code file} for what it does not hold. */
