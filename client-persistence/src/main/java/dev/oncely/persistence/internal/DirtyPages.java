@@ -15,6 +15,8 @@ final class DirtyPages {
   static final int PAGE = 4096;
 
   private final BitSet pages = new BitSet();
+  /** Pages marked for the first time since the last {@link #wroteBack}. */
+  private int newlyMarked;
 
   /** {@code volume}, wrapped so its writes mark pages here. */
   Volume wrap(Volume volume) {
@@ -26,11 +28,27 @@ final class DirtyPages {
     return (BitSet) pages.clone();
   }
 
+  /** How many pages were marked for the first time since the last {@link #wroteBack}. */
+  int newlyMarked() {
+    return newlyMarked;
+  }
+
+  /** Starts counting {@link #newlyMarked} again: the file's written pages reached the disk. */
+  void wroteBack() {
+    newlyMarked = 0;
+  }
+
   private void mark(long offset, long length) {
     if (length <= 0) {
       return;
     }
-    pages.set(Math.toIntExact(offset / PAGE), Math.toIntExact((offset + length - 1) / PAGE) + 1);
+    int last = Math.toIntExact((offset + length - 1) / PAGE);
+    for (int page = Math.toIntExact(offset / PAGE); page <= last; page++) {
+      if (!pages.get(page)) {
+        pages.set(page);
+        newlyMarked++;
+      }
+    }
   }
 
   /** Marks the pages each write touches. */

@@ -35,7 +35,10 @@ import java.util.function.Function;
  * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
  * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
  * worth of changes wait behind it. The pages MapDB writes are marked ({@link DirtyPages}), so the
- * next checkpoint brings the image along by copying those pages alone.
+ * next checkpoint brings the image along by copying those pages alone; once
+ * {@value #WRITE_BACK_PAGES} new ones are written the applier forces the working copy, so the
+ * checkpoint's own force, which commits wait for, has at most that many left to write. The
+ * working copy is never trusted after a crash, so forcing it early changes no crash outcome.
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, and at close): see
  * {@link MapDbCheckpoint}; its cost follows the changes since the last one. Purges delete in
@@ -58,6 +61,12 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   static final int APPLY_AT = 2048;
   /** Overlays' worth of pending changes at which the committer waits for a busy applier. */
   static final int BACKLOG_OVERLAYS = 8;
+
+  /**
+   * Pages (16 MiB) MapDB may write into the working copy before the applier forces it, off the
+   * commit path: what is left for the checkpoint's force, which commits wait for.
+   */
+  static final int WRITE_BACK_PAGES = 4096;
 
   /** Free space share of the working copy above which a purge rebuilds the image. */
   static final double SPARSE = 0.5;
@@ -254,6 +263,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         pending.belowApplied();
       } finally {
         lock.writeLock().unlock();
+      }
+      try {
+        target.writeBackEvery(WRITE_BACK_PAGES, io);
+      } catch (RuntimeException | Error e) {
+        throw brokenBy("writing back", e);
       }
     });
   }

@@ -230,6 +230,22 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     return dirty.marked();
   }
 
+  /**
+   * Forces the file, while open, once MapDB has written at least {@code pages} pages it had not
+   * written since the file was opened, so that a checkpoint's force finds at most that many pages
+   * still to write. In a large store MapDB's writes land on pages spread over the whole file, and
+   * a checkpoint that had to write them all at once would hold up commits for as long.
+   *
+   * @throws StoreException if the force fails (what MapDB wrote may then be lost: the working
+   *     copy can no longer be trusted)
+   */
+  void writeBackEvery(int pages, FileIo io) {
+    if (dirty.newlyMarked() >= pages) {
+      MapDbFiles.force(io, path);
+      dirty.wroteBack();
+    }
+  }
+
   /** The share of the file's bytes that MapDB holds free for reuse, from 0 to 1. */
   public double freeShare() {
     try {
