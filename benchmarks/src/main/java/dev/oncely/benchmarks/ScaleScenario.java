@@ -62,8 +62,9 @@ final class ScaleScenario {
         + " intents (~750-byte body, 201 answer) straight through the store; each fill step ends"
         + " with a clean close (timed: the final checkpoint) and a reopen + listUnfinishedIds"
         + " (timed), then one more with the clean-close marker deleted (the full verification)."
-        + " Throughput: c=" + concurrency + ", " + settings.e2eWindow().toMillis()
-        + " ms windows after " + settings.e2eWarmup().toMillis() + " ms of warming, the filled"
+        + " Throughput: c=" + concurrency + ", " + settings.scaleWindow().toMillis()
+        + " ms windows (long enough to hold a checkpoint of the filled store) after "
+        + settings.e2eWarmup().toMillis() + " ms of warming, the filled"
         + " and a fresh store interleaved per repetition, default listener and options;"
         + " 'longest wait' is the slowest intent of the window.");
   }
@@ -167,7 +168,7 @@ final class ScaleScenario {
         try (Subject s = filled ? Subject.sdkIn(engine, dir, http, url, Payloads::order)
             : Subject.sdk(engine, http, url, null, Payloads::order)) {
           Load.run(s.op(), c, settings.e2eWarmup(), false);
-          Load.Result r = Load.run(s.op(), c, settings.e2eWindow(), true);
+          Load.Result r = Load.run(s.op(), c, settings.scaleWindow(), true);
           double waitMs = r.latencies().getMaxValue() / 1e6;
           (filled ? filledRate : freshRate).add(r.rate());
           (filled ? filledWait : freshWait).add(waitMs);

@@ -24,6 +24,8 @@ import java.util.Objects;
  * @param commitConcurrency the high concurrency of the commit-cost comparison
  * @param resumeIntents unfinished records put in the store before it is reopened
  * @param scaleIntents finished records put in the store the scale scenario runs on
+ * @param scaleWindow measured time of one segment of the scale comparison: long enough to hold a
+ *     checkpoint of the filled store, so its longest wait includes one
  * @param heapRecords records put in the cache to weigh one
  * @param retryIntents intents per retry-efficiency run
  * @param retryConcurrency threads per retry-efficiency run
@@ -47,6 +49,7 @@ public record Settings(
     int commitConcurrency,
     int resumeIntents,
     int scaleIntents,
+    Duration scaleWindow,
     int heapRecords,
     int retryIntents,
     int retryConcurrency,
@@ -75,7 +78,7 @@ public record Settings(
   public static Settings full() {
     return new Settings("full", 5, List.of(1, 64), Duration.ofMillis(3000),
         Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(90),
-        0.02, 4, Duration.ofMillis(1000), 64, 100_000, 1_000_000, 100_000, 1000, 16, 200,
+        0.02, 4, Duration.ofMillis(1000), 64, 100_000, 1_000_000, Duration.ofSeconds(10), 100_000, 1000, 16, 200,
         Duration.ofSeconds(5), 5, Duration.ofSeconds(1), 1);
   }
 
@@ -83,7 +86,7 @@ public record Settings(
   public static Settings smoke() {
     return new Settings("smoke", 1, List.of(1), Duration.ofMillis(100), Duration.ofMillis(20),
         Duration.ofMillis(100), Duration.ZERO, Double.MAX_VALUE, 2, Duration.ofMillis(50), 8,
-        200, 300, 200, 20, 4, 8, Duration.ofMillis(100), 1, Duration.ofMillis(20), 0);
+        200, 300, Duration.ofMillis(100), 200, 20, 4, 8, Duration.ofMillis(100), 1, Duration.ofMillis(20), 0);
   }
 
   /** This settings with {@code resumeIntents} unfinished records in the resume scenario. */
@@ -93,7 +96,7 @@ public record Settings(
     }
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents, retryConcurrency,
+        commitConcurrency, resumeIntents, scaleIntents, scaleWindow, heapRecords, retryIntents, retryConcurrency,
         outageClients, outage, microIterations, microIterationTime, microForks);
   }
 
@@ -101,7 +104,7 @@ public record Settings(
   public Settings withScaleIntents(int scaleIntents) {
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents,
+        commitConcurrency, resumeIntents, scaleIntents, scaleWindow, heapRecords, retryIntents,
         retryConcurrency, outageClients, outage, microIterations, microIterationTime, microForks);
   }
 
@@ -112,7 +115,7 @@ public record Settings(
     }
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents, retryConcurrency,
+        commitConcurrency, resumeIntents, scaleIntents, scaleWindow, heapRecords, retryIntents, retryConcurrency,
         outageClients, outage, microIterations, microIterationTime, microForks);
   }
 
@@ -120,7 +123,7 @@ public record Settings(
   public Settings withReps(int reps) {
     return new Settings(name, reps, concurrencies, e2eWindow, e2eWarmup, settleWindow, settleCap,
         jitQuiet, serverThreads, commitWindow,
-        commitConcurrency, resumeIntents, scaleIntents, heapRecords, retryIntents, retryConcurrency,
+        commitConcurrency, resumeIntents, scaleIntents, scaleWindow, heapRecords, retryIntents, retryConcurrency,
         outageClients, outage, microIterations, microIterationTime, microForks);
   }
 }
