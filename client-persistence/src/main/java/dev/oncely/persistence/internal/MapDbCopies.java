@@ -35,10 +35,11 @@ import java.util.function.Function;
  * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
  * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
  * worth of changes wait behind it. The pages MapDB writes are marked ({@link DirtyPages}), so the
- * next checkpoint brings the image along by copying those pages alone; once
- * {@value #WRITE_BACK_PAGES} new ones are written the applier forces the working copy, so the
- * checkpoint's own force, which commits wait for, has at most that many left to write. The
- * working copy is never trusted after a crash, so forcing it early changes no crash outcome.
+ * next checkpoint brings the image along by copying those pages alone; each time
+ * {@value #WRITE_BACK_PAGES} pages are written for the first time since the copy was opened, the
+ * applier forces the working copy, so the checkpoint's own force, which commits wait for, is left
+ * with fewer than that many new pages plus those written again since. The working copy is never
+ * trusted after a crash, so forcing it early changes no crash outcome.
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, and at close): see
  * {@link MapDbCheckpoint}; its cost follows the changes since the last one. Purges delete in
@@ -63,8 +64,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   static final int BACKLOG_OVERLAYS = 8;
 
   /**
-   * Pages (16 MiB) MapDB may write into the working copy before the applier forces it, off the
-   * commit path: what is left for the checkpoint's force, which commits wait for.
+   * Pages (16 MiB) MapDB may write into the working copy for the first time before the applier
+   * forces it, off the commit path, so that the checkpoint's force, which commits wait for, does
+   * not find them all at once.
    */
   static final int WRITE_BACK_PAGES = 4096;
 

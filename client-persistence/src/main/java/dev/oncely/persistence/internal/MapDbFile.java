@@ -232,9 +232,10 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
 
   /**
    * Forces the file, while open, once MapDB has written at least {@code pages} pages it had not
-   * written since the file was opened, so that a checkpoint's force finds at most that many pages
-   * still to write. In a large store MapDB's writes land on pages spread over the whole file, and
-   * a checkpoint that had to write them all at once would hold up commits for as long.
+   * written since the file was opened (counted from the last such force), so that a checkpoint's
+   * force finds fewer than that many new pages still to write, plus those written again since.
+   * In a large store MapDB's writes land on pages spread over the whole file, and a checkpoint
+   * that had to write them all at once would hold up commits for as long.
    *
    * @throws StoreException if the force fails (what MapDB wrote may then be lost: the working
    *     copy can no longer be trusted)
