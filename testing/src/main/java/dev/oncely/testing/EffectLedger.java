@@ -1,10 +1,13 @@
 package dev.oncely.testing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -41,6 +44,7 @@ public final class EffectLedger {
     synchronized (effects) {
       e = new Effect(effects.size() + 1, intent, key, requestNumber, afterServerForgot);
       effects.add(e);
+      effects.notifyAll();
     }
     return e;
   }
@@ -48,6 +52,45 @@ public final class EffectLedger {
   void clear() {
     synchronized (effects) {
       effects.clear();
+      effects.notifyAll();
+    }
+  }
+
+  /**
+   * Waits until at least {@code count} effects were committed, at most {@code timeout}. Woken by
+   * each commit, so it never polls.
+   *
+   * @return whether the count was reached in time
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  public boolean awaitSize(int count, Duration timeout) throws InterruptedException {
+    return await(() -> effects.size() >= count, timeout);
+  }
+
+  /**
+   * Waits until {@code intent} has at least {@code count} effects, at most {@code timeout}. Woken
+   * by each commit, so it never polls.
+   *
+   * @return whether the count was reached in time
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  public boolean awaitCountOf(String intent, int count, Duration timeout)
+      throws InterruptedException {
+    return await(() -> effects.stream().filter(e -> e.intent().equals(intent)).count() >= count,
+        timeout);
+  }
+
+  private boolean await(BooleanSupplier reached, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (effects) {
+      while (!reached.getAsBoolean()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(effects, left);
+      }
+      return true;
     }
   }
 

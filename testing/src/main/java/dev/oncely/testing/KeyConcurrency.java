@@ -83,11 +83,13 @@ public final class KeyConcurrency extends Dispatcher {
       overlapping.add(key);
     }
     max = Math.max(max, now);
+    notifyAll();
     return requestsOfKey.merge(key, 1, Integer::sum);
   }
 
   private synchronized void leave(String key) {
     inProgress.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+    notifyAll();
   }
 
   /** The most requests of one key that were in progress at the same time, over all keys. */
@@ -108,6 +110,26 @@ public final class KeyConcurrency extends Dispatcher {
   /** How many keyed requests are in progress now. */
   public synchronized int inProgress() {
     return inProgress.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /**
+   * Waits until at least {@code count} keyed requests are in progress at once, at most
+   * {@code timeout}. Woken by each arrival and departure, so it never polls.
+   *
+   * @return whether that many were in progress in time
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  public synchronized boolean awaitInProgress(int count, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (inProgress() < count) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   /**

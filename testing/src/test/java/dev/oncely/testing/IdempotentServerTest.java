@@ -180,23 +180,17 @@ class IdempotentServerTest {
     assertThat(retry.code()).isEqualTo(409);
     assertThat(retry.header("Retry-After")).isEqualTo("2");
     text(retry);
-    Response later = awaitReplay("k");
+    Response later = awaitReplay(kit, "k");
     assertThat(later.code()).isEqualTo(201);
     text(later);
     assertThat(kit.ledger().size()).isEqualTo(1);
   }
 
-  private Response awaitReplay(String key) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      Response r = post(key, "{}");
-      if (r.code() != 409) {
-        return r;
-      }
-      text(r);
-      Thread.sleep(10);
-    }
-    throw new AssertionError("the late original never committed");
+  /** Posts {@code key} again once the late original has been answered (so its answer is stored). */
+  private Response awaitReplay(IdempotentServer kit, String key) throws Exception {
+    assertThat(kit.awaitQuiet(Duration.ZERO, Duration.ofSeconds(30)))
+        .as("the late original was answered").isTrue();
+    return post(key, "{}");
   }
 
   @Test

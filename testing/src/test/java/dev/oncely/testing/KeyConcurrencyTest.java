@@ -119,10 +119,9 @@ class KeyConcurrencyTest {
     assertThat(Dice.seeded(35).roll("\"k1\"", 1) % 2001).isEqualTo(1902);
 
     Future<Integer> first = pool.submit(() -> post("\"k1\""));
-    while (wire.inProgress() == 0) {
-      assertThat(first.isDone()).as("the first request ended before it was seen").isFalse();
-      Thread.sleep(1);
-    }
+    assertThat(wire.awaitInProgress(1, Duration.ofSeconds(20)))
+        .as("the first request was seen in progress").isTrue();
+    assertThat(first.isDone()).as("the first request ended before it was seen").isFalse();
     Future<Integer> second = pool.submit(() -> post("\"k1\""));
 
     assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo(201);

@@ -119,10 +119,7 @@ class BootAppKillTest {
   }
 
   private static void awaitEffects(IdempotentServer kit, int count) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (kit.ledger().size() < count && System.nanoTime() < until) {
-      Thread.sleep(10);
-    }
+    kit.ledger().awaitSize(count, Duration.ofSeconds(60));
   }
 
   /** The caller's own retry: ask again (same order, so same intent) until the app answers 2xx. */

@@ -28,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
@@ -290,11 +291,14 @@ class OncelyAutoConfigurationTest {
     runner().withPropertyValues("oncely.health.max-needs-reconciliation=5",
         "oncely.health.max-pending-age=1ms").run(context -> {
           IdempotentClient client = context.getBean(IdempotentClient.class);
-          context.getBean(IntentStore.class).create(client.newRecord(IntentSpec.builder()
+          IntentRecord fresh = client.newRecord(IntentSpec.builder()
               .operation("create-payment").scope("tenant-42").businessId("order-9")
               .post(server.url("/payments").toString())
-              .jsonBody("{\"order\":\"order-9\"}".getBytes(StandardCharsets.UTF_8)).build()));
-          Thread.sleep(5);
+              .jsonBody("{\"order\":\"order-9\"}".getBytes(StandardCharsets.UTF_8)).build());
+          // Born a second ago: older than the 1 ms maximum without waiting for it.
+          Instant born = fresh.createdAt().minusSeconds(1);
+          context.getBean(IntentStore.class).create(
+              fresh.toBuilder().createdAt(born).updatedAt(born).build());
           Health health = context.getBean(OncelyHealthIndicator.class).health();
           assertThat(health.getStatus()).isEqualTo(Status.DOWN);
           assertThat(health.getDetails()).containsEntry("pendingOlderThanMax", 1);
@@ -340,10 +344,7 @@ class OncelyAutoConfigurationTest {
     runner().withPropertyValues("oncely.retry.attempt-timeout=20s").run(context -> {
       CompletableFuture<IntentOutcome> drive =
           context.getBean(IdempotentClient.class).submit(payment());
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (kit.ledger().countOf("order-7") == 0 && System.nanoTime() < until) {
-        Thread.sleep(10);
-      }
+      kit.ledger().awaitCountOf("order-7", 1, Duration.ofSeconds(10));
       assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
       context.close();
       assertThat(drive.get(10, TimeUnit.SECONDS).state()).isEqualTo(IntentState.PENDING);
@@ -383,10 +384,7 @@ class OncelyAutoConfigurationTest {
               call.complete(e);
             }
           });
-          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-          while (kit.ledger().countOf("order-7") == 0 && System.nanoTime() < until) {
-            Thread.sleep(10);
-          }
+          kit.ledger().awaitCountOf("order-7", 1, Duration.ofSeconds(10));
           // The effect is committed and its answer stalls: the outcome is unknown.
           awaitState(context.getBean(IntentStore.class), IntentState.IN_FLIGHT);
           context.close();
