@@ -3,6 +3,9 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.event.EventCounter;
+import dev.oncely.client.event.IntentEvent;
+import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.client.testing.Wiring;
@@ -11,7 +14,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -48,8 +54,11 @@ class BodylessIntentTest {
     server.close();
   }
 
+  /** Every event the interceptor emitted, in order. */
+  private final List<IntentEvent> events = new CopyOnWriteArrayList<>();
+
   private IdempotencyInterceptor interceptor() {
-    return IdempotencyInterceptor.builder().store(store).clock(clock)
+    return IdempotencyInterceptor.builder().store(store).clock(clock).listener(events::add)
         .sleeper(new RecordingSleeper(clock))
         .retryPolicy(RetryPolicy.builder().maxAttempts(10).baseDelay(Duration.ofMillis(10))
             .attemptTimeout(Duration.ofSeconds(2)).deadline(Duration.ofMinutes(5)).build())
@@ -121,6 +130,51 @@ class BodylessIntentTest {
         .containsOnly(deletes.get(0).getHeaders().get("Idempotency-Key"));
     assertThat(record.attempts()).as("requests on the wire, each a counted attempt")
         .isEqualTo(deletes.size());
+    assertThat(events.stream().filter(e -> e instanceof IntentEvent.AttemptStarted)
+        .map(e -> ((IntentEvent.AttemptStarted) e).attempt()))
+        .as("one attempt event per request on the wire, numbered as the record counts them")
+        .containsExactlyElementsOf(IntStream.rangeClosed(1, deletes.size()).boxed().toList());
+    assertThat(events.stream().filter(e -> e instanceof IntentEvent.AttemptEnded)
+        .map(e -> ((IntentEvent.AttemptEnded) e).attempt()))
+        .as("each attempt ends once")
+        .containsExactlyElementsOf(IntStream.rangeClosed(1, deletes.size()).boxed().toList());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("protocols")
+  void a_silent_resend_is_an_attempt_in_the_record_the_events_and_the_meters(Protocol protocol)
+      throws Exception {
+    start(protocol);
+    EventCounter counter = new EventCounter();
+    IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder().store(store)
+        .clock(clock).sleeper(new RecordingSleeper(clock))
+        .listener(IntentListener.all(events::add, counter)).build();
+    OkHttpClient client = client(interceptor, protocol, Wiring.INSTALL_ON);
+    server.enqueue(new MockResponse.Builder().code(200).body("warm").build());
+    try (Response warm = client.newCall(new Request.Builder().url(server.url("/warm")).build())
+        .execute()) {
+      assertThat(warm.body().string()).isEqualTo("warm");
+    }
+    server.enqueue(tookEffectThenDropped(protocol));
+    server.enqueue(new MockResponse.Builder().code(204).build());
+
+    try (Response response = client.newCall(voidAuthorization()).execute()) {
+      assertThat(response.code()).isEqualTo(204);
+    }
+
+    IntentRecord record = store.findByBusinessId("tenant-7", "void-authorization", "auth_1")
+        .orElseThrow();
+    List<RecordedRequest> deletes = deletes();
+    assertThat(deletes).as("OkHttp resent the DELETE on a new connection by itself").hasSize(2);
+    assertThat(record.attempts()).isEqualTo(2);
+    assertThat(counter.attempts()).as("attempt events").isEqualTo(2);
+    assertThat(events).filteredOn(e -> e instanceof IntentEvent.AttemptEnded)
+        .extracting(e -> ((IntentEvent.AttemptEnded) e).failure())
+        .containsExactly(IntentEvent.AttemptEnded.RESENT_BY_CLIENT, null);
+  }
+
+  static Stream<Protocol> protocols() {
+    return Stream.of(Protocol.HTTP_1_1, Protocol.H2_PRIOR_KNOWLEDGE);
   }
 
   @Test

@@ -20,11 +20,21 @@ public sealed interface IntentEvent {
 
   /**
    * An attempt ended: with an HTTP status, or with {@code status == -1} and the failure's class
-   * name (timeout, reset, refused connect).
+   * name (timeout, reset, refused connect), or {@link #RESENT_BY_CLIENT} when the HTTP client sent
+   * the same request again on its own before any answer reached the engine (OkHttp's silent resend
+   * after a dropped connection): the resend is the next attempt, with its own {@link
+   * AttemptStarted}, and this one's {@code elapsed} is zero because the moment the resend started
+   * is not known.
    */
   record AttemptEnded(IntentId id, int attempt, int status, @Nullable String failure,
       Duration elapsed)
-      implements IntentEvent {}
+      implements IntentEvent {
+    /**
+     * The {@link #failure()} of an attempt the HTTP client sent again on its own before any
+     * answer reached the engine.
+     */
+    public static final String RESENT_BY_CLIENT = "ResentByClient";
+  }
 
   /** Another attempt will be sent after {@code delay}; {@code cause} says why, in safe words. */
   record RetryScheduled(IntentId id, int nextAttempt, Duration delay, String cause)

@@ -387,15 +387,26 @@ public final class DriveLoop {
     int n = keeper.attemptStarting();
     pacer.attempted(1);
     attemptsThisDrive++;
-    emit(new IntentEvent.AttemptStarted(id, n, exchange.isPoll() ? "GET"
-        : keeper.record().method(), exchange.url().host(), exchange.isPoll()));
+    String method = exchange.isPoll() ? "GET" : keeper.record().method();
+    emit(new IntentEvent.AttemptStarted(id, n, method, exchange.url().host(), exchange.isPoll()));
     long start = System.nanoTime();
     Wire.Sent sent = wire.send(keeper.record(), exchange, pacer.attemptTimeoutMillis());
     Answer answer = sent.answer();
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-    if (answer.writes() > 1) {
-      keeper.sentAgainByOthers(answer.writes() - 1);
-      pacer.attempted(answer.writes() - 1);
+    int resends = answer.writes() - 1;
+    if (resends > 0) {
+      keeper.sentAgainByOthers(resends);
+      pacer.attempted(resends);
+      // Every request on the wire is one attempt, in the record and in the event stream (the
+      // meters and spans count these): the HTTP client's own resends ended the earlier requests
+      // without an answer the engine saw, the last one got the answer below.
+      for (int k = 0; k < resends; k++) {
+        emit(new IntentEvent.AttemptEnded(id, n, -1, IntentEvent.AttemptEnded.RESENT_BY_CLIENT,
+            Duration.ZERO));
+        n++;
+        emit(new IntentEvent.AttemptStarted(id, n, method, exchange.url().host(),
+            exchange.isPoll()));
+      }
     }
     if (answer.failure() != null) {
       emit(new IntentEvent.AttemptEnded(id, n, -1, answer.failure().getClass().getSimpleName(),

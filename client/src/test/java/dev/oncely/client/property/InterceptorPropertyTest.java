@@ -13,7 +13,6 @@ import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
-import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.property.AnswerCase.Twist;
 import dev.oncely.client.testing.ManualClock;
@@ -99,6 +98,9 @@ class InterceptorPropertyTest {
   private void check(ShapedCase shaped, SimulatedWorld world) {
     AnswerCase c = shaped.answers();
     ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    if (shaped.pooled()) {
+      world.warmConnection(http);
+    }
     IdempotentServer server = world.serve(c, clock, shaped.shape().path(),
         b -> b.requireCredential(SimulatedWorld.CREDENTIAL, AppCredentials::accepted));
     Promises promises = new Promises(server, SimulatedWorld.INTENT);
@@ -109,7 +111,7 @@ class InterceptorPropertyTest {
     App shape = new App(shaped.shape(), new AppCredentials(shaped.credentials()));
 
     boolean closeWhileWaiting = c.crash() == Crash.CLOSE_WHILE_WAITING;
-    IdempotencyInterceptor first = interceptor(store, clock,
+    IdempotencyInterceptor first = interceptor(promises, store, clock,
         closeWhileWaiting ? Sleeper.SYSTEM : sleeper, dialect, c.firstRunAttempts());
     OkHttpClient app = client(first, c.twist(), shape.credentials());
     String appKey = null;
@@ -139,7 +141,7 @@ class InterceptorPropertyTest {
         last = resumeThroughIntentApi(store, clock, sleeper, SimulatedWorld.resumeDialect(c),
             shape, promises);
       }
-      IdempotencyInterceptor restarted = interceptor(store, clock, sleeper,
+      IdempotencyInterceptor restarted = interceptor(promises, store, clock, sleeper,
           SimulatedWorld.resumeDialect(c), 6);
       OkHttpClient restartedApp = client(restarted, Twist.NONE, shape.credentials());
       if (shaped.reissue()) {
@@ -174,6 +176,7 @@ class InterceptorPropertyTest {
       }
     }
     promises.everyRequestCounted(records(store));
+    promises.everyRequestAnAttemptEvent(records(store));
     promises.atMostOneEffect();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
 
@@ -351,7 +354,7 @@ class InterceptorPropertyTest {
       RecordingSleeper sleeper, Dialect dialect, App shape, Promises promises) {
     String last = null;
     try (IdempotentClient client = IdempotentClient.builder().okHttpClient(http).store(store)
-        .clock(clock).sleeper(sleeper).dialect(dialect).listener(IntentListener.NONE)
+        .clock(clock).sleeper(sleeper).dialect(dialect).listener(promises.attemptEvents)
         .keyRetention(SimulatedWorld.KEY_RETENTION)
         .headerProvider(shape.credentials().headerProvider())
         .retryPolicy(policy(6)).build()) {
@@ -370,14 +373,14 @@ class InterceptorPropertyTest {
     return last;
   }
 
-  private static IdempotencyInterceptor interceptor(InMemoryIntentStore store, ManualClock clock,
-      Sleeper sleeper, Dialect dialect, int attempts) {
+  private static IdempotencyInterceptor interceptor(Promises promises, InMemoryIntentStore store,
+      ManualClock clock, Sleeper sleeper, Dialect dialect, int attempts) {
     return IdempotencyInterceptor.builder()
         .store(store)
         .clock(clock)
         .sleeper(sleeper)
         .dialect(dialect)
-        .listener(IntentListener.NONE)
+        .listener(promises.attemptEvents)
         .keyRetention(SimulatedWorld.KEY_RETENTION)
         .retryPolicy(policy(attempts))
         .methods("POST", "PATCH", "DELETE")

@@ -3,6 +3,8 @@ package dev.oncely.client.property;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
+import dev.oncely.client.event.IntentEvent;
+import dev.oncely.client.event.IntentListener;
 import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
@@ -15,6 +17,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import okhttp3.HttpUrl;
 
@@ -23,6 +27,15 @@ import okhttp3.HttpUrl;
  * {@link Promises} collects the broken ones; the test asserts there are none.
  */
 final class Promises {
+  /** Submits the clients of a case announced ({@code AttemptStarted}, not a poll). */
+  private final AtomicLong submitEvents = new AtomicLong();
+  /** The listener every client of a case reports to, so its attempt events can be judged. */
+  final IntentListener attemptEvents = event -> {
+    if (event instanceof IntentEvent.AttemptStarted started && !started.poll()) {
+      submitEvents.incrementAndGet();
+    }
+  };
+
   static final String ONE_EFFECT = "at most one effect per intent";
   static final String DONE_MEANS_EFFECT = "Completed only when an effect exists";
   static final String REFUSED_MEANS_NONE = "Rejected/KeyConflict only when no effect exists";
@@ -30,6 +43,7 @@ final class Promises {
   static final String REASON = "every intent ends with an outcome that carries a reason";
   static final String NO_CROSS_SCOPE = "no response crosses scopes";
   static final String COUNTED = "every request of an intent on the wire is a counted attempt";
+  static final String COUNTED_EVENTS = "every request of an intent on the wire is an attempt event";
   static final String REFRESHED = "a 401 that the app's credential refresh answers never ends"
       + " the intent";
   static final String REFUSED_BODY = "a body the SDK cannot hold is refused with a typed error"
@@ -170,17 +184,44 @@ final class Promises {
     }
     counted.forEach((id, attempts) -> {
       String[] parts = id.split("\n", -1);
-      long onWire = server.requests().all().stream()
-          .filter(q -> q.method().equals(parts[0]))
-          .filter(q -> Objects.equals(SimulatedWorld.intentOf(q), parts[3].isEmpty() ? null
-              : parts[3]))
-          .filter(q -> q.headerValues(parts[1]).stream().anyMatch(v -> unquoted(v).equals(parts[2])))
-          .count();
+      long onWire = onWire(parts);
       if (attempts < onWire) {
         fail(COUNTED, parts[0] + " of " + parts[3] + ": " + onWire + " requests with its key"
             + " reached the server, its records count " + attempts + " attempts");
       }
     });
+  }
+
+  /**
+   * Every request of an intent that reached the server is one attempt event too ({@code
+   * AttemptStarted} of a submit, which the meters and spans count): {@code submitEvents} is at
+   * least the requests on the wire that carry the key of one of {@code records}.
+   */
+  void everyRequestAnAttemptEvent(List<IntentRecord> records) {
+    long announced = submitEvents.get();
+    Set<String> ids = new TreeSet<>();
+    for (IntentRecord r : records) {
+      if (r.keyHeader() != null && r.keyValue() != null) {
+        ids.add(wireId(r));
+      }
+    }
+    long onWire = 0;
+    for (String id : ids) {
+      onWire += onWire(id.split("\n", -1));
+    }
+    if (announced < onWire) {
+      fail(COUNTED_EVENTS, onWire + " requests with an intent's key reached the server, "
+          + announced + " attempt events were emitted");
+    }
+  }
+
+  private long onWire(String[] parts) {
+    return server.requests().all().stream()
+        .filter(q -> q.method().equals(parts[0]))
+        .filter(q -> Objects.equals(SimulatedWorld.intentOf(q), parts[3].isEmpty() ? null
+            : parts[3]))
+        .filter(q -> q.headerValues(parts[1]).stream().anyMatch(v -> unquoted(v).equals(parts[2])))
+        .count();
   }
 
   /** Method, key header, unquoted key and order of {@code r}, one a line. */

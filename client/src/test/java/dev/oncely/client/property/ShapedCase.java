@@ -16,11 +16,11 @@ import net.jqwik.api.Tuple;
  * @param reissue with a crash: the restarted app sends its call again before resuming
  */
 record ShapedCase(AnswerCase answers, RequestShape shape, AppCredentials.Start credentials,
-    boolean reissue) {
+    boolean reissue, boolean pooled) {
 
   static Arbitrary<ShapedCase> cases() {
     return Combinators.combine(AnswerCases.cases(), shapes(), AppCredentials.starts(),
-        Arbitraries.of(false, true)).as(ShapedCase::new);
+        Arbitraries.of(false, true), Arbitraries.of(false, true)).as(ShapedCase::new);
   }
 
   private static Arbitrary<RequestShape> shapes() {
@@ -35,6 +35,7 @@ record ShapedCase(AnswerCase answers, RequestShape shape, AppCredentials.Start c
   @Override
   public String toString() {
     return answers + " shape=" + shape + " credentials=" + credentials
-        + (reissue && answers.crash() != AnswerCase.Crash.NONE ? " reissue" : "");
+        + (reissue && answers.crash() != AnswerCase.Crash.NONE ? " reissue" : "")
+        + (pooled ? " pooled" : "");
   }
 }

@@ -27,6 +27,9 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
 
 /**
  * The two origins of the property tests (the API and a foreign host), each a real MockWebServer
@@ -75,6 +78,29 @@ final class SimulatedWorld implements AutoCloseable {
 
   String foreignOrigin() {
     return ReceivedRequest.originOf(foreign.url("/"));
+  }
+
+  /**
+   * Leaves an idle connection to the API in {@code client}'s pool, as an app that called the API
+   * before has: OkHttp then sends the intent's first request on it, and after a connection dropped
+   * there it resends a request on its own (a request without a body included). Call it before
+   * {@link #serve}, which replaces the answers.
+   */
+  void warmConnection(OkHttpClient client) {
+    api.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        return new MockResponse.Builder().code(204).build();
+      }
+    });
+    try (Response warm = client.newCall(new Request.Builder().url(api.url("/warm")).build())
+        .execute()) {
+      if (warm.code() != 204) {
+        throw new IllegalStateException("the warm-up call got " + warm.code());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The key retention of the simulated server; the clients are configured with it. */
