@@ -7,6 +7,7 @@ import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialects;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.SocketEffect;
 import mockwebserver3.junit5.StartStop;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
@@ -230,5 +232,36 @@ class OncelyMetricsTest {
     assertThat(registry.find(OncelyMetrics.ATTEMPTS).counters())
         .extracting(c -> c.getId().getTag("operation")).hasSize(3).contains("other");
     assertThat(count(OncelyMetrics.ATTEMPTS, "operation", "other")).isEqualTo(2);
+  }
+
+  @Test
+  void a_delete_okhttp_resent_by_itself_is_two_attempts_in_the_meters() throws Exception {
+    OkHttpClient http = IdempotencyInterceptor.builder().store(store)
+            .clock(clock)
+            .sleeper(new RecordingSleeper(clock))
+            .listener(OncelyMetrics.builder(registry).build())
+            .build().installOn(new OkHttpClient.Builder())
+        .build();
+    server.enqueue(status(200));
+    try (Response warm = http.newCall(new Request.Builder().url(server.url("/warm")).build())
+        .execute()) {
+      assertThat(warm.code()).isEqualTo(200);
+    }
+    // The effect is taken, the pooled connection dies before the answer, OkHttp resends.
+    server.enqueue(new MockResponse.Builder().code(204)
+        .onResponseStart(new SocketEffect.CloseSocket(true, true, true)).build());
+    server.enqueue(status(204));
+    Request voidAuthorization = new Request.Builder().url(server.url("/authorizations/a1"))
+        .delete().tag(IntentTag.class, IntentTag.builder().operation("void-authorization")
+            .scope(SCOPE).businessId("a1").build())
+        .build();
+
+    try (Response response = http.newCall(voidAuthorization).execute()) {
+      assertThat(response.code()).isEqualTo(204);
+    }
+
+    assertThat(server.getRequestCount()).as("the warm-up and two DELETEs").isEqualTo(3);
+    assertThat(count(OncelyMetrics.ATTEMPTS, "operation", "void-authorization", "kind", "send"))
+        .as("oncely.attempts counts requests sent").isEqualTo(2);
   }
 }
