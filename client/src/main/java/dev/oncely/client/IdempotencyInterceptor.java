@@ -6,14 +6,12 @@ import dev.oncely.client.internal.DriveOwner;
 import dev.oncely.client.internal.InterceptedCall;
 import dev.oncely.client.internal.NetworkHalf;
 import dev.oncely.client.internal.OkHttpVersionCheck;
-import dev.oncely.client.internal.ResumeQueue;
-import dev.oncely.client.internal.ResumeRequests;
-import dev.oncely.client.internal.ResumedIntent;
+import dev.oncely.client.internal.ResumeAttempt;
+import dev.oncely.client.internal.ResumeDrives;
 import dev.oncely.client.internal.Scopes;
 import dev.oncely.client.internal.StoredOutcomes;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -23,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import okhttp3.Call;
-import okhttp3.Callback;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -108,15 +105,14 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   private static final java.util.logging.Logger LOG =
       java.util.logging.Logger.getLogger(IdempotencyInterceptor.class.getName());
 
-  /** Resumed calls on the app's client at once; the rest start as these end. */
-  private static final int RESUMES_IN_FLIGHT = 8;
-
   private final InterceptedCall.Config config;
+  private final ResumeDrives resumes;
 
   private IdempotencyInterceptor(Builder b) {
     this.config = new InterceptedCall.Config(b.settings(b.store), Set.copyOf(b.methods), b.scope,
         b.operation, b.maxBodyBytes, b.maxResponseBytes(), new DriveOwner("the interceptor"),
         this);
+    this.resumes = new ResumeDrives(config.drive(), config.owner());
   }
 
   /** Returns a builder holding the defaults. */
@@ -163,6 +159,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   @Override
   public void close() {
     config.owner().close(java.time.Duration.ofSeconds(IdempotentClient.CLOSE_GRACE_SECONDS));
+    resumes.shutdown();
   }
 
   @Override
@@ -172,9 +169,13 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
       return NetworkHalf.intercept(chain);
     }
     Request request = chain.request();
+    ResumeAttempt attempt = request.tag(ResumeAttempt.class);
+    if (attempt != null) {
+      // One attempt of a drive this interceptor resumes: the drive is already owned and judged.
+      return attempt.proceed(chain, config);
+    }
     IntentTag tag = request.tag(IntentTag.class);
-    boolean resumed = request.tag(ResumedIntent.class) != null;
-    if (tag == null && !resumed && !config.methods().contains(request.method())) {
+    if (tag == null && !config.methods().contains(request.method())) {
       return chain.proceed(request);
     }
     InterceptedCall.Identity identity = tag == null ? null : new InterceptedCall.Identity(
@@ -184,23 +185,32 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   }
 
   /**
-   * Drives every unfinished record of the store again (after a restart) by issuing it through
-   * {@code client}, the app's own {@code OkHttpClient} with this interceptor in it, so the app's
-   * interceptors add credentials, tracing and certificates again (records never hold secrets).
-   * Each call carries the record's stored key in its stored wire form, its exact bytes and
-   * non-secret headers; a record with a stored status URL continues polling it; one that may have
-   * been delivered and is past the key retention is not sent (it needs reconciliation). Records
-   * written by an {@link IdempotentClient} on the same store are resumed the same way, and the
-   * other way round. At most 8 resumed calls are on {@code client} at once; each record is read
-   * when its call starts (one finished meanwhile completes from the store without I/O), so a large
-   * backlog is never held in memory.
+   * Drives every unfinished record of the store again (after a restart) through {@code client},
+   * the app's own {@code OkHttpClient} with this interceptor in it: each attempt is a call of its
+   * own through that client, so the app's interceptors add credentials, tracing and certificates
+   * again (records never hold secrets). Each attempt carries the record's stored key in its stored
+   * wire form, its exact bytes and non-secret headers; a record with a stored status URL continues
+   * polling it; one that may have been delivered and is past the key retention is not sent (it
+   * needs reconciliation). Records written by an {@link IdempotentClient} on the same store are
+   * resumed the same way, and the other way round.
    *
-   * @param client the app's client; it must contain this interceptor
+   * <p>No app caller waits on these drives, so none holds a thread while it waits: a backoff, a
+   * {@code Retry-After}, a {@code 409} in progress or a {@code 202} poll is a timer, as in the
+   * intent API, and a backlog the server sheds drains at the pace the server asks. At most 8
+   * attempts are on {@code client} at once (the interceptor's resume threads) and at most 1,024
+   * resumed drives are under way; each record is read when its drive starts (one finished
+   * meanwhile completes from the store without I/O), so a large backlog is never held in memory.
+   * An intent already driven in this process (a live call of it) is joined, never driven twice.
+   * {@link #close()} stops them all; each stays resumable.
+   *
+   * @param client the app's client; it must contain this interceptor (as {@link
+   *     #installOn(OkHttpClient.Builder)} adds it)
    * @param outcomes told the outcome of each resumed intent (the original callback is gone), on
-   *     an OkHttp dispatcher thread; its exceptions are caught and logged
+   *     one of the interceptor's threads; its exceptions are caught and logged
    * @return one future per unfinished record, oldest first, completed with its stored outcome (or
    *     exceptionally with the {@code StoreException} reading it threw)
-   * @throws IllegalStateException if the interceptor has no store
+   * @throws IllegalStateException if the interceptor has no store, or {@code client} is an {@code
+   *     OkHttpClient} that does not run this interceptor
    * @throws dev.oncely.client.StoreException if the store cannot list the records
    */
   public List<CompletableFuture<IntentOutcome>> resumePending(Call.Factory client,
@@ -208,12 +218,8 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(outcomes, "outcomes");
     requireStore();
-    List<IntentId> ids = new ArrayList<>();
-    for (UnfinishedEntry entry : config.drive().store().listUnfinishedIds()) {
-      ids.add(entry.id());
-    }
-    List<CompletableFuture<IntentOutcome>> futures =
-        ResumeQueue.run(ids, RESUMES_IN_FLIGHT, id -> resume(client, id));
+    requireInstalledOn(client);
+    List<CompletableFuture<IntentOutcome>> futures = resumes.resumeAll(client);
     for (CompletableFuture<IntentOutcome> future : futures) {
       future.thenAccept(outcome -> {
         try {
@@ -229,24 +235,30 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   /**
    * Drives the stored record of intent {@code id} once more through {@code client} (the app's own
    * client with this interceptor in it), like {@link #resumePending} does for every unfinished
-   * record; {@link DueWorkScheduler#builder(IdempotencyInterceptor, Call.Factory)} calls it at
-   * each record's due time. A finished record, or one that needs reconciliation, completes the
-   * future with its stored outcome and sends nothing.
+   * record, or joins the drive of it already running in this process; {@link
+   * DueWorkScheduler#builder(IdempotencyInterceptor, Call.Factory)} calls it at each record's due
+   * time. A finished record, or one that needs reconciliation, completes the future with its
+   * stored outcome and sends nothing.
    *
    * @return a future completed with the stored outcome, or exceptionally with a {@code
    *     StoreException} if the store has no such record
-   * @throws IllegalStateException if the interceptor has no store
+   * @throws IllegalStateException if the interceptor has no store, or {@code client} is an {@code
+   *     OkHttpClient} that does not run this interceptor
    */
   public CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentId id) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(id, "id");
-    IntentRecord record = requireStore().get(id).orElse(null);
-    if (record == null) {
-      CompletableFuture<IntentOutcome> missing = new CompletableFuture<>();
-      missing.completeExceptionally(new StoreException("record " + id + " is not in the store"));
-      return missing;
+    requireStore();
+    requireInstalledOn(client);
+    return resumes.resume(client, id);
+  }
+
+  /** Refuses an OkHttp client that would send a resumed attempt without this interceptor. */
+  private void requireInstalledOn(Call.Factory client) {
+    if (client instanceof OkHttpClient ok && !ok.interceptors().contains(this)) {
+      throw new IllegalStateException("the client given to resume does not run this interceptor;"
+          + " pass the OkHttpClient built with interceptor.installOn(builder)");
     }
-    return resume(client, record);
   }
 
   /**
@@ -287,37 +299,6 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
           + ".builder().store(..)");
     }
     return config.drive().store();
-  }
-
-  private CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentRecord record) {
-    CompletableFuture<IntentOutcome> future = new CompletableFuture<>();
-    if (record.state().isTerminal() || record.state() == IntentState.NEEDS_RECONCILIATION) {
-      future.complete(IntentOutcome.of(record));
-      return future;
-    }
-    client.newCall(ResumeRequests.of(record)).enqueue(new Callback() {
-      @Override
-      public void onFailure(Call call, IOException e) {
-        future.complete(storedOutcome(record));
-      }
-
-      @Override
-      public void onResponse(Call call, Response response) {
-        response.close();
-        future.complete(storedOutcome(record));
-      }
-    });
-    return future;
-  }
-
-  private IntentOutcome storedOutcome(IntentRecord record) {
-    try {
-      return config.drive().store().get(record.id()).map(IntentOutcome::of).orElse(IntentOutcome.of(record));
-    } catch (RuntimeException e) {
-      return new IntentOutcome.Pending(record.id(), PendingReason.STORE_FAILED,
-          "the store failed reading the outcome (" + e.getClass().getSimpleName() + ")", null,
-          null, e);
-    }
   }
 
   /**

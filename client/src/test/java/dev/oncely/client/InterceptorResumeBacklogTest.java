@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -116,5 +117,69 @@ class InterceptorResumeBacklogTest {
     assertThat(sendsPerKey).hasSize(RECORDS);
     assertThat(sendsPerKey.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
     assertThat(store.listUnfinished()).isEmpty();
+  }
+
+  @Test
+  void resumed_intents_that_wait_hold_no_thread_and_close_stops_them_resumable()
+      throws Exception {
+    int backlog = RECORDS * 2;
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        return new MockResponse.Builder().code(503).build();
+      }
+    });
+    // On the system clock, as the resume after it: the records are minutes old, within the key
+    // retention.
+    IdempotencyInterceptor beforeRestart = IdempotencyInterceptor.builder().store(store)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(1).build()).build();
+    for (int i = 0; i < backlog; i++) {
+      try (Response r = appClient(beforeRestart).newCall(order(i)).execute()) {
+        assertThat(r.code()).isEqualTo(503);
+      }
+    }
+    Set<String> keysSeen = ConcurrentHashMap.newKeySet();
+    Object arrivals = new Object();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        keysSeen.add(request.getHeaders().get("Idempotency-Key"));
+        synchronized (arrivals) {
+          arrivals.notifyAll();
+        }
+        // Shed: come back in an hour. Each resumed intent now waits, on a timer.
+        return new MockResponse.Builder().code(503).addHeader("Retry-After", "3600").build();
+      }
+    });
+    IdempotencyInterceptor afterRestart = IdempotencyInterceptor.builder().store(store)
+        .retryPolicy(RetryPolicy.builder().maxAttempts(3).maxDelay(Duration.ofHours(2))
+            .deadline(Duration.ofHours(3)).attemptTimeout(Duration.ofSeconds(10)).build())
+        .build();
+    OkHttpClient app = appClient(afterRestart);
+    List<CompletableFuture<IntentOutcome>> futures = afterRestart.resumePending(app, o -> { });
+
+    synchronized (arrivals) {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (keysSeen.size() < backlog && System.nanoTime() < until) {
+        arrivals.wait(50);
+      }
+    }
+    assertThat(keysSeen).as("every resumed intent got its first attempt while the others wait"
+        + " (more intents than resume threads)").hasSize(backlog);
+    assertThat(app.dispatcher().runningCallsCount()).as("app calls held while waiting")
+        .isZero();
+    assertThat(futures).noneMatch(CompletableFuture::isDone);
+
+    afterRestart.close();
+
+    for (CompletableFuture<IntentOutcome> f : futures) {
+      IntentOutcome outcome = f.get(5, TimeUnit.SECONDS);
+      assertThat(outcome).isInstanceOfSatisfying(IntentOutcome.Pending.class,
+          p -> assertThat(p.reason()).isEqualTo(PendingReason.INTERRUPTED));
+    }
+    assertThat(store.listUnfinished()).hasSize(backlog)
+        .allSatisfy(r -> assertThat(r.state()).isEqualTo(IntentState.PENDING));
+    assertThat(server.getRequestCount()).as("one attempt per intent after the restart")
+        .isEqualTo(backlog * 2);
   }
 }

@@ -53,6 +53,11 @@ final class ChainWire implements Wire {
     this.credentialOrigins = credentialOrigins;
   }
 
+  /** The app's request this wire sends from: the authenticator's headers after a renewal. */
+  Request template() {
+    return template;
+  }
+
   @Override
   public String stopped() {
     if (chain.call().isCanceled()) {

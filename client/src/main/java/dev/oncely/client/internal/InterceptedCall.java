@@ -40,7 +40,7 @@ import okio.Timeout;
 
 /**
  * The interceptor's front end of the {@link DriveLoop}, for one {@code intercept} invocation: it
- * resolves the call's identity (a resumed record, the app's own key, a tag's business id, or a key
+ * resolves the call's identity (the app's own key, a tag's business id, or a key
  * minted once per OkHttp call), buffers the body once, admits the record exactly as the intent API
  * does ({@link Admission}), drives it through the app's chain ({@link ChainWire}) and renders how
  * the drive ended as a {@link Response} or an {@link IOException}. Only {@code IOException}s leave
@@ -52,7 +52,7 @@ public final class InterceptedCall {
   /** How often a call waiting for another drive of its intent looks at its cancel flag. */
   private static final long WAIT_CHECK_MILLIS = 100;
   /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
-  private static final List<String> KNOWN_KEY_HEADERS = List.of(
+  static final List<String> KNOWN_KEY_HEADERS = List.of(
       Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
 
   /**
@@ -112,7 +112,6 @@ public final class InterceptedCall {
   }
 
   private Response runOwned(Request original, CallMemory memory) throws IOException {
-    ResumedIntent resumed = original.tag(ResumedIntent.class);
     if (c.drive().store() == null) {
       String appHeader = appKeyHeader(original);
       IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
@@ -121,9 +120,6 @@ public final class InterceptedCall {
         throw closedBeforeSend();
       }
       return drive(original, memory, drive, fresh, true);
-    }
-    if (resumed != null) {
-      return driveStored(original, memory, enterAlone(resumed.id()));
     }
     String appHeader = appKeyHeader(original);
     IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));

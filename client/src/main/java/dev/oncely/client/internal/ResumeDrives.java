@@ -1,0 +1,156 @@
+package dev.oncely.client.internal;
+
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.PendingReason;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.UnfinishedEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.Call;
+
+/**
+ * The interceptor's resumes: drives of stored records through the app's own client, with no app
+ * caller waiting on a thread. Each drive is the one {@link DriveLoop} on a {@link ResumeWire} (one
+ * call through the app's client per attempt), run by {@link DriveRun#async}: a wait (backoff,
+ * {@code Retry-After}, a {@code 409} in progress, a {@code 202} poll) is a timer, so a backlog the
+ * server sheds drains at the server's pace, not at the pace of a few blocked threads. At most
+ * {@value #ATTEMPTS_AT_ONCE} attempts run at once (the threads of its executor) and at most
+ * {@value #DRIVES_AT_ONCE} resumed drives are under way (each holds its record); the rest of a
+ * backlog waits as ids. A drive of the same intent already running in this process is joined.
+ * Thread-safe.
+ */
+public final class ResumeDrives {
+  /** Attempts of resumed drives on the app's client at once: the executor's threads. */
+  public static final int ATTEMPTS_AT_ONCE = 8;
+  /** Resumed drives under way at once; each holds its record (body included) while it waits. */
+  public static final int DRIVES_AT_ONCE = 1024;
+
+  private final DriveSettings settings;
+  private final DriveOwner owner;
+  private final ThreadPoolExecutor executor;
+
+  /** Resumes for the interceptor whose settings and owner these are. */
+  public ResumeDrives(DriveSettings settings, DriveOwner owner) {
+    this.settings = settings;
+    this.owner = owner;
+    this.executor = new ThreadPoolExecutor(ATTEMPTS_AT_ONCE, ATTEMPTS_AT_ONCE, 30,
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new ResumeThreads());
+    executor.allowCoreThreadTimeOut(true);
+  }
+
+  /**
+   * Resumes every unfinished record of the store through {@code client}, oldest first, at most
+   * {@value #DRIVES_AT_ONCE} at once; each record is read when its drive starts.
+   *
+   * @return one future per unfinished record, in the store's order
+   * @throws StoreException if the store cannot list the records
+   */
+  public List<CompletableFuture<IntentOutcome>> resumeAll(Call.Factory client) {
+    List<IntentId> ids = new ArrayList<>();
+    for (UnfinishedEntry entry : settings.store().listUnfinishedIds()) {
+      ids.add(entry.id());
+    }
+    return ResumeQueue.run(ids, DRIVES_AT_ONCE, id -> resume(client, id));
+  }
+
+  /**
+   * Drives the stored record of {@code id} through {@code client}, or joins the drive of it
+   * already running in this process.
+   *
+   * @return a future completed with the outcome, or exceptionally with a {@link StoreException}
+   *     if the store has no such record
+   */
+  public CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentId id) {
+    DriveRegistry.Entry entry = DriveRegistry.process().enter(settings.store(), id, owner, null);
+    if (entry.drive() == null) {
+      return CompletableFuture.completedFuture(IntentDriver.outcomeOf(id, closedBeforeStart()));
+    }
+    if (!entry.acquired()) {
+      return outcome(id, entry.drive().ended());
+    }
+    Drive mine = entry.drive();
+    try {
+      executor.execute(() -> start(mine, client));
+    } catch (RejectedExecutionException e) {
+      mine.finish(closedBeforeStart());
+    }
+    return outcome(id, mine.ended());
+  }
+
+  /** Stops taking new work; running drives have been stopped by the owner's close. */
+  public void shutdown() {
+    executor.shutdown();
+  }
+
+  /** Reads the record of a drive this process now owns and runs it. */
+  private void start(Drive mine, Call.Factory client) {
+    if (mine.stopRequested() != null) {
+      mine.finish(closedBeforeStart());
+      return;
+    }
+    Optional<IntentRecord> record;
+    try {
+      record = settings.store().get(mine.id());
+    } catch (StoreException e) {
+      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
+          PendingReason.STORE_FAILED, "the store failed reading the record ("
+          + e.getClass().getSimpleName() + "); nothing was sent", null, e));
+      return;
+    } catch (RuntimeException | Error e) {
+      mine.fail(e);
+      return;
+    }
+    if (record.isEmpty()) {
+      mine.fail(new StoreException("record " + mine.id() + " is not in the store"));
+      return;
+    }
+    ResumeWire wire = new ResumeWire(client, owner);
+    DriveRun.async(mine, DriveLoop.of(settings, wire, record.get(), false, false), wire,
+        settings, executor);
+  }
+
+  private DriveEnd closedBeforeStart() {
+    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
+        (owner.stopped() != null ? owner.stopped() : "the interceptor was closed")
+        + " before this resume started; nothing was sent and the record is resumable", null,
+        null);
+  }
+
+  /** A future of the caller's own that follows {@code ended}: cancelling it stops no drive. */
+  private static CompletableFuture<IntentOutcome> outcome(IntentId id,
+      CompletableFuture<DriveEnd> ended) {
+    CompletableFuture<IntentOutcome> own = new CompletableFuture<>();
+    ended.whenComplete((end, e) -> {
+      if (e != null) {
+        own.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+            ? e.getCause() : e);
+      } else {
+        own.complete(IntentDriver.outcomeOf(end.record() != null ? end.record().id() : id, end));
+      }
+    });
+    return own;
+  }
+
+  /** Daemon threads named for thread dumps. */
+  private static final class ResumeThreads implements ThreadFactory {
+    private final AtomicInteger n = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable task) {
+      Thread thread = new Thread(task, "oncely-resume-" + n.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    }
+  }
+}
