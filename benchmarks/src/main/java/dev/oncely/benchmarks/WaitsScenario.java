@@ -1,6 +1,7 @@
 package dev.oncely.benchmarks;
 
 import dev.oncely.benchmarks.internal.TempDirs;
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
@@ -21,13 +22,15 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import okhttp3.OkHttpClient;
 
 /**
  * Many intents waiting at once (issue 27): a provider sheds load with {@code 503} + {@code
  * Retry-After: 1} for the first two requests of each key and then answers {@code 201}. N intents
  * are submitted at once with the default settings (default budget, listener and driver threads;
  * a policy of 6 attempts within 10 minutes), and N more, each left waiting by a client closed after
- * its first answer, are resumed by a new client on the same store file. Reports drain times, the
+ * its first answer, are resumed by a new client on the same store file, and N more by an
+ * interceptor through the app's OkHttp client. Reports drain times, the
  * threads the client added at the peak, and requests and effects per key. A wait that held a
  * thread would take N x 2 s / driver threads; on timers it takes about the server's 2 s.
  */
@@ -51,6 +54,8 @@ final class WaitsScenario {
     List<Double> resumeDrain = new ArrayList<>();
     List<Double> submitThreads = new ArrayList<>();
     List<Double> resumeThreads = new ArrayList<>();
+    List<Double> interceptorDrain = new ArrayList<>();
+    List<Double> interceptorThreads = new ArrayList<>();
     List<Double> requestsPerKey = new ArrayList<>();
     List<Double> effectsPerKey = new ArrayList<>();
     List<Double> notCompleted = new ArrayList<>();
@@ -73,15 +78,7 @@ final class WaitsScenario {
         submitThreads.add((double) peak.added());
 
         Path file = dir.resolve("resume.db");
-        try (IntentStore store = StoreEngine.defaultEngine().open(file);
-            IdempotentClient client = IdempotentClient.builder().store(store).retryPolicy(POLICY)
-                .build()) {
-          int before = server.requests();
-          for (int i = 0; i < intents; i++) {
-            client.submit(spec(server, "r" + i));
-          }
-          server.awaitRequests(before + intents);
-        }
+        leaveWaiting(server, file, "r");
         ThreadPeak resumePeak = new ThreadPeak();
         long t1 = System.nanoTime();
         try (IntentStore store = StoreEngine.defaultEngine().open(file);
@@ -91,12 +88,30 @@ final class WaitsScenario {
         }
         resumeDrain.add((System.nanoTime() - t1) / 1e9);
         resumeThreads.add((double) resumePeak.added());
-        requestsPerKey.add((double) server.requests() / (2.0 * intents));
-        effectsPerKey.add((double) server.effects() / (2.0 * intents));
+
+        // The same backlog resumed through the interceptor, on the app's own OkHttp client.
+        Path interceptorFile = dir.resolve("interceptor-resume.db");
+        leaveWaiting(server, interceptorFile, "i");
+        ThreadPeak interceptorPeak = new ThreadPeak();
+        long t2 = System.nanoTime();
+        try (IntentStore store = StoreEngine.defaultEngine().open(interceptorFile);
+            IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder().store(store)
+                .retryPolicy(POLICY).build()) {
+          OkHttpClient app = interceptor.installOn(new OkHttpClient.Builder()).build();
+          incomplete += awaitAll(interceptor.resumePending(app, outcome -> { }), interceptorPeak);
+          app.dispatcher().executorService().shutdown();
+          app.connectionPool().evictAll();
+        }
+        interceptorDrain.add((System.nanoTime() - t2) / 1e9);
+        interceptorThreads.add((double) interceptorPeak.added());
+        requestsPerKey.add((double) server.requests() / (3.0 * intents));
+        effectsPerKey.add((double) server.effects() / (3.0 * intents));
         notCompleted.add((double) incomplete);
         System.out.printf("    rep %d: submit drained in %.2f s (+%d threads), resume in %.2f s"
-            + " (+%d threads), %.2f requests per key%n", rep + 1, submitDrain.get(rep),
-            peak.added(), resumeDrain.get(rep), resumePeak.added(), requestsPerKey.get(rep));
+            + " (+%d threads), interceptor resume in %.2f s (+%d threads), %.2f requests per"
+            + " key%n", rep + 1, submitDrain.get(rep), peak.added(), resumeDrain.get(rep),
+            resumePeak.added(), interceptorDrain.get(rep), interceptorPeak.added(),
+            requestsPerKey.get(rep));
         System.out.println("    threads at the submit peak: " + peak.atPeak());
       } finally {
         TempDirs.delete(dir);
@@ -107,19 +122,40 @@ final class WaitsScenario {
         v -> v <= 5, null);
     results.add(SECTION, intents + " resumed intents drained", "s", resumeDrain, "<= 4",
         v -> v <= 4, null);
+    results.add(SECTION, intents + " resumed intents drained through the interceptor", "s",
+        interceptorDrain, "<= 5", v -> v <= 5, null);
     results.add(SECTION, "threads added at the peak, submit", "threads", submitThreads,
         "<= " + threadsAllowed, v -> v <= threadsAllowed, null);
     results.add(SECTION, "threads added at the peak, resume", "threads", resumeThreads,
         "<= " + threadsAllowed, v -> v <= threadsAllowed, null);
+    results.add(SECTION, "threads added at the peak, interceptor resume", "threads",
+        interceptorThreads, "<= " + threadsAllowed, v -> v <= threadsAllowed, null);
     results.add(SECTION, "requests per key", "requests", requestsPerKey, "3", v -> v == 3, null);
     results.add(SECTION, "effects per key", "effects", effectsPerKey, "1", v -> v == 1, null);
     results.add(SECTION, "intents not completed", "intents", notCompleted, "0", v -> v == 0, null);
     results.note(SECTION, intents + " intents submitted at once and " + intents + " resumed"
-        + " after a restart, per repetition; the server answers 503 + Retry-After: 1 to the first"
+        + " after a restart by a new client, and " + intents + " more by an interceptor through the"
+        + " app's OkHttp client (installOn on OkHttp's defaults), per repetition; the server answers 503 + Retry-After: 1 to the first"
         + " two requests of each key, then 201. Default store engine, budget, listener and "
         + IdempotentClient.DEFAULT_DRIVER_THREADS + " driver threads; policy: 6 attempts within"
         + " 10 minutes. Threads are the JVM's live threads beyond those before the run, without"
         + " the in-process server's.");
+  }
+
+  /**
+   * Stores {@code intents} records in {@code file}, each left waiting after its first answer (a
+   * client closed while they wait): the backlog a restart finds.
+   */
+  private void leaveWaiting(Shedding server, Path file, String prefix) {
+    try (IntentStore store = StoreEngine.defaultEngine().open(file);
+        IdempotentClient client = IdempotentClient.builder().store(store).retryPolicy(POLICY)
+            .build()) {
+      int before = server.requests();
+      for (int i = 0; i < intents; i++) {
+        client.submit(spec(server, prefix + i));
+      }
+      server.awaitRequests(before + intents);
+    }
   }
 
   private IntentSpec spec(Shedding server, String order) {

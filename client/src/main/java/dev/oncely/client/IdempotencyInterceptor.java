@@ -196,7 +196,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    *
    * <p>No app caller waits on these drives, so none holds a thread while it waits: a backoff, a
    * {@code Retry-After}, a {@code 409} in progress or a {@code 202} poll is a timer, as in the
-   * intent API, and a backlog the server sheds drains at the pace the server asks. At most 8
+   * intent API, and a backlog the server sheds drains at the pace the server asks. At most 16
    * attempts are on {@code client} at once (the interceptor's resume threads) and at most 1,024
    * resumed drives are under way; each record is read when its drive starts (one finished
    * meanwhile completes from the store without I/O), so a large backlog is never held in memory.

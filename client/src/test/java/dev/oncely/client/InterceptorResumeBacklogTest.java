@@ -2,6 +2,7 @@ package dev.oncely.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.client.internal.ResumeDrives;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import java.time.Duration;
@@ -26,12 +27,13 @@ import okhttp3.Response;
 import org.junit.jupiter.api.Test;
 
 /**
- * Resuming a backlog through the interceptor keeps a few calls on the app's client at a time and
- * still drives every record once, with its own key.
+ * Resuming a backlog through the interceptor keeps a bounded number of attempts on the app's
+ * client at a time and still drives every record once, with its own key; resumed intents that wait
+ * hold no thread, and closing the interceptor stops them, resumable.
  */
 class InterceptorResumeBacklogTest {
-  private static final int RECORDS = 24;
-  private static final int MOST_AT_ONCE = 8;
+  private static final int RECORDS = 40;
+  private static final int MOST_AT_ONCE = ResumeDrives.ATTEMPTS_AT_ONCE;
 
   @StartStop
   private final MockWebServer server = new MockWebServer();

@@ -31,8 +31,12 @@ import okhttp3.Call;
  * Thread-safe.
  */
 public final class ResumeDrives {
-  /** Attempts of resumed drives on the app's client at once: the executor's threads. */
-  public static final int ATTEMPTS_AT_ONCE = 8;
+  /**
+   * Attempts of resumed drives on the app's client at once: the executor's threads, as many as
+   * the intent API's default driver threads (a thread is held by an attempt and by the durable
+   * writes around it, never by a wait).
+   */
+  public static final int ATTEMPTS_AT_ONCE = 16;
   /** Resumed drives under way at once; each holds its record (body included) while it waits. */
   public static final int DRIVES_AT_ONCE = 1024;
 
