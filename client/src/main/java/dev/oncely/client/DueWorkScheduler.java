@@ -82,11 +82,13 @@ public final class DueWorkScheduler implements AutoCloseable {
    * {@link IdempotencyInterceptor#resume}).
    *
    * @throws NullPointerException if an argument is null
-   * @throws IllegalStateException if the interceptor has no store
+   * @throws IllegalStateException if the interceptor has no store, or {@code appClient} is an
+   *     {@code OkHttpClient} that does not run the interceptor
    */
   public static Builder builder(IdempotencyInterceptor interceptor, okhttp3.Call.Factory appClient) {
     Objects.requireNonNull(interceptor, "interceptor");
     Objects.requireNonNull(appClient, "appClient");
+    interceptor.requireInstalledOn(appClient);
     return new Builder(interceptor.store(), id -> interceptor.resume(appClient, id));
   }
 

@@ -253,8 +253,12 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
     return resumes.resume(client, id);
   }
 
-  /** Refuses an OkHttp client that would send a resumed attempt without this interceptor. */
-  private void requireInstalledOn(Call.Factory client) {
+  /**
+   * Refuses an OkHttp client that would send a resumed attempt without this interceptor.
+   *
+   * @throws IllegalStateException naming the fix
+   */
+  void requireInstalledOn(Call.Factory client) {
     if (client instanceof OkHttpClient ok && !ok.interceptors().contains(this)) {
       throw new IllegalStateException("the client given to resume does not run this interceptor;"
           + " pass the OkHttpClient built with interceptor.installOn(builder)");

@@ -1,6 +1,7 @@
 package dev.oncely.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.internal.ResumeDrives;
 import dev.oncely.client.testing.ManualClock;
@@ -188,5 +189,17 @@ class InterceptorResumeBacklogTest {
         .allSatisfy(r -> assertThat(r.state()).isEqualTo(IntentState.PENDING));
     assertThat(server.getRequestCount()).as("one attempt per intent after the restart")
         .isEqualTo(backlog * 2);
+  }
+
+  @Test
+  void a_client_without_the_interceptor_is_refused_before_anything_is_resumed() {
+    IdempotencyInterceptor interceptor = interceptor();
+    OkHttpClient without = new OkHttpClient();
+
+    assertThatThrownBy(() -> interceptor.resumePending(without, o -> { }))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("installOn(builder)");
+    assertThatThrownBy(() -> DueWorkScheduler.builder(interceptor, without))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("installOn(builder)");
+    assertThat(server.getRequestCount()).isZero();
   }
 }
