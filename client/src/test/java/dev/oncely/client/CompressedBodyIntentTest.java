@@ -276,14 +276,15 @@ class CompressedBodyIntentTest {
   void the_same_json_gzipped_at_another_level_joins_the_intent_and_is_resent_as_stored()
       throws Exception {
     start(Protocol.HTTP_1_1, true);
+    // A body this small deflates the same at levels 1 to 9; level 0 stores it uncompressed.
     assertThat(gzip(BODY, Deflater.BEST_SPEED)).isNotEqualTo(gzip(BODY,
-        Deflater.BEST_COMPRESSION));
+        Deflater.NO_COMPRESSION));
     assertThatThrownBy(() -> app(interceptor(1),
         new GzipRequestInterceptor(Deflater.BEST_SPEED)).newCall(payment(BODY)).execute())
         .isInstanceOf(IntentIOException.class);
 
     try (Response response = app(interceptor(1),
-        new GzipRequestInterceptor(Deflater.BEST_COMPRESSION)).newCall(payment(BODY)).execute()) {
+        new GzipRequestInterceptor(Deflater.NO_COMPRESSION)).newCall(payment(BODY)).execute()) {
       assertThat(response.code()).isEqualTo(201);
     }
 
@@ -479,7 +480,8 @@ class CompressedBodyIntentTest {
       throws Exception {
     start(Protocol.HTTP_1_1, true);
     IntentSpec first = gzippedSpec(gzip(BODY, Deflater.BEST_SPEED)).build();
-    IntentSpec again = gzippedSpec(gzip(BODY, Deflater.BEST_COMPRESSION)).build();
+    IntentSpec again = gzippedSpec(gzip(BODY, Deflater.NO_COMPRESSION)).build();
+    assertThat(again.body()).isNotEqualTo(first.body());
     assertThat(first.fingerprint()).isEqualTo(again.fingerprint())
         .isEqualTo(jsonFingerprint(BODY));
 
