@@ -371,8 +371,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
     }
 
     /**
-     * Sets the largest body the interceptor buffers (default 1 MiB); a larger body fails the call
-     * with {@link BodyTooLargeException} before anything is sent.
+     * Sets the largest body the interceptor buffers (default 1 MiB); a larger body, or one whose
+     * {@code Content-Encoding} (gzip, deflate) decodes to more, fails the call with {@link
+     * BodyTooLargeException} before anything is stored or sent.
      *
      * @throws IllegalArgumentException if it is negative
      */

@@ -1,6 +1,7 @@
 package dev.oncely.client;
 
 import dev.oncely.client.internal.Fingerprints;
+import dev.oncely.client.internal.HttpParts;
 import dev.oncely.client.internal.ParsedUrls;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,8 +24,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The fingerprint is the hex SHA-256 of the normalized payload: for JSON bodies (media type
  * {@code application/json} or {@code +json}) the object keys are sorted, insignificant whitespace is
- * removed and the {@linkplain Builder#volatileFields volatile fields} are left out; any other body is
- * hashed as its media type and bytes. Method and URL are not part of it.
+ * removed and the {@linkplain Builder#volatileFields volatile fields} are left out; a multipart body
+ * is hashed by its parts; any other body as its media type and bytes. A body sent with a {@code
+ * Content-Encoding} {@linkplain Builder#header header} the JDK decodes ({@code gzip}, {@code
+ * x-gzip}, {@code deflate}) is fingerprinted by its decoded payload by the same rules, so the same
+ * JSON compressed at another level is the same intent; a body in another coding ({@code br}) by
+ * its coding, media type and bytes. The bytes sent are always the body as given, with its header.
+ * Method and URL are not part of it.
  *
  * <pre>{@code
  * IntentSpec spec = IntentSpec.builder()
@@ -332,7 +338,9 @@ public final class IntentSpec {
     }
 
     /**
-     * Adds a request header sent on every attempt and stored with the record.
+     * Adds a request header sent on every attempt and stored with the record. A {@code
+     * Content-Encoding} header declares the coding of the body bytes (they are sent as given) and
+     * decides how the payload is fingerprinted: see the class comment.
      *
      * @throws InvalidIntentException if the name is not an HTTP token (RFC 9110: no {@code :},
      *     space or other separator), the value is not valid HTTP, or the header carries
@@ -465,9 +473,11 @@ public final class IntentSpec {
      * Checks the combination, mints the key and computes the fingerprint.
      *
      * @throws InvalidIntentException if operation, scope or URL is missing; a body is set on GET or
-     *     HEAD; volatile fields are set for a non-JSON body; a JSON body is not well-formed JSON; or
-     *     {@link KeyStrategy#derived} is used without a business id
-     * @throws BodyTooLargeException if the body is over {@link #maxBodyBytes(long)}
+     *     HEAD; volatile fields are set for a non-JSON body (or one in a content coding the SDK does
+     *     not decode); a JSON body is not well-formed JSON; a body does not decode as its {@code
+     *     Content-Encoding} declares; or {@link KeyStrategy#derived} is used without a business id
+     * @throws BodyTooLargeException if the body is over {@link #maxBodyBytes(long)}, as given or
+     *     decoded from its {@code Content-Encoding}
      */
     public IntentSpec build() {
       require("operation", operation);
@@ -482,7 +492,8 @@ public final class IntentSpec {
       if (keyStrategy.needsBusinessId() && businessId == null) {
         throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
       }
-      String fingerprint = Fingerprints.ofPayload(body, mediaType, volatileFields);
+      String fingerprint = Fingerprints.ofPayload(body, mediaType,
+          HttpParts.contentCoding(headers), volatileFields, maxBodyBytes);
       IntentId id;
       try {
         id = IntentId.of(scope, operation, keyStrategy.mint(scope, operation, businessId));

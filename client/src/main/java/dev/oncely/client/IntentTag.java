@@ -21,7 +21,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The body is fingerprinted exactly as {@link IntentSpec} does it: a JSON body (its media type
  * names JSON) must be well-formed and loses its {@linkplain Builder#volatileFields volatile fields}
- * before hashing; any other body is hashed with its media type and exact bytes.
+ * before hashing; any other body is hashed with its media type and exact bytes. A body with a
+ * {@code Content-Encoding} the SDK decodes (gzip, deflate) is fingerprinted by its decoded
+ * payload, one in another coding by its exact bytes, and is stored and resent as sent, header
+ * included.
  */
 public final class IntentTag {
   private final String operation;

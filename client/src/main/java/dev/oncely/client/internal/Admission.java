@@ -81,21 +81,24 @@ public final class Admission {
   }
 
   /**
-   * Whether {@code existing} holds the payload of {@code candidate}: the same bytes and media type
-   * (whatever either fingerprint says), or the same fingerprint. A multipart record is also
-   * compared by the fingerprint its stored bytes have today, because one stored by an earlier
-   * release holds the hash of its bytes and boundary, which a form re-issued under a fresh
-   * boundary never matches.
+   * Whether {@code existing} holds the payload of {@code candidate}: the same bytes, media type and
+   * content coding (whatever either fingerprint says), or the same fingerprint. A multipart record
+   * sent without a content coding is also compared by the fingerprint its stored bytes have today,
+   * because one stored by an earlier release holds the hash of its bytes and boundary, which a
+   * form re-issued under a fresh boundary never matches.
    */
   public static boolean samePayload(IntentRecord existing, IntentRecord candidate) {
+    String coding = HttpParts.contentCoding(existing.headers());
     if (Arrays.equals(existing.body(), candidate.body())
-        && Objects.equals(existing.mediaType(), candidate.mediaType())) {
+        && Objects.equals(existing.mediaType(), candidate.mediaType())
+        && Fingerprints.sameCodings(coding, HttpParts.contentCoding(candidate.headers()))) {
       return true;
     }
     if (existing.fingerprint().equals(candidate.fingerprint())) {
       return true;
     }
-    return Fingerprints.isMultipart(existing.mediaType()) && Fingerprints.ofPayload(
-        existing.body(), existing.mediaType(), Set.of()).equals(candidate.fingerprint());
+    return coding == null && Fingerprints.isMultipart(existing.mediaType())
+        && Fingerprints.ofPayload(existing.body(), existing.mediaType(), Set.of())
+        .equals(candidate.fingerprint());
   }
 }

@@ -110,7 +110,8 @@ public final class AttemptBridge implements Wire {
       });
     }
     if (exchange.isPoll()) {
-      request.get().removeHeader("Content-Type").removeHeader("Content-Length");
+      request.get().removeHeader("Content-Type").removeHeader("Content-Length")
+          .removeHeader(HttpParts.CONTENT_ENCODING);
     } else {
       request.method(record.method(), body);
       request.header(keyHeader, record.keyValue() != null ? record.keyValue()

@@ -14,7 +14,8 @@ import okhttp3.Response;
 /**
  * The interceptor's {@link Wire}: each attempt is the app's own request sent with {@code
  * chain.proceed}, its body the buffered bytes (one-shot, every write counted in the call's
- * {@link WireWrites}), the key in the record's wire form and no other key header, and a mark that
+ * {@link WireWrites}) with the record's {@code Content-Encoding}, the key in the record's wire form
+ * and no other key header, and a mark that
  * tells the interceptor's network half to hide redirects from OkHttp. A poll of a status URL on
  * another origin carries none of the app's headers, unless the app listed that origin in {@code
  * credentialOrigins}, as the intent API's wire does. A refusal of the credentials ({@code 401},
@@ -134,12 +135,17 @@ final class ChainWire implements Wire {
       keyHeaders.forEach(request::removeHeader);
       request.method(record.method(), body);
       request.header(record.keyHeader(), record.keyValue());
+      // The stored bytes go with the stored coding, whatever this call's request declares.
+      request.removeHeader(HttpParts.CONTENT_ENCODING);
+      HttpParts.values(record.headers(), HttpParts.CONTENT_ENCODING)
+          .forEach(v -> request.addHeader(HttpParts.CONTENT_ENCODING, v));
     } else if (Origins.mayCarryCredentials(ParsedUrls.get(record.url()), exchange.url(),
         credentialOrigins)) {
       request = template.newBuilder().url(exchange.url()).get();
       keyHeaders.forEach(request::removeHeader);
       request.removeHeader("Content-Type");
       request.removeHeader("Content-Length");
+      request.removeHeader(HttpParts.CONTENT_ENCODING);
     } else {
       request = new Request.Builder().url(exchange.url()).get();
     }

@@ -1,5 +1,6 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.BodyTooLargeException;
 import dev.oncely.client.InvalidIntentException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,20 @@ import java.util.Locale;
  * tag first, so two forms never collide. A fingerprint stored by an earlier release may differ for
  * the same payload (a multipart record hashed with its boundary): {@link Admission#samePayload}
  * decides such a record by its stored bytes.
+ *
+ * <p><b>Content codings.</b> A body with a {@code Content-Encoding} is fingerprinted by its
+ * <em>decoded</em> payload when every coding is one the JDK decodes ({@code gzip}, {@code x-gzip},
+ * {@code deflate}, and {@code identity}, which is none; a list of them is undone last applied
+ * first): the decoded bytes follow the rules above, so gzipped JSON has the fingerprint of that
+ * JSON. Why the decoded form and not the bytes: the payload is what the server acts on; the same
+ * JSON compressed at another level (an app upgrade, another library) or not compressed at all is
+ * the same intent, volatile fields keep working, and a server that shares this rule decodes before
+ * it compares, as it must to read the body. Decoding is strict and bounded: a body that is not
+ * what its header declares is refused, and no decoded payload may pass the caller's body limit.
+ * A body in any other coding ({@code br}, {@code zstd}, an unknown one) is opaque to the SDK: it
+ * is fingerprinted by its codings, media type and exact bytes, under a domain of its own. Either
+ * way the SDK stores and sends the exact encoded bytes with their {@code Content-Encoding};
+ * decoding only ever feeds the hash.
  */
 public final class Fingerprints {
   /** The prefix of fingerprints computed by this version. */
@@ -26,6 +41,7 @@ public final class Fingerprints {
   private static final byte[] JSON_DOMAIN = "json\0".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] BYTES_DOMAIN = "bytes\0".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] MULTIPART_DOMAIN = "multipart\0".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] CODED_DOMAIN = "coded\0".getBytes(StandardCharsets.US_ASCII);
   private static final char[] HEX = "0123456789abcdef".toCharArray();
   private static final MessageDigest SHA256 = newSha256();
 
@@ -46,6 +62,18 @@ public final class Fingerprints {
   }
 
   /**
+   * The payload fingerprint of a body sent without a content coding: {@link #ofPayload(byte[],
+   * String, String, Collection, long)} with none.
+   *
+   * @throws InvalidIntentException if a JSON body is malformed, or volatile fields are named for a
+   *     body that is not JSON
+   */
+  public static String ofPayload(byte[] body, String mediaType,
+      Collection<String> volatileFields) {
+    return ofPayload(body, mediaType, null, volatileFields, Long.MAX_VALUE);
+  }
+
+  /**
    * The one fingerprint policy of both entry points: a non-empty body whose media type names JSON
    * is fingerprinted as JSON without its volatile fields and must be one well-formed JSON value; a
    * {@code multipart/*} body with a boundary by its parts, so the same parts under another
@@ -54,16 +82,47 @@ public final class Fingerprints {
    * JSON content type and nothing in it): it is fingerprinted by its media type alone, with
    * nothing to leave out.
    *
+   * <p>A body with a {@code contentCoding} the JDK decodes is decoded first, and the rules above
+   * apply to the decoded bytes; a body in another coding is fingerprinted by its codings, media
+   * type and exact bytes, and takes no volatile fields (see the class comment for why).
+   *
    * <p>A body declared multipart whose bytes do not follow its boundary's framing is fingerprinted
    * by its media type and exact bytes, as any other body: it is sent exactly as stored either way,
    * so refusing it would only turn a body the server may accept into an error, and guessing parts
    * from it could call two different payloads the same.
    *
-   * @throws InvalidIntentException if a JSON body is malformed, or volatile fields are named for a
-   *     body that is not JSON
+   * @param contentCoding the request's {@code Content-Encoding} (several header lines joined with
+   *     {@code ", "}), or null for none
+   * @param maxDecodedBytes the largest decoded payload accepted: the body limit of the intent
+   * @throws InvalidIntentException if a JSON body is malformed, volatile fields are named for a
+   *     body that is not JSON (or not one the SDK can decode), or a body does not decode as its
+   *     content coding declares
+   * @throws BodyTooLargeException if a coded body decodes to more than {@code maxDecodedBytes}
    */
-  public static String ofPayload(byte[] body, String mediaType,
-      Collection<String> volatileFields) {
+  public static String ofPayload(byte[] body, String mediaType, String contentCoding,
+      Collection<String> volatileFields, long maxDecodedBytes) {
+    if (body.length == 0) {
+      return ofBytes(body, mediaType);
+    }
+    List<String> codings = ContentCodings.parse(contentCoding);
+    if (codings.isEmpty()) {
+      return ofUncoded(body, mediaType, volatileFields, null);
+    }
+    if (ContentCodings.decodable(codings)) {
+      byte[] decoded = ContentCodings.decode(body, codings, maxDecodedBytes, contentCoding);
+      return ofUncoded(decoded, mediaType, volatileFields, contentCoding);
+    }
+    if (!volatileFields.isEmpty()) {
+      throw new InvalidIntentException("volatileFields", "need a JSON body the SDK can read;"
+          + " the body's Content-Encoding is '" + contentCoding + "', which it does not decode"
+          + " (it decodes gzip, x-gzip, deflate and identity)");
+    }
+    return ofCoded(body, mediaType, codings);
+  }
+
+  /** The rules for a body as sent, or as decoded from {@code coding} (null: none). */
+  private static String ofUncoded(byte[] body, String mediaType,
+      Collection<String> volatileFields, String coding) {
     if (body.length == 0) {
       return ofBytes(body, mediaType);
     }
@@ -78,8 +137,32 @@ public final class Fingerprints {
       return ofJson(body, volatileFields);
     } catch (IOException e) {
       throw new InvalidIntentException("body", "is declared JSON ('" + mediaType
-          + "') but is not one well-formed JSON value");
+          + "') but is not one well-formed JSON value"
+          + (coding == null ? "" : " once decoded from Content-Encoding '" + coding + "'"));
     }
+  }
+
+  /**
+   * Fingerprints a body in a content coding the SDK does not decode: its codings, media type and
+   * exact bytes.
+   */
+  private static String ofCoded(byte[] body, String mediaType, List<String> codings) {
+    MessageDigest sha = sha256();
+    sha.update(CODED_DOMAIN);
+    sha.update(String.join(", ", codings).getBytes(StandardCharsets.UTF_8));
+    sha.update((byte) 0);
+    sha.update(normalizedType(mediaType));
+    sha.update((byte) 0);
+    sha.update(body);
+    return PREFIX + hex(sha.digest());
+  }
+
+  /**
+   * Whether two {@code Content-Encoding} values (null: none) declare the same codings, in the same
+   * order, whatever their case, spacing or {@code identity} members.
+   */
+  public static boolean sameCodings(String a, String b) {
+    return ContentCodings.parse(a).equals(ContentCodings.parse(b));
   }
 
   /**
@@ -97,14 +180,17 @@ public final class Fingerprints {
 
   /** Fingerprints a non-JSON body: its media type (or none) and its exact bytes. */
   public static String ofBytes(byte[] body, String mediaType) {
-    byte[] type = (mediaType == null ? "" : mediaType.trim().toLowerCase(Locale.ROOT))
-        .getBytes(StandardCharsets.UTF_8);
     MessageDigest sha = sha256();
     sha.update(BYTES_DOMAIN);
-    sha.update(type);
+    sha.update(normalizedType(mediaType));
     sha.update((byte) 0);
     sha.update(body);
     return PREFIX + hex(sha.digest());
+  }
+
+  private static byte[] normalizedType(String mediaType) {
+    return (mediaType == null ? "" : mediaType.trim().toLowerCase(Locale.ROOT))
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   /** Fingerprints a non-JSON body: by its parts when it is multipart, else by its bytes. */

@@ -20,6 +20,8 @@ public final class HttpParts {
   /** The JSON type {@code IntentSpec.jsonBody} sets, parsed once instead of on every attempt. */
   private static final String JSON_TYPE = "application/json; charset=utf-8";
   private static final MediaType JSON = MediaType.get(JSON_TYPE);
+  /** The header that names the coding of the stored body bytes; resent with them on every submit. */
+  public static final String CONTENT_ENCODING = "Content-Encoding";
 
   private HttpParts() {}
 
@@ -103,6 +105,30 @@ public final class HttpParts {
       values.add(headers.value(i));
     }
     return map;
+  }
+
+  /**
+   * The values of header {@code name} (any case) in a stored header map, in order; empty when
+   * absent.
+   */
+  public static List<String> values(Map<String, List<String>> headers, String name) {
+    List<String> values = new ArrayList<>(1);
+    headers.forEach((n, v) -> {
+      if (n.equalsIgnoreCase(name)) {
+        values.addAll(v);
+      }
+    });
+    return values;
+  }
+
+  /**
+   * The {@code Content-Encoding} of a stored header map, several lines joined with {@code ", "}
+   * as HTTP reads them (RFC 9110 section 5.3), or null when there is none: the coding of the body
+   * stored beside it.
+   */
+  public static String contentCoding(Map<String, List<String>> headers) {
+    List<String> values = values(headers, CONTENT_ENCODING);
+    return values.isEmpty() ? null : String.join(", ", values);
   }
 
   /**

@@ -310,6 +310,10 @@ public final class InterceptedCall {
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
         || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
     IntentId id = intentIdOf(original, memory, key);
+    // Refusals of the payload (malformed JSON, a body not in its declared coding, decoded past
+    // the limit) leave with their own type, before anything is stored or sent.
+    String fingerprint = Fingerprints.ofPayload(body, mediaType, HttpParts.contentCoding(headers),
+        identity != null ? identity.volatileFields() : Set.of(), c.maxBodyBytes());
     try {
       // Created already claimed, before the first byte: one durable write, and a crash during
       // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
@@ -320,8 +324,7 @@ public final class InterceptedCall {
         .url(original.url().toString())
         .headers(headers)
         .body(body, mediaType)
-        .fingerprint(Fingerprints.ofPayload(body, mediaType,
-            identity != null ? identity.volatileFields() : Set.of()))
+        .fingerprint(fingerprint)
         .keyWireForm(keyHeader, keyValue)
         .maybeDelivered(memory.writes().count() > 0)
         .retryPolicy(identity != null ? identity.retryPolicy() : null)

@@ -20,9 +20,11 @@ import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.property.AnswerCase.Twist;
 import dev.oncely.client.spi.ForwardingIntentStore;
+import dev.oncely.client.testing.GzipRequestInterceptor;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -33,10 +35,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.Deflater;
+import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import okhttp3.OkHttpClient;
@@ -45,10 +50,12 @@ import okhttp3.OkHttpClient;
  * Model-based property test of the intent API (issue 9): generated server behaviours and answer
  * sequences against {@link IdempotentClient}, with crashes and resumes on the same store, and the
  * app's credentials ({@link AppCredentials}): a token the server refuses until the app's {@link
- * HeaderProvider} refreshes it, kept by one token store across restarts. After every case: at most
- * one effect per intent; {@code Completed} only with an effect; {@code Rejected}/{@code
- * KeyConflict} only without one; no credential at a foreign origin; every outcome carries a reason;
- * a {@code 401} the app's refresh answers never ends an intent. Cases per run: {@code
+ * HeaderProvider} refreshes it, kept by one token store across restarts; and the spec's body
+ * coding ({@link BodyCoding}: as it is, gzipped, or in a coding the SDK does not decode). After
+ * every case: at most one effect per intent; {@code Completed} only with an effect; {@code
+ * Rejected}/{@code KeyConflict} only without one; no credential at a foreign origin; every outcome
+ * carries a reason; a {@code 401} the app's refresh answers never ends an intent; every submit
+ * carries the bytes and {@code Content-Encoding} it was first sent with. Cases per run: {@code
  * -Doncely.property.tries} (default 1000).
  */
 class IntentApiPropertyTest {
@@ -91,18 +98,31 @@ class IntentApiPropertyTest {
     return AppCredentials.starts();
   }
 
+  /**
+   * How the spec's body is coded: as it is, gzipped ({@code Content-Encoding: gzip}, at another
+   * level when the spec is built again), or in a coding the SDK does not decode.
+   */
+  enum BodyCoding { NONE, GZIP, OPAQUE }
+
+  @Provide
+  Arbitrary<BodyCoding> codings() {
+    return Arbitraries.frequencyOf(Tuple.of(6, Arbitraries.just(BodyCoding.NONE)),
+        Tuple.of(3, Arbitraries.just(BodyCoding.GZIP)),
+        Tuple.of(1, Arbitraries.just(BodyCoding.OPAQUE)));
+  }
+
   @Property
   void intent_api_never_double_charges_never_lies_and_never_leaks_credentials(
-      @ForAll("cases") AnswerCase c, @ForAll("credentials") AppCredentials.Start start)
-      throws Exception {
+      @ForAll("cases") AnswerCase c, @ForAll("credentials") AppCredentials.Start start,
+      @ForAll("codings") BodyCoding coding) throws Exception {
     // Fresh servers per case: a late request of an earlier case cannot reach this case's server.
     try (SimulatedWorld world = new SimulatedWorld()) {
-      check(c, new AppCredentials(start), world);
+      check(c, new AppCredentials(start), coding, world);
     }
   }
 
-  private void check(AnswerCase c, AppCredentials credentials, SimulatedWorld world)
-      throws Exception {
+  private void check(AnswerCase c, AppCredentials credentials, BodyCoding coding,
+      SimulatedWorld world) throws Exception {
     ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
     IdempotentServer server = world.serve(c, clock, SimulatedWorld.PAYMENTS,
         b -> b.requireCredential(SimulatedWorld.CREDENTIAL, AppCredentials::accepted));
@@ -112,7 +132,7 @@ class IntentApiPropertyTest {
     Dialect dialect = SimulatedWorld.firstDialect(c);
     Dialect resumeDialect = SimulatedWorld.resumeDialect(c);
     boolean otherResumes = c.twist() == Twist.OTHER_ENTRY_POINT_RESUMES && c.crash() != Crash.NONE;
-    IntentSpec spec = spec(world, otherResumes);
+    IntentSpec spec = spec(world, otherResumes, coding, 0);
 
     AtomicReference<IdempotentClient> current = new AtomicReference<>();
     AtomicReference<CompletableFuture<IntentOutcome>> concurrent = new AtomicReference<>();
@@ -134,7 +154,7 @@ class IntentApiPropertyTest {
       };
       listener = event -> {
         if (event instanceof IntentEvent.Recorded && concurrent.get() == null) {
-          concurrent.set(current.get().submit(spec(world, false)));
+          concurrent.set(current.get().submit(spec(world, otherResumes, coding, 1)));
           awaitQuietly(creates);
         }
       };
@@ -191,10 +211,12 @@ class IntentApiPropertyTest {
           outcome, credentials, promises, "after resume");
     }
     promises.atMostOneEffect();
+    promises.everySubmitAsFirstSent();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
 
-    String details = String.format("credentials: %s%n    final outcome: %s%n    requests: %s%n"
-        + "    answers: %s%n    effects: %s", credentials, outcome, server.requests().all(),
+    String details = String.format("coding: %s%n    credentials: %s%n    final outcome: %s%n    requests: %s%n"
+        + "    answers: %s%n    effects: %s", coding, credentials, outcome,
+        server.requests().all(),
         server.answers(), server.ledger().all());
     if (Survey.ON) {
       SURVEY.record(c, promises, details);
@@ -203,14 +225,34 @@ class IntentApiPropertyTest {
     assertThat(promises.broken()).as("%s%n%s", c, details).isEmpty();
   }
 
-  /** The intent; with volatile fields when another entry point is to resume it. */
-  private static IntentSpec spec(SimulatedWorld world, boolean volatileFields) {
+  /**
+   * The intent, built for the {@code build}-th time (a gzipped body is compressed at another
+   * level each time); with volatile fields when another entry point is to resume it and the SDK
+   * can read the body.
+   */
+  private static IntentSpec spec(SimulatedWorld world, boolean volatileFields,
+      BodyCoding coding, int build) {
     IntentSpec.Builder spec = IntentSpec.builder().operation("create-payment").scope("tenant-a")
         .post(world.paymentsUrl().toString()).businessId(SimulatedWorld.INTENT);
-    if (volatileFields) {
-      return spec.jsonBody(SimulatedWorld.BODY_WITH_SENT_AT).volatileFields("sentAt").build();
+    boolean withSentAt = volatileFields && coding != BodyCoding.OPAQUE;
+    byte[] json = (withSentAt ? SimulatedWorld.BODY_WITH_SENT_AT : SimulatedWorld.BODY)
+        .getBytes(StandardCharsets.UTF_8);
+    switch (coding) {
+      case GZIP:
+        spec.body(GzipRequestInterceptor.gzip(json, build % 2 == 0
+            ? Deflater.DEFAULT_COMPRESSION : Deflater.NO_COMPRESSION), "application/json")
+            .header("Content-Encoding", "gzip");
+        break;
+      case OPAQUE:
+        byte[] opaque = new byte[json.length + 1];
+        opaque[0] = (byte) 0x8b;
+        System.arraycopy(json, 0, opaque, 1, json.length);
+        spec.body(opaque, "application/json").header("Content-Encoding", "br");
+        break;
+      default:
+        spec.jsonBody(json);
     }
-    return spec.jsonBody(SimulatedWorld.BODY).build();
+    return withSentAt ? spec.volatileFields("sentAt").build() : spec.build();
   }
 
   /** What the app learns from {@code outcome}, judged against the server and its credentials. */

@@ -15,6 +15,7 @@ import dev.oncely.client.Sleeper;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.property.AnswerCase.Crash;
 import dev.oncely.client.property.AnswerCase.Twist;
+import dev.oncely.client.testing.GzipRequestInterceptor;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.IdempotentServer;
@@ -29,12 +30,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.Deflater;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
+import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -55,9 +58,11 @@ import okhttp3.Response;
  * end. Invariants: at most one effect; done (2xx except 202, {@code COMPLETED}) only with an
  * effect; refused (a refusing 4xx, {@code REJECTED}, {@code KEY_CONFLICT}) only without one; no
  * credential at a foreign origin; every record left unfinished carries a reason; every request
- * with an intent's key on the wire is an attempt its record counts; a {@code 401} the app's
- * refresh answers never ends an intent; a body the SDK cannot hold (duplex, a stream past the
- * limit) is refused with its typed cause, nothing stored, nothing sent. Cases per run: {@code
+ * with an intent's key on the wire is an attempt its record counts; every submit of an intent
+ * carries the bytes and {@code Content-Encoding} it was first sent with (a body the app gzips is
+ * compressed at another level after the restart); a {@code 401} the app's refresh answers never
+ * ends an intent; a body the SDK cannot hold (duplex, a stream past the limit) is refused with its
+ * typed cause, nothing stored, nothing sent. Cases per run: {@code
  * -Doncely.property.tries} (default 1000).
  */
 class InterceptorPropertyTest {
@@ -113,7 +118,7 @@ class InterceptorPropertyTest {
     boolean closeWhileWaiting = c.crash() == Crash.CLOSE_WHILE_WAITING;
     IdempotencyInterceptor first = interceptor(promises, store, clock,
         closeWhileWaiting ? Sleeper.SYSTEM : sleeper, dialect, c.firstRunAttempts());
-    OkHttpClient app = client(first, c.twist(), shape.credentials());
+    OkHttpClient app = client(first, c.twist(), shape.credentials(), shape.compression(false));
     String appKey = null;
     if (!durable && c.twist() == Twist.SECOND_SCOPE) {
       appKey = "evt-1";
@@ -143,7 +148,8 @@ class InterceptorPropertyTest {
       }
       IdempotencyInterceptor restarted = interceptor(promises, store, clock, sleeper,
           SimulatedWorld.resumeDialect(c), 6);
-      OkHttpClient restartedApp = client(restarted, Twist.NONE, shape.credentials());
+      OkHttpClient restartedApp = client(restarted, Twist.NONE, shape.credentials(),
+          shape.compression(true));
       if (shaped.reissue()) {
         last = call(world, store, restartedApp, true, null, shape, promises, "re-issued call");
       }
@@ -177,6 +183,7 @@ class InterceptorPropertyTest {
     }
     promises.everyRequestCounted(records(store));
     promises.everyRequestAnAttemptEvent(records(store));
+    promises.everySubmitAsFirstSent();
     promises.atMostOneEffect();
     promises.noCredentialAt(world.foreignOrigin(), SimulatedWorld.CREDENTIAL);
 
@@ -234,6 +241,15 @@ class InterceptorPropertyTest {
 
   /** The app's request shape and credentials, and the requests it builds with them. */
   private record App(RequestShape shape, AppCredentials credentials) {
+    /**
+     * OkHttp's gzip recipe for a shape the app compresses, else null; after a restart ({@code
+     * upgraded}) at another level, so a re-issued call builds other bytes for the same JSON.
+     */
+    Interceptor compression(boolean upgraded) {
+      return !shape.compressedByApp() ? null : new GzipRequestInterceptor(upgraded
+          ? Deflater.NO_COMPRESSION : Deflater.DEFAULT_COMPRESSION);
+    }
+
     /** A new request of the shape, tagged when durable, with the app's own key if it sets one. */
     Request request(SimulatedWorld world, boolean durable, String appKey) {
       Request.Builder request = shape.request(world.apiUrl());
@@ -301,11 +317,12 @@ class InterceptorPropertyTest {
 
   /**
    * The app's client as an app builds it (redirects followed, silent retries on): an outer retry
-   * interceptor if the twist says so, the app's credential, Oncely, and an interceptor inside that
-   * cancels the call after its first request went out if the twist says so.
+   * interceptor if the twist says so, the app's credential, its body compression if any, Oncely,
+   * and an interceptor inside that cancels the call after its first request went out if the
+   * twist says so.
    */
   private static OkHttpClient client(IdempotencyInterceptor idempotency, Twist twist,
-      AppCredentials credentials) {
+      AppCredentials credentials, Interceptor compression) {
     OkHttpClient.Builder app = http.newBuilder().authenticator(credentials.authenticator());
     if (twist == Twist.OUTER_RETRY) {
       app.addInterceptor(chain -> {
@@ -320,6 +337,9 @@ class InterceptorPropertyTest {
         ? chain.proceed(chain.request())
         : chain.proceed(chain.request().newBuilder()
             .header(SimulatedWorld.CREDENTIAL, credentials.current()).build()));
+    if (compression != null) {
+      app.addInterceptor(compression);
+    }
     idempotency.installOn(app);
     if (twist == Twist.CANCEL_AFTER_WRITE) {
       AtomicBoolean canceled = new AtomicBoolean();

@@ -5,13 +5,14 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.internal.HttpParts;
 import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
 import dev.oncely.testing.ReceivedRequest;
 import dev.oncely.testing.ServedAnswer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -48,6 +49,8 @@ final class Promises {
       + " the intent";
   static final String REFUSED_BODY = "a body the SDK cannot hold is refused with a typed error"
       + " before anything is stored or sent";
+  static final String AS_FIRST_SENT = "every submit of an intent carries the bytes and"
+      + " Content-Encoding it was first sent with";
 
   private final IdempotentServer server;
   private final String intent;
@@ -224,10 +227,33 @@ final class Promises {
         .count();
   }
 
+  /**
+   * Every request of the intent that carries a body (a submit, never a poll) reached the server
+   * with the bytes and {@code Content-Encoding} of the first: whoever resent it (a retry, a
+   * re-issued call, either entry point's resume), and however the app would build it today.
+   */
+  void everySubmitAsFirstSent() {
+    List<ReceivedRequest> submits = server.requests().all().stream()
+        .filter(q -> q.body().length > 0 && intent.equals(SimulatedWorld.intentOf(q)))
+        .toList();
+    if (submits.isEmpty()) {
+      return;
+    }
+    ReceivedRequest first = submits.get(0);
+    for (ReceivedRequest q : submits) {
+      if (!Arrays.equals(q.body(), first.body())
+          || !q.headerValues("Content-Encoding").equals(first.headerValues("Content-Encoding"))) {
+        fail(AS_FIRST_SENT, "request " + q.number() + " carried " + q.body().length
+            + " bytes in " + q.headerValues("Content-Encoding") + ", the first "
+            + first.body().length + " bytes in " + first.headerValues("Content-Encoding"));
+      }
+    }
+  }
+
   /** Method, key header, unquoted key and order of {@code r}, one a line. */
   private static String wireId(IntentRecord r) {
-    String order = SimulatedWorld.intentOf(HttpUrl.get(r.url()).encodedPath(),
-        new String(r.body(), StandardCharsets.UTF_8));
+    String order = SimulatedWorld.intentOf(HttpUrl.get(r.url()).encodedPath(), r.body(),
+        HttpParts.contentCoding(r.headers()));
     return r.method() + "\n" + r.keyHeader() + "\n" + unquoted(r.keyValue()) + "\n"
         + (order == null ? "" : order);
   }

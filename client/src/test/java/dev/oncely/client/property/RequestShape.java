@@ -3,6 +3,8 @@ package dev.oncely.client.property;
 import dev.oncely.client.BodyTooLargeException;
 import dev.oncely.client.InvalidIntentException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import okhttp3.HttpUrl;
 import okhttp3.MediaType;
 import okhttp3.MultipartBody;
@@ -35,12 +37,25 @@ enum RequestShape {
   /** A multipart form: the payment as a JSON part and a text part. */
   MULTIPART("POST", SimulatedWorld.PAYMENTS),
   /** A duplex body, which cannot be held before it is sent: refused. */
-  DUPLEX("POST", SimulatedWorld.PAYMENTS);
+  DUPLEX("POST", SimulatedWorld.PAYMENTS),
+  /**
+   * A JSON body the app gzips with OkHttp's recipe before the SDK ({@link #compressedByApp()}):
+   * {@code Content-Encoding: gzip}; after a restart the app compresses at another level.
+   */
+  GZIP_JSON("POST", SimulatedWorld.PAYMENTS),
+  /**
+   * Bytes in a content coding the SDK does not decode ({@code Content-Encoding: br}): an intent of
+   * its exact bytes. They end in the intent's JSON, so the test server, which does not decode
+   * them either, can tell whose effect they are.
+   */
+  OPAQUE_CODING("POST", SimulatedWorld.PAYMENTS);
 
   /** The interceptor's body limit in the property test: a stream past it is small enough to be quick. */
   static final long MAX_BODY_BYTES = 16 * 1024;
   private static final MediaType JSON = MediaType.get("application/json");
   private static final MediaType OCTETS = MediaType.get("application/octet-stream");
+  /** Bytes no JSON parser and no gzip decoder reads, before the intent's JSON. */
+  private static final byte[] BROTLI_PREFIX = {(byte) 0x8b, 0x0f, (byte) 0x80};
 
   private final String method;
   private final String path;
@@ -53,6 +68,11 @@ enum RequestShape {
   /** The path the intent is sent to; a same-origin redirect keeps it as its prefix. */
   String path() {
     return path;
+  }
+
+  /** Whether the app's client compresses the body ({@code GzipRequestInterceptor}). */
+  boolean compressedByApp() {
+    return this == GZIP_JSON;
   }
 
   /** Whether the interceptor must refuse it before anything is stored or sent. */
@@ -68,6 +88,9 @@ enum RequestShape {
   /** A new request of this shape at {@code origin} (its path replaced by {@link #path()}). */
   Request.Builder request(HttpUrl origin) {
     Request.Builder b = new Request.Builder().url(origin.resolve(path));
+    if (this == OPAQUE_CODING) {
+      b.header("Content-Encoding", "br");
+    }
     return method.equals("DELETE") ? b.delete() : b.method(method, body());
   }
 
@@ -84,6 +107,11 @@ enum RequestShape {
             (int) (4 * MAX_BODY_BYTES / SimulatedWorld.BODY.length()));
       case DUPLEX:
         return new Streamed(JSON, -1, false, true, 1);
+      case OPAQUE_CODING:
+        byte[] json = SimulatedWorld.BODY.getBytes(StandardCharsets.UTF_8);
+        byte[] opaque = Arrays.copyOf(BROTLI_PREFIX, BROTLI_PREFIX.length + json.length);
+        System.arraycopy(json, 0, opaque, BROTLI_PREFIX.length, json.length);
+        return RequestBody.create(opaque, JSON);
       case MULTIPART:
         return new MultipartBody.Builder().setType(MultipartBody.FORM)
             .addFormDataPart("payment", null, RequestBody.create(SimulatedWorld.BODY, JSON))

@@ -29,6 +29,7 @@ record ShapedCase(AnswerCase answers, RequestShape shape, AppCredentials.Start c
         Tuple.of(3, Arbitraries.of(RequestShape.DELETE, RequestShape.PATCH_JSON,
             RequestShape.EMPTY_POST, RequestShape.ONE_SHOT, RequestShape.STREAM,
             RequestShape.MULTIPART)),
+        Tuple.of(2, Arbitraries.of(RequestShape.GZIP_JSON, RequestShape.OPAQUE_CODING)),
         Tuple.of(1, Arbitraries.of(RequestShape.STREAM_PAST_LIMIT, RequestShape.DUPLEX)));
   }
 

@@ -10,8 +10,10 @@ import dev.oncely.testing.IdempotentServer;
 import dev.oncely.testing.MismatchAnswer;
 import dev.oncely.testing.NoDelayServerSockets;
 import dev.oncely.testing.ReceivedRequest;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -160,11 +163,28 @@ final class SimulatedWorld implements AutoCloseable {
   }
 
   /**
-   * The order a request belongs to: its JSON's {@code "order"} (a multipart part's JSON included),
-   * else the order its path names (a bodyless request), else null (the kit then uses the key).
+   * The order a request belongs to: its JSON's {@code "order"} (a multipart part's JSON included,
+   * a gzipped body read as the server decodes it), else the order its path names (a bodyless
+   * request), else null (the kit then uses the key).
    */
   static String intentOf(ReceivedRequest r) {
-    return intentOf(r.url().encodedPath(), r.bodyText());
+    return intentOf(r.url().encodedPath(), r.body(), r.header("Content-Encoding"));
+  }
+
+  /**
+   * The order of a request to {@code path} with {@code body} in {@code contentEncoding} (null:
+   * none), as {@link #intentOf(ReceivedRequest)}.
+   */
+  static String intentOf(String path, byte[] body, String contentEncoding) {
+    byte[] decoded = body;
+    if (contentEncoding != null && contentEncoding.trim().equalsIgnoreCase("gzip")) {
+      try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
+        decoded = in.readAllBytes();
+      } catch (IOException notGzip) {
+        decoded = body;
+      }
+    }
+    return intentOf(path, new String(decoded, StandardCharsets.UTF_8));
   }
 
   /** The order of a request to {@code path} with {@code body}, as {@link #intentOf(ReceivedRequest)}. */
