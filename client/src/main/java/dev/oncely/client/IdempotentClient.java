@@ -462,20 +462,8 @@ public final class IdempotentClient implements AutoCloseable {
       mine.finish(closedBeforeDrive(id));
       return;
     }
-    Optional<IntentRecord> current;
-    try {
-      current = config.store().get(id);
-    } catch (StoreException e) {
-      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
-          PendingReason.STORE_FAILED, "the store failed reading the record ("
-          + e.getClass().getSimpleName() + "); nothing was sent", null, e));
-      return;
-    } catch (RuntimeException e) {
-      mine.fail(e);
-      return;
-    }
+    Optional<IntentRecord> current = IntentDriver.readForResume(mine, config.store());
     if (current.isEmpty()) {
-      mine.fail(new StoreException("record " + id + " is not in the store"));
       return;
     }
     drive(mine, current.get(), false, inline);
@@ -509,16 +497,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   private static CompletableFuture<IntentOutcome> outcome(IntentId id,
       CompletableFuture<DriveEnd> ended) {
-    CompletableFuture<IntentOutcome> own = new CompletableFuture<>();
-    ended.whenComplete((end, e) -> {
-      if (e != null) {
-        own.completeExceptionally(e instanceof CompletionException && e.getCause() != null
-            ? e.getCause() : e);
-      } else {
-        own.complete(outcomeOf(id, end));
-      }
-    });
-    return own;
+    return IntentDriver.outcome(id, ended);
   }
 
   private static IntentOutcome outcomeOf(IntentId id, DriveEnd end) {

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -81,7 +80,7 @@ public final class ResumeDrives {
       return CompletableFuture.completedFuture(IntentDriver.outcomeOf(id, closedBeforeStart()));
     }
     if (!entry.acquired()) {
-      return outcome(id, entry.drive().ended());
+      return IntentDriver.outcome(id, entry.drive().ended());
     }
     Drive mine = entry.drive();
     try {
@@ -89,7 +88,7 @@ public final class ResumeDrives {
     } catch (RejectedExecutionException e) {
       mine.finish(closedBeforeStart());
     }
-    return outcome(id, mine.ended());
+    return IntentDriver.outcome(id, mine.ended());
   }
 
   /** Stops taking new work; running drives have been stopped by the owner's close. */
@@ -103,20 +102,8 @@ public final class ResumeDrives {
       mine.finish(closedBeforeStart());
       return;
     }
-    Optional<IntentRecord> record;
-    try {
-      record = settings.store().get(mine.id());
-    } catch (StoreException e) {
-      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
-          PendingReason.STORE_FAILED, "the store failed reading the record ("
-          + e.getClass().getSimpleName() + "); nothing was sent", null, e));
-      return;
-    } catch (RuntimeException | Error e) {
-      mine.fail(e);
-      return;
-    }
+    Optional<IntentRecord> record = IntentDriver.readForResume(mine, settings.store());
     if (record.isEmpty()) {
-      mine.fail(new StoreException("record " + mine.id() + " is not in the store"));
       return;
     }
     ResumeWire wire = new ResumeWire(client, owner);
@@ -129,21 +116,6 @@ public final class ResumeDrives {
         (owner.stopped() != null ? owner.stopped() : "the interceptor was closed")
         + " before this resume started; nothing was sent and the record is resumable", null,
         null);
-  }
-
-  /** A future of the caller's own that follows {@code ended}: cancelling it stops no drive. */
-  private static CompletableFuture<IntentOutcome> outcome(IntentId id,
-      CompletableFuture<DriveEnd> ended) {
-    CompletableFuture<IntentOutcome> own = new CompletableFuture<>();
-    ended.whenComplete((end, e) -> {
-      if (e != null) {
-        own.completeExceptionally(e instanceof CompletionException && e.getCause() != null
-            ? e.getCause() : e);
-      } else {
-        own.complete(IntentDriver.outcomeOf(end.record() != null ? end.record().id() : id, end));
-      }
-    });
-    return own;
   }
 
   /** Daemon threads named for thread dumps. */
