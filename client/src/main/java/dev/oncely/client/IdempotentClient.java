@@ -5,6 +5,7 @@ import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Admission;
 import dev.oncely.client.internal.AttemptBridge;
+import dev.oncely.client.internal.DaemonThreads;
 import dev.oncely.client.internal.Drive;
 import dev.oncely.client.internal.DriveEnd;
 import dev.oncely.client.internal.DriveLoop;
@@ -28,10 +29,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import okhttp3.OkHttpClient;
@@ -118,7 +117,7 @@ public final class IdempotentClient implements AutoCloseable {
       this.executor = b.executor;
     } else {
       ThreadPoolExecutor pool = new ThreadPoolExecutor(b.driverThreads, b.driverThreads,
-          30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DriverThreads());
+          30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("oncely-driver"));
       pool.allowCoreThreadTimeOut(true);
       this.ownedExecutor = pool;
       this.executor = ownedExecutor;
@@ -520,17 +519,6 @@ public final class IdempotentClient implements AutoCloseable {
   private void checkOpen() {
     if (closed) {
       throw new IllegalStateException("the client is closed");
-    }
-  }
-
-  private static final class DriverThreads implements ThreadFactory {
-    private final AtomicInteger count = new AtomicInteger();
-
-    @Override
-    public Thread newThread(Runnable r) {
-      Thread t = new Thread(r, "oncely-driver-" + count.incrementAndGet());
-      t.setDaemon(true);
-      return t;
     }
   }
 

@@ -12,10 +12,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
 
 /**
@@ -48,7 +46,7 @@ public final class ResumeDrives {
     this.settings = settings;
     this.owner = owner;
     this.executor = new ThreadPoolExecutor(ATTEMPTS_AT_ONCE, ATTEMPTS_AT_ONCE, 30,
-        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new ResumeThreads());
+        TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("oncely-resume"));
     executor.allowCoreThreadTimeOut(true);
   }
 
@@ -116,17 +114,5 @@ public final class ResumeDrives {
         (owner.stopped() != null ? owner.stopped() : "the interceptor was closed")
         + " before this resume started; nothing was sent and the record is resumable", null,
         null);
-  }
-
-  /** Daemon threads named for thread dumps. */
-  private static final class ResumeThreads implements ThreadFactory {
-    private final AtomicInteger n = new AtomicInteger();
-
-    @Override
-    public Thread newThread(Runnable task) {
-      Thread thread = new Thread(task, "oncely-resume-" + n.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    }
   }
 }
