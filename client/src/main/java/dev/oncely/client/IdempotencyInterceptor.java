@@ -199,7 +199,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @param outcomes told the outcome of each resumed intent (the original callback is gone), on
    *     an OkHttp dispatcher thread; its exceptions are caught and logged
    * @return one future per unfinished record, oldest first, completed with its stored outcome (or
-   *     exceptionally with the {@code StoreException} reading it threw)
+   *     exceptionally with the {@code StoreException} reading it threw); a record whose resume had
+   *     not started when this interceptor was {@linkplain #close() closed} is not sent and reads
+   *     {@link PendingReason#INTERRUPTED}
    * @throws IllegalStateException if the interceptor has no store
    * @throws dev.oncely.client.StoreException if the store cannot list the records
    */
@@ -295,10 +297,17 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
       future.complete(IntentOutcome.of(record));
       return future;
     }
+    if (config.owner().stopped() != null) {
+      // Closed before this entry's turn came: nothing is issued, and the outcome says so.
+      future.complete(StoredOutcomes.afterResume(config.drive().store(), record,
+          config.owner().stopped()));
+      return future;
+    }
     client.newCall(ResumeRequests.of(record)).enqueue(new Callback() {
       @Override
       public void onFailure(Call call, IOException e) {
-        future.complete(storedOutcome(record));
+        future.complete(StoredOutcomes.afterResume(config.drive().store(), record,
+            config.owner().stopped()));
       }
 
       @Override

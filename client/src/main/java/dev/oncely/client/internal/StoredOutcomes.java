@@ -38,6 +38,44 @@ public final class StoredOutcomes {
         .map(record -> of(store, record));
   }
 
+  /**
+   * The outcome of a resume of {@code sent} (the record as the resume read it) whose call ended
+   * without a response, or that never issued one: the stored outcome, except while the owner is
+   * closed ({@code stopped} says how, null while it is open) and nothing has changed the record
+   * since the resume read it: then the resume never started, nothing of it was sent, and the
+   * reason an earlier drive stored (or none, for a record a crash left in flight) is not what
+   * happened to this one: {@link PendingReason#INTERRUPTED}. A store that fails reading reads
+   * {@link PendingReason#STORE_FAILED}.
+   */
+  public static IntentOutcome afterResume(IntentStore store, IntentRecord sent,
+      @org.jspecify.annotations.Nullable String stopped) {
+    IntentRecord now;
+    try {
+      now = stopped == null ? store.get(sent.id()).orElse(sent) : readAfterClose(store, sent);
+    } catch (RuntimeException e) {
+      return new IntentOutcome.Pending(sent.id(), PendingReason.STORE_FAILED,
+          "the store failed reading the outcome (" + e.getClass().getSimpleName() + ")", null,
+          null, e);
+    }
+    boolean unfinished = !now.state().isTerminal()
+        && now.state() != dev.oncely.client.IntentState.NEEDS_RECONCILIATION;
+    if (stopped != null && unfinished && now.revision() == sent.revision()) {
+      return new IntentOutcome.Pending(sent.id(), PendingReason.INTERRUPTED, stopped
+          + " before the resume of this record started; nothing of it was sent, and the record"
+          + " is unchanged and resumable", now.nextAttemptAt(), now.lastResponse(), null);
+    }
+    return IntentOutcome.of(now);
+  }
+
+  /** The record as stored, or as the resume read it when the (maybe closed) store cannot say. */
+  private static IntentRecord readAfterClose(IntentStore store, IntentRecord sent) {
+    try {
+      return store.get(sent.id()).orElse(sent);
+    } catch (RuntimeException closedWithIt) {
+      return sent;
+    }
+  }
+
   private static IntentOutcome of(IntentStore store, IntentRecord record) {
     boolean unfinished = !record.state().isTerminal()
         && record.state() != dev.oncely.client.IntentState.NEEDS_RECONCILIATION;
