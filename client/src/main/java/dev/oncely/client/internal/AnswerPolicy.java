@@ -14,8 +14,11 @@ import okhttp3.HttpUrl;
  * The one place that decides what an answer means for an intent, for the intent API and the
  * interceptor alike. An answer is judged by what it proves: whether it answers the submit or a
  * poll, and whether an earlier attempt of this intent may already have reached the server
- * ({@code deliveredBefore}). Every reason text an outcome carries is written here. The rules, in
- * the order they apply (docs/client.md has them as a table):
+ * ({@code deliveredBefore}). Every reason text an outcome carries is written here, and names what
+ * happened (a status, the kind of answer, same origin or not), never a value the server sent (a
+ * {@code Location} or status URL, another header's value, body text): reasons are logged, carried
+ * by events and printed by the CLI without {@code --reveal}, while the stored response keeps those
+ * values. The rules, in the order they apply (docs/client.md has them as a table):
  *
  * <ol>
  *   <li>No answer: send the same exchange again (costs budget).
@@ -287,9 +290,14 @@ public final class AnswerPolicy {
       return again(Exchange.submit(target), status + " redirect within the intent's origin;"
           + " resending the same key and bytes there", false, null, null);
     }
+    // Where it points is named only as "same origin or not": a Location can hold an order id or
+    // a signed token, and the stored response keeps it for whoever may read it.
+    boolean sameOrigin = target != null && Origins.same(answer.url(), target);
     String where = target == null ? "without a usable Location"
-        : Origins.same(answer.url(), target) ? "to " + target.encodedPath()
-        : "to another origin (" + Origins.of(target) + ")";
+        : !sameOrigin ? "to another origin"
+        : status == 307 || status == 308 ? "within the intent's origin, more than "
+            + MAX_REDIRECTS + " times"
+        : "within the intent's origin";
     return redirected(response, "the server redirected the submit (" + status + ") " + where
         + "; a redirect of an unsafe request is not followed");
   }
