@@ -208,7 +208,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @param outcomes told the outcome of each resumed intent (the original callback is gone), on
    *     one of the interceptor's threads; its exceptions are caught and logged
    * @return one future per unfinished record, oldest first, completed with its stored outcome (or
-   *     exceptionally with the {@code StoreException} reading it threw)
+   *     exceptionally with the {@code StoreException} reading it threw); a record whose resume had
+   *     not started when this interceptor was {@linkplain #close() closed} is not sent and reads
+   *     {@link PendingReason#INTERRUPTED}
    * @throws IllegalStateException if the interceptor has no store, or {@code client} is an {@code
    *     OkHttpClient} that does not run this interceptor
    * @throws dev.oncely.client.StoreException if the store cannot list the records

@@ -3,10 +3,21 @@ package dev.oncely.client;
 /** Why an intent is still {@link IntentState#PENDING}: its outcome is not known yet. */
 public enum PendingReason {
   /**
-   * The server accepted the intent ({@code 202}) and was still processing it when the attempts or
-   * the deadline ran out.
+   * The server accepted the intent ({@code 202 Accepted}) and had not reported it done when the
+   * attempts or the deadline ran out: the last answer was that {@code 202}, or an answer of its
+   * status URL that did not report the operation finished (still processing, a redirect, an
+   * error). The server holds the intent; poll or resend the same key later.
    */
   STILL_PROCESSING,
+  /**
+   * The server answered that a request with this key is in progress ({@code 409 Conflict} in the
+   * IETF and Stripe dialects: the dialect's {@code Verdict.IN_PROGRESS}) when the attempts or the
+   * deadline ran out. It never said it accepted this request: an earlier attempt of the intent (one
+   * whose answer was lost), or another client sending the same key, holds the key at the server.
+   * Usually that request finishes; an answer that never changes points at a request stuck at the
+   * server or a second sender of the key. Resend the same key later, never a new one.
+   */
+  KEY_IN_USE,
   /** Every attempt the {@link RetryPolicy} allows was used. */
   ATTEMPTS_EXHAUSTED,
   /** The {@link RetryPolicy} deadline passed, or the next wait would pass it. */
@@ -15,7 +26,13 @@ public enum PendingReason {
   RETRY_BUDGET_EXHAUSTED,
   /** The {@link dev.oncely.client.NetworkGate} stayed closed (offline) until the deadline. */
   OFFLINE,
-  /** The driving thread was interrupted or the client closed. */
+  /**
+   * The drive was stopped from this process: the client or interceptor that owns it was closed,
+   * the call was canceled, or the driving thread was interrupted. Also what a drive reports that
+   * never started because its owner was closed first (a submit, or an entry of a {@code
+   * resumePending} backlog whose turn came after the close): nothing of it was sent then, and the
+   * record keeps its last durable state. No attempt leaves after the stop; resume it later.
+   */
   INTERRUPTED,
   /** The store failed while recording the outcome; the last durable state is kept. */
   STORE_FAILED,

@@ -44,7 +44,9 @@ import okhttp3.HttpUrl;
  *       Builder#resultBody app's representation} of the effect); a repeat with the same
  *       fingerprint gets the stored answer byte for byte plus {@code Idempotent-Replayed: true};
  *       a repeat while the first is still in progress gets the {@linkplain
- *       Builder#inProgressStatus in-progress status}; the key with another fingerprint gets the
+ *       Builder#inProgressStatus in-progress status} (so does a repeat while an accepted
+ *       operation is processing, {@linkplain Builder#inProgressWhileAccepted if configured});
+ *       the key with another fingerprint gets the
  *       {@linkplain Builder#mismatch mismatch answer}. A
  *       malformed key gets {@code 400}; a missing key {@code 400} unless {@linkplain
  *       Builder#acceptKeyless(boolean) keyless requests are accepted} (then every one is a new
@@ -571,16 +573,15 @@ public final class IdempotentServer extends Dispatcher {
       if (rec.stored != null) {
         rec.busyRepeats--;
       }
-      rec.inProgressAnswers++;
-      changed.signalAll();
-      Answer a = Answer.of(config.inProgressStatus, config.inProgressContentType,
-          config.inProgressBody).as(ServedAnswer.Kind.IN_PROGRESS);
-      return config.retryAfterSeconds >= 0
-          ? a.with("Retry-After", Integer.toString(config.retryAfterSeconds)) : a;
+      return inProgress(rec);
     }
     Answer replay = rec.stored;
     if (rec.operation != null) {
       completeIfDue(rec.operation);
+    }
+    if (replay.status() == 202 && rec.operation != null && !rec.operation.done
+        && config.inProgressWhileAccepted) {
+      return inProgress(rec);
     }
     if (replay.status() == 202 && rec.operation != null && rec.operation.done
         && !config.replayAcceptedForever) {
@@ -589,6 +590,16 @@ public final class IdempotentServer extends Dispatcher {
       replay = replay.without("Location");
     }
     return replay.with(REPLAYED_HEADER, "true").as(ServedAnswer.Kind.REPLAY);
+  }
+
+  /** The in-progress answer to a repeat of {@code rec}'s key, counted. */
+  private Answer inProgress(KeyRecord rec) {
+    rec.inProgressAnswers++;
+    changed.signalAll();
+    Answer a = Answer.of(config.inProgressStatus, config.inProgressContentType,
+        config.inProgressBody).as(ServedAnswer.Kind.IN_PROGRESS);
+    return config.retryAfterSeconds >= 0
+        ? a.with("Retry-After", Integer.toString(config.retryAfterSeconds)) : a;
   }
 
   /**
@@ -887,6 +898,7 @@ public final class IdempotentServer extends Dispatcher {
     private HttpUrl statusOrigin;
     private boolean locationOnReplay = true;
     private boolean replayAcceptedForever;
+    private boolean inProgressWhileAccepted;
     private Duration retention;
     private Clock clock = Clock.systemUTC();
     private FingerprintRule fingerprint = FingerprintRule.EXACT_BYTES;
@@ -927,6 +939,7 @@ public final class IdempotentServer extends Dispatcher {
       b.statusOrigin = statusOrigin;
       b.locationOnReplay = locationOnReplay;
       b.replayAcceptedForever = replayAcceptedForever;
+      b.inProgressWhileAccepted = inProgressWhileAccepted;
       b.retention = retention;
       b.clock = clock;
       b.fingerprint = fingerprint;
@@ -1208,6 +1221,20 @@ public final class IdempotentServer extends Dispatcher {
     }
 
     /**
+     * Whether a repeat of a key whose operation was accepted ({@code 202}) and is still processing
+     * gets the {@linkplain #inProgressStatus in-progress answer} and {@code Retry-After} (true)
+     * instead of the stored {@code 202} with its {@code Location} (false, the default). Once the
+     * operation is done a repeat gets the result, as without it. Some servers answer so: the
+     * request with this key is still running, come back later.
+     *
+     * <p>{@link #build()} refuses it on a synchronous server (it has no {@code 202}).
+     */
+    public Builder inProgressWhileAccepted(boolean inProgress) {
+      this.inProgressWhileAccepted = inProgress;
+      return this;
+    }
+
+    /**
      * Key records older than {@code retention} (by the {@linkplain #clock clock}) are forgotten;
      * default: kept forever.
      *
@@ -1322,13 +1349,18 @@ public final class IdempotentServer extends Dispatcher {
     /**
      * Returns the server.
      *
-     * @throws IllegalStateException if {@link #replayAcceptedForever} is set on a synchronous
-     *     server (it has no {@code 202} to replay)
+     * @throws IllegalStateException if {@link #replayAcceptedForever} or {@link
+     *     #inProgressWhileAccepted} is set on a synchronous server (it has no {@code 202})
      */
     public IdempotentServer build() {
       if (replayAcceptedForever && !mayAccept) {
         throw new IllegalStateException(
             "replayAcceptedForever needs asynchronous(true) or asynchronousWhen(..):"
+                + " a synchronous server has no 202");
+      }
+      if (inProgressWhileAccepted && !mayAccept) {
+        throw new IllegalStateException(
+            "inProgressWhileAccepted needs asynchronous(true) or asynchronousWhen(..):"
                 + " a synchronous server has no 202");
       }
       return new IdempotentServer(this);

@@ -231,6 +231,36 @@ class IdempotentServerTest {
   }
 
   @Test
+  void a_repeat_while_the_accepted_operation_runs_can_get_the_in_progress_answer()
+      throws IOException {
+    MutableClock clock = new MutableClock();
+    IdempotentServer kit = start(IdempotentServer.builder().asynchronous(true)
+        .inProgressWhileAccepted(true).completeAfter(Duration.ofSeconds(1)).clock(clock));
+    Response first = post("k", "{}");
+    text(first);
+    Response whileRunning = post("k", "{}");
+    text(whileRunning);
+    clock.now = clock.now.plusSeconds(1);
+    Response afterwards = post("k", "{}");
+
+    assertThat(first.code()).isEqualTo(202);
+    assertThat(first.header("Location")).isNotNull();
+    assertThat(whileRunning.code()).isEqualTo(409);
+    assertThat(whileRunning.header("Retry-After")).isEqualTo("1");
+    assertThat(afterwards.code()).isEqualTo(200);
+    assertThat(afterwards.header(IdempotentServer.REPLAYED_HEADER)).isEqualTo("true");
+    assertThat(text(afterwards)).contains("\"succeeded\"");
+    assertThat(kit.ledger().size()).isEqualTo(1);
+  }
+
+  @Test
+  void in_progress_while_accepted_needs_an_asynchronous_server() {
+    assertThatThrownBy(() -> IdempotentServer.builder().inProgressWhileAccepted(true).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("inProgressWhileAccepted needs asynchronous(true)");
+  }
+
+  @Test
   void expired_record_is_forgotten_and_the_second_effect_is_marked_as_the_servers() throws IOException {
     MutableClock clock = new MutableClock();
     IdempotentServer kit = start(IdempotentServer.builder().clock(clock)

@@ -17,8 +17,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One record as an operator sees it. Keys appear only as their short hash, and header values and
- * bodies are redacted, unless {@code reveal} is set.
+ * One record as an operator sees it. Keys appear only as their short hash, and header values
+ * (a stored {@code Location} too), bodies and the status URL the server named are redacted, unless
+ * {@code reveal} is set: a URL the server sent can hold an order id or a signed token. The reason
+ * is printed as stored; the client writes reasons without any value the server sent.
  */
 final class RecordView {
   private static final String REDACTED = "<redacted>";
@@ -92,7 +94,7 @@ final class RecordView {
     o.set("body", bodyJson(record.body(), record.mediaType()));
     ObjectNode trace = o.putObject("traceContext");
     record.traceContext().forEach(trace::put);
-    o.put("pollUrl", record.pollUrl());
+    o.put("pollUrl", record.pollUrl() == null || reveal ? record.pollUrl() : REDACTED);
     StoredResponse response = record.lastResponse();
     if (response == null) {
       o.putNull("lastResponse");
@@ -136,7 +138,7 @@ final class RecordView {
     printHeaders(out, "  ", record.headers());
     line(out, "request body", bodyText(record.body(), record.mediaType()));
     if (record.pollUrl() != null) {
-      line(out, "poll url", record.pollUrl());
+      line(out, "poll url", reveal ? record.pollUrl() : REDACTED + " (--reveal prints it)");
     }
     record.traceContext().forEach((name, value) -> line(out, "trace " + name, value));
     StoredResponse response = record.lastResponse();

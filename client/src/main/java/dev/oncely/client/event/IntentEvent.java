@@ -6,9 +6,11 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Something that happened while driving an intent. Events never carry keys, payloads or headers: the
- * {@link IntentId} prints only a short hash of its key. Attempts are numbered from 1 within one
- * record's life (restarts continue the count).
+ * Something that happened while driving an intent. Events never carry keys, payloads or header
+ * values, nor any value the server sent but its status codes (no {@code Location}, status URL,
+ * {@code Retry-After} value or body text, also not inside a reason or detail text): the {@link
+ * IntentId} prints only a short hash of its key. Attempts are numbered from 1 within one record's
+ * life (restarts continue the count).
  */
 public sealed interface IntentEvent {
   /** The intent the event belongs to. */
@@ -61,8 +63,12 @@ public sealed interface IntentEvent {
   /** The intent cannot be resent safely and needs reconciliation. */
   record NeedsReconciliation(IntentId id, String reason) implements IntentEvent {}
 
-  /** A {@code Retry-After} value could not be parsed and was ignored (value cut to 64 chars). */
-  record MalformedRetryAfter(IntentId id, String value) implements IntentEvent {}
+  /**
+   * A {@code Retry-After} value could not be parsed and was ignored (the wait came from the
+   * backoff instead); {@code length} is how many characters it had. The value itself is not
+   * carried: no event carries a value the server sent (the record's stored response keeps it).
+   */
+  record MalformedRetryAfter(IntentId id, int length) implements IntentEvent {}
 
   /** A retry was refused because the host's retry budget is empty. */
   record BudgetExhausted(IntentId id, String host) implements IntentEvent {}

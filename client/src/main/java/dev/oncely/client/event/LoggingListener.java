@@ -20,7 +20,8 @@ import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
  * flushing file handler is a measurable share of the client's CPU: docs/benchmarks.md).
  * Rejections at {@code INFO}; "gave up unknown", mismatches, reconciliations, retry-budget refusals and ignored
  * key headers at {@code WARNING}. A line is built only when its level is enabled. It prints the intent's scope, operation and short key
- * hash, statuses and delays; never a key, a payload, a URL query or a header value.
+ * hash, statuses and delays; never a key, a payload, a URL query or a header value, nor any other
+ * value the server sent (a redirect's or status URL's target, a malformed {@code Retry-After}).
  */
 public final class LoggingListener implements IntentListener {
   private static final String LOGGER_NAME = "dev.oncely.client";
@@ -215,7 +216,7 @@ public final class LoggingListener implements IntentListener {
     } else if (event instanceof IntentEvent.NeedsReconciliation e) {
       return id + " needs reconciliation: " + e.reason();
     } else if (event instanceof IntentEvent.MalformedRetryAfter e) {
-      return id + " ignored malformed Retry-After '" + e.value() + "'";
+      return id + " ignored a malformed Retry-After (" + e.length() + " characters)";
     } else if (event instanceof IntentEvent.BudgetExhausted e) {
       return id + " retry budget for " + e.host() + " is empty";
     } else if (event instanceof IntentEvent.Recorded) {

@@ -14,8 +14,11 @@ import okhttp3.HttpUrl;
  * The one place that decides what an answer means for an intent, for the intent API and the
  * interceptor alike. An answer is judged by what it proves: whether it answers the submit or a
  * poll, and whether an earlier attempt of this intent may already have reached the server
- * ({@code deliveredBefore}). Every reason text an outcome carries is written here. The rules, in
- * the order they apply (docs/client.md has them as a table):
+ * ({@code deliveredBefore}). Every reason text an outcome carries is written here, and names what
+ * happened (a status, the kind of answer, same origin or not), never a value the server sent (a
+ * {@code Location} or status URL, another header's value, body text): reasons are logged, carried
+ * by events and printed by the CLI without {@code --reveal}, while the stored response keeps those
+ * values. The rules, in the order they apply (docs/client.md has them as a table):
  *
  * <ol>
  *   <li>No answer: send the same exchange again (costs budget).
@@ -81,7 +84,7 @@ public final class AnswerPolicy {
       boolean withinRetention) {
     if (answer.failure() != null) {
       return again(exchange, "no answer (" + answer.failure().getClass().getSimpleName() + ")",
-          true, false, null);
+          true, null, null);
     }
     // A follow-up the HTTP client sent on its own (a 503 resend, an authenticator's retry) makes
     // this answer one to a repeated delivery.
@@ -120,10 +123,10 @@ public final class AnswerPolicy {
           return null;
         }
         return new Step.Again(exchange, "answered " + status + "; resending the same key and"
-            + " bytes with renewed credentials", false, unprocessed, false, null);
+            + " bytes with renewed credentials", false, unprocessed, null, null);
       case FAILED:
         return new Step.Again(exchange, "answered " + status + " and renewing the credentials"
-            + " failed; resending the same key and bytes later", true, unprocessed, false, null);
+            + " failed; resending the same key and bytes later", true, unprocessed, null, null);
       default:
         return null;
     }
@@ -145,7 +148,7 @@ public final class AnswerPolicy {
         return accepted(exchange, answer);
       case IN_PROGRESS:
         return again(exchange, "a request with this key is in progress (" + status + ")", false,
-            true, new IntentEvent.InProgress(id, status));
+            PendingReason.KEY_IN_USE, new IntentEvent.InProgress(id, status));
       case PAYLOAD_MISMATCH:
         if (deliveredBefore) {
           String reason = "the server answered " + status + " (key used with another payload) to a"
@@ -172,7 +175,7 @@ public final class AnswerPolicy {
         return ambiguous(exchange, status);
       case RETRY:
       default:
-        return again(exchange, "transient answer " + status, true, false, null);
+        return again(exchange, "transient answer " + status, true, null, null);
     }
   }
 
@@ -188,7 +191,7 @@ public final class AnswerPolicy {
   private Step ambiguous(Exchange exchange, int status) {
     if (++ambiguous <= MAX_AMBIGUOUS_RESENDS) {
       return again(exchange, "answered " + status + " after an earlier attempt may have been"
-          + " delivered; resending with the same key", true, false, null);
+          + " delivered; resending with the same key", true, null, null);
     }
     return new Step.Park(PendingReason.AMBIGUOUS_ANSWER, "answered " + status + " "
         + ambiguous + " times after an earlier attempt may have been delivered: a refusal the"
@@ -199,14 +202,14 @@ public final class AnswerPolicy {
     HttpUrl statusUrl = statusUrl(answer);
     if (statusUrl != null) {
       return again(Exchange.poll(statusUrl), "202 accepted; polling the status URL", false,
-          true, new IntentEvent.Accepted(id, true));
+          PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, true));
     }
     if (++blindResends > dialect.maxBlindResends()) {
       return new Step.Park(PendingReason.NO_STATUS_URL, "202 accepted " + blindResends
           + " times without a status URL; the server may replay this answer forever");
     }
     return again(exchange, "202 accepted without a status URL; resending with the same key", false,
-        true, new IntentEvent.Accepted(id, false));
+        PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, false));
   }
 
   private HttpUrl statusUrl(Answer answer) {
@@ -238,12 +241,12 @@ public final class AnswerPolicy {
     if (status >= 300 && status < 400) {
       // Not followed: an auth proxy redirects to a login page whose 200 would read as "done".
       return again(exchange, "status URL redirected (" + status + "); polling it again", true,
-          true, null);
+          PendingReason.STILL_PROCESSING, null);
     }
     if (status == 202) {
       HttpUrl moved = resolve(answer.url(), response.header("Location"));
       return again(moved != null ? Exchange.poll(moved) : exchange,
-          "status URL says still processing (202)", false, true,
+          "status URL says still processing (202)", false, PendingReason.STILL_PROCESSING,
           new IntentEvent.Accepted(id, true));
     }
     if (status >= 200 && status < 300) {
@@ -253,19 +256,20 @@ public final class AnswerPolicy {
             new IntentEvent.Completed(id, status, replayed));
       }
       return again(exchange, "status document says processing (" + status + ")", false,
-          true, null);
+          PendingReason.STILL_PROCESSING, null);
     }
     if (status == 404 || status == 410) {
       if (withinRetention) {
         return again(Exchange.submit(intentUrl), "status URL answered " + status
-            + "; resending with the same key", false, false, null);
+            + "; resending with the same key", false, null, null);
       }
       String reason = "the status URL answered " + status + " and the key may be past the server's"
           + " retention: resending could create a second effect";
       return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, false, reason,
           new IntentEvent.NeedsReconciliation(id, reason));
     }
-    return again(exchange, "status URL answered " + status + "; polling again", true, true, null);
+    return again(exchange, "status URL answered " + status + "; polling again", true,
+        PendingReason.STILL_PROCESSING, null);
   }
 
   private StatusInterpreter.PollState interpret(StoredResponse response) {
@@ -284,11 +288,16 @@ public final class AnswerPolicy {
     if ((status == 307 || status == 308) && target != null && Origins.same(answer.url(), target)
         && ++redirects <= MAX_REDIRECTS) {
       return again(Exchange.submit(target), status + " redirect within the intent's origin;"
-          + " resending the same key and bytes there", false, false, null);
+          + " resending the same key and bytes there", false, null, null);
     }
+    // Where it points is named only as "same origin or not": a Location can hold an order id or
+    // a signed token, and the stored response keeps it for whoever may read it.
+    boolean sameOrigin = target != null && Origins.same(answer.url(), target);
     String where = target == null ? "without a usable Location"
-        : Origins.same(answer.url(), target) ? "to " + target.encodedPath()
-        : "to another origin (" + Origins.of(target) + ")";
+        : !sameOrigin ? "to another origin"
+        : status == 307 || status == 308 ? "within the intent's origin, more than "
+            + MAX_REDIRECTS + " times"
+        : "within the intent's origin";
     return redirected(response, "the server redirected the submit (" + status + ") " + where
         + "; a redirect of an unsafe request is not followed");
   }
@@ -324,8 +333,8 @@ public final class AnswerPolicy {
         new IntentEvent.NeedsReconciliation(id, reason));
   }
 
-  private static Step again(Exchange next, String cause, boolean charge, boolean processing,
-      IntentEvent event) {
+  private static Step again(Exchange next, String cause, boolean charge,
+      PendingReason processing, IntentEvent event) {
     return new Step.Again(next, cause, charge, false, processing, event);
   }
 }

@@ -70,7 +70,7 @@ public final class DriveLoop {
   private AnswerPolicy policy;
   private Exchange exchange;
   private Exchange nextExchange;
-  private boolean processing;
+  private PendingReason processing;
   private Waiting waiting = Waiting.NONE;
   private Instant waitDue;
   private Step.Again nextAgain;
@@ -230,7 +230,7 @@ public final class DriveLoop {
     policy = new AnswerPolicy(s.dialect(), id, intentUrl);
     exchange = record.pollUrl() != null
         ? Exchange.poll(ParsedUrls.get(record.pollUrl())) : Exchange.submit(intentUrl);
-    processing = record.pollUrl() != null;
+    processing = record.pollUrl() != null ? PendingReason.STILL_PROCESSING : null;
     if (owed) {
       // The last drive stopped with a wait still owed: honour it before the first attempt.
       Duration left = Duration.between(now(), notBefore);
@@ -264,7 +264,7 @@ public final class DriveLoop {
         return new Ended(park(PendingReason.INTERRUPTED, null, null));
       }
       if (pacer.pastDeadline()) {
-        return new Ended(park(processing ? PendingReason.STILL_PROCESSING
+        return new Ended(park(processing != null ? processing
             : PendingReason.DEADLINE_EXCEEDED, null, null));
       }
       boolean deliveredBefore = keeper.maybeDelivered();

@@ -73,21 +73,20 @@ public final class Pacer {
    * backoff, made longer when the retry budget of {@code host} must refill first for a resend that
    * costs budget, {@code charge}), or the reason to stop: attempts used, deadline reached, or no
    * budget before the deadline. A resend at a time the server named in {@code Retry-After} costs
-   * no budget (see {@link RetryBudget}). {@code processing} marks a server that said the operation
-   * is under way, so running out reads {@link PendingReason#STILL_PROCESSING}.
+   * no budget (see {@link RetryBudget}). {@code processing}, when not null, is the reason to stop
+   * with when the attempts or the deadline run out while the server said the operation is under
+   * way ({@link PendingReason#STILL_PROCESSING}, {@link PendingReason#KEY_IN_USE}).
    */
-  public Pace next(StoredResponse answer, boolean charge, boolean processing, String host) {
+  public Pace next(StoredResponse answer, boolean charge, PendingReason processing, String host) {
     Instant now = clock.wall();
     Duration left = timeLeft();
     Duration delay = waits.next(answer, now);
     Instant due = now.plus(delay);
     if (attempts >= policy.maxAttempts()) {
-      return stop(due, processing ? PendingReason.STILL_PROCESSING
-          : PendingReason.ATTEMPTS_EXHAUSTED, null);
+      return stop(due, processing != null ? processing : PendingReason.ATTEMPTS_EXHAUSTED, null);
     }
     if (delay.compareTo(left) >= 0) {
-      return stop(due, processing ? PendingReason.STILL_PROCESSING
-          : PendingReason.DEADLINE_EXCEEDED, null);
+      return stop(due, processing != null ? processing : PendingReason.DEADLINE_EXCEEDED, null);
     }
     boolean shaped = false;
     if (charge && !serverChose(answer)) {

@@ -19,11 +19,14 @@ public sealed interface Step {
    * whether the resend costs retry budget (a failure, not a "come back later");
    * {@code provedUnprocessed} whether the answer proves that its attempt had no effect (a
    * refusal of the credentials to an attempt that nothing before may have delivered), so the
-   * resend is still a first delivery; {@code processing} whether the server said the operation is
-   * under way; {@code event} is reported first (may be null).
+   * resend is still a first delivery; {@code processing} the reason a drive that runs out of
+   * attempts or time now stops with because the server said the operation is under way ({@link
+   * PendingReason#STILL_PROCESSING} after a {@code 202} or a poll of its status URL, {@link
+   * PendingReason#KEY_IN_USE} after an in-progress answer), null when it did not say so;
+   * {@code event} is reported first (may be null).
    */
   record Again(Exchange next, String cause, boolean chargeBudget, boolean provedUnprocessed,
-      boolean processing, IntentEvent event) implements Step {}
+      PendingReason processing, IntentEvent event) implements Step {}
 
   /** Stop this drive {@code Pending}: the outcome is unknown and resending now cannot help. */
   record Park(PendingReason reason, String detail) implements Step {}

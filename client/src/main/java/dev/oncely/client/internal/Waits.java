@@ -35,7 +35,7 @@ final class Waits {
     String header = answer == null ? null : answer.header("Retry-After");
     RetryAfter.Parsed parsed = RetryAfter.parse(header, now);
     if (parsed.malformed()) {
-      listener.onEvent(new IntentEvent.MalformedRetryAfter(id, printable(header)));
+      listener.onEvent(new IntentEvent.MalformedRetryAfter(id, header.length()));
     }
     if (parsed.delay() != null && !parsed.delay().isZero()) {
       Duration cap = policy.maxDelay();
@@ -51,14 +51,5 @@ final class Waits {
     }
     Duration delay = RetryAfter.parse(answer.header("Retry-After"), Instant.EPOCH).delay();
     return delay != null && !delay.isZero();
-  }
-
-  private static String printable(String value) {
-    StringBuilder out = new StringBuilder();
-    for (int i = 0; i < value.length() && out.length() < 64; i++) {
-      char ch = value.charAt(i);
-      out.append(ch >= 32 && ch < 127 ? ch : '?');
-    }
-    return out.toString();
   }
 }

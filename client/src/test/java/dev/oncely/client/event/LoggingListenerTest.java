@@ -31,7 +31,7 @@ class LoggingListenerTest {
         new IntentEvent.Rejected(ID, 400),
         new IntentEvent.GaveUpUnknown(ID, PendingReason.DEADLINE_EXCEEDED, "no answer"),
         new IntentEvent.NeedsReconciliation(ID, "old"),
-        new IntentEvent.MalformedRetryAfter(ID, "soon"),
+        new IntentEvent.MalformedRetryAfter(ID, 4),
         new IntentEvent.BudgetExhausted(ID, "api.test"),
         new IntentEvent.KeyHeaderIgnored(ID, "headerProvider"),
         new IntentEvent.Recorded(ID));

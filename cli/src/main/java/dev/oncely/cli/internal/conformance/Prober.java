@@ -34,9 +34,12 @@ final class Prober {
    */
   static final int MAX_EFFECTS = 6 * 2 + 3;
 
-  /** Most repeats while a {@code 202} operation is still processing. */
+  /**
+   * Most repeats while a {@code 202} operation is still processing: a repeat answered "in
+   * progress" is sent again until it settles, at most this many times, before it is judged.
+   */
   static final int SETTLE_TRIES = 5;
-  /** Longest wait between two of those repeats. */
+  /** Longest wait between two of those repeats ({@code Retry-After} is honoured up to it). */
   static final long MAX_SETTLE_WAIT_MS = 2000;
 
   private static final Set<Integer> IN_PROGRESS = Set.of(409, 423, 425, 429);
@@ -52,8 +55,12 @@ final class Prober {
   private final Map<String, String> errorHook;
   private final List<Finding> findings = new ArrayList<>();
   private final ServerProfile profile = new ServerProfile();
+  /** The first answer of the same-key probe, when it was a {@code 202} with {@code Location}. */
   private Answer accepted;
+  /** The settled repeat of {@link #accepted}: what the 202 probe judges. */
   private Answer acceptedRepeat;
+  /** The first answer of that repeat when it was "in progress" before it settled, else null. */
+  private Answer acceptedBusy;
   private boolean seen202;
   private int effects;
 
@@ -112,8 +119,8 @@ final class Prober {
     }
     effects++;
     Answer immediate = client.send(url, key, body);
-    noteAccepted(first, immediate);
     Answer second = settle(first, immediate, () -> client.send(url, key, body));
+    noteAccepted(first, immediate, second);
     String marker = second.markerAgainst(first);
     if (marker != null) {
       profile.replayHeader = canonical(marker);
@@ -169,7 +176,7 @@ final class Prober {
     if (busy != null) {
       profile.inProgressStatus = busy.status();
       profile.inProgressRetryAfter = busy.header("Retry-After") != null;
-      noteAccepted(other, busy);
+      seen202 |= other.status() == 202;
       findings.add(new Finding("duplicate in flight", answers, "the second got " + busy.status()
           + (profile.inProgressRetryAfter ? " with Retry-After " + busy.header("Retry-After")
               : " without Retry-After"), false));
@@ -245,7 +252,7 @@ final class Prober {
     }
     effects++;
     Answer immediate = client.send(secondUrl, key, secondBody);
-    noteAccepted(first, immediate);
+    seen202 |= first.status() == 202;
     Answer second = settle(first, immediate, () -> client.send(secondUrl, key, secondBody));
     String answers = first.label() + " -> " + second.label();
     boolean marked = second.markerAgainst(first) != null;
@@ -327,6 +334,14 @@ final class Prober {
     }
   }
 
+  /**
+   * Judges the repeat of a {@code 202} that named a status URL, once it settled: while the
+   * operation runs a repeat should get the {@code 202} again with its {@code Location} (a client
+   * that lost the first answer finds the status URL there). A repeat answered "in progress"
+   * (a {@code 409} + {@code Retry-After}) is acceptable: Oncely waits and resends the same key, and
+   * the settled repeat is what is judged; the result once the operation finished needs no status
+   * URL. Only a {@code 202} replay without {@code Location} is a risk.
+   */
   private void acceptedReplay() {
     if (accepted == null) {
       findings.add(Finding.notProbed("202 replay keeps Location", seen202
@@ -334,12 +349,30 @@ final class Prober {
           : "no request was answered 202 (the server answered synchronously)"));
       return;
     }
-    String answers = accepted.label() + " -> " + acceptedRepeat.label();
-    boolean location = acceptedRepeat.header("Location") != null;
-    boolean retryAfter = acceptedRepeat.header("Retry-After") != null;
-    findings.add(new Finding("202 replay keeps Location", answers, "the repeat "
-        + (location ? "keeps Location" : "LOSES Location") + ", "
-        + (retryAfter ? "keeps" : "has no") + " Retry-After", !location));
+    Answer repeat = acceptedRepeat;
+    String answers = accepted.label() + " -> " + repeat.label();
+    String whileRunning = acceptedBusy == null ? ""
+        : " after " + acceptedBusy.status() + " (in progress"
+            + (acceptedBusy.header("Retry-After") != null ? ", with Retry-After" : "")
+            + ") while it ran";
+    if (repeat.status() == 202) {
+      boolean location = repeat.header("Location") != null;
+      boolean retryAfter = repeat.header("Retry-After") != null;
+      findings.add(new Finding("202 replay keeps Location", answers, "the repeat "
+          + (location ? "keeps Location" : "LOSES Location") + ", "
+          + (retryAfter ? "keeps" : "has no") + " Retry-After" + whileRunning, !location));
+    } else if (IN_PROGRESS.contains(repeat.status())) {
+      findings.add(new Finding("202 replay keeps Location", answers, "not established: the"
+          + " repeat was still answered " + repeat.status() + " (in progress) after "
+          + SETTLE_TRIES + " repeats; Oncely waits on it and resends the same key", false));
+    } else if (repeat.success()) {
+      findings.add(new Finding("202 replay keeps Location", answers, "not established: the"
+          + " repeat got the result once the operation finished" + whileRunning
+          + "; no status URL is needed then", false));
+    } else {
+      findings.add(new Finding("202 replay keeps Location", answers, "not established: the"
+          + " repeat was answered " + snippet(repeat), false));
+    }
   }
 
   /**
@@ -372,11 +405,16 @@ final class Prober {
     }
   }
 
-  private void noteAccepted(Answer first, Answer repeat) {
+  /**
+   * Keeps a {@code 202} with {@code Location} and the settled repeat of the same request for the
+   * 202 probe; {@code immediate} is the repeat's first answer, kept when it was "in progress".
+   */
+  private void noteAccepted(Answer first, Answer immediate, Answer settled) {
     seen202 |= first.status() == 202;
     if (accepted == null && first.status() == 202 && first.header("Location") != null) {
       accepted = first;
-      acceptedRepeat = repeat;
+      acceptedRepeat = settled;
+      acceptedBusy = IN_PROGRESS.contains(immediate.status()) ? immediate : null;
     }
   }
 
