@@ -200,7 +200,8 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * attempts are on {@code client} at once (the interceptor's resume threads) and at most 1,024
    * resumed drives are under way; each record is read when its drive starts (one finished
    * meanwhile completes from the store without I/O), so a large backlog is never held in memory.
-   * An intent already driven in this process (a live call of it) is joined, never driven twice.
+   * An intent already driven in this process (a live call of it) is never driven twice at once:
+   * its resume starts when that drive ended.
    * {@link #close()} stops them all; each stays resumable.
    *
    * @param client the app's client; it must contain this interceptor (as {@link
@@ -237,7 +238,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   /**
    * Drives the stored record of intent {@code id} once more through {@code client} (the app's own
    * client with this interceptor in it), like {@link #resumePending} does for every unfinished
-   * record, or joins the drive of it already running in this process; {@link
+   * record (after the drive of it already running in this process ended, if one runs); {@link
    * DueWorkScheduler#builder(IdempotencyInterceptor, Call.Factory)} calls it at each record's due
    * time. A finished record, or one that needs reconciliation, completes the future with its
    * stored outcome and sends nothing.

@@ -24,8 +24,8 @@ import okhttp3.Call;
  * server sheds drains at the server's pace, not at the pace of a few blocked threads. At most
  * {@value #ATTEMPTS_AT_ONCE} attempts run at once (the threads of its executor) and at most
  * {@value #DRIVES_AT_ONCE} resumed drives are under way (each holds its record); the rest of a
- * backlog waits as ids. A drive of the same intent already running in this process is joined.
- * Thread-safe.
+ * backlog waits as ids. A drive of the same intent already running in this process (a live call
+ * of it) is never doubled: the resume starts once it ended. Thread-safe.
  */
 public final class ResumeDrives {
   /**
@@ -66,8 +66,8 @@ public final class ResumeDrives {
   }
 
   /**
-   * Drives the stored record of {@code id} through {@code client}, or joins the drive of it
-   * already running in this process.
+   * Drives the stored record of {@code id} through {@code client}; while a drive of it runs in
+   * this process, after that drive ended.
    *
    * @return a future completed with the outcome, or exceptionally with a {@link StoreException}
    *     if the store has no such record
@@ -78,7 +78,10 @@ public final class ResumeDrives {
       return CompletableFuture.completedFuture(IntentDriver.outcomeOf(id, closedBeforeStart()));
     }
     if (!entry.acquired()) {
-      return IntentDriver.outcome(id, entry.drive().ended());
+      // Another drive of the intent runs here (a live call of it): once it ended, this resume
+      // drives what it left, as asked; a record it finished completes from the store, no I/O.
+      return entry.drive().ended().handle((end, error) -> null)
+          .thenCompose(ended -> resume(client, id));
     }
     Drive mine = entry.drive();
     try {
