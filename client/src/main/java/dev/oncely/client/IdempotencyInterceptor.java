@@ -276,6 +276,11 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
     return StoredOutcomes.byId(requireStore(), id);
   }
 
+  /** Whether {@link #close()} was called (the due-work scheduler stops then). */
+  boolean isClosed() {
+    return config.owner().stopped() != null;
+  }
+
   /** The store this interceptor records intents in. */
   IntentStore store() {
     return requireStore();

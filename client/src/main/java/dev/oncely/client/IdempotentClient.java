@@ -544,6 +544,20 @@ public final class IdempotentClient implements AutoCloseable {
     }
   }
 
+  /**
+   * The {@link DueWorkScheduler} this client runs ({@link Builder#scheduleDueWork}), so an app can
+   * observe its {@linkplain DueWorkScheduler#state() state} and {@linkplain
+   * DueWorkScheduler#failure() failure}; empty when due work is not scheduled by the client.
+   */
+  public Optional<DueWorkScheduler> dueWorkScheduler() {
+    return Optional.ofNullable(scheduler);
+  }
+
+  /** Whether {@link #close()} was called (the due-work scheduler stops then). */
+  boolean isClosed() {
+    return closed;
+  }
+
   private static final class DriverThreads implements ThreadFactory {
     private final AtomicInteger count = new AtomicInteger();
 
