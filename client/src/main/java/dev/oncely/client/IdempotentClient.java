@@ -17,6 +17,7 @@ import dev.oncely.client.internal.EngineConfig;
 import dev.oncely.client.internal.IntentDriver;
 import dev.oncely.client.internal.OkHttpVersionCheck;
 import dev.oncely.client.internal.RecordKeeper;
+import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.StoredOutcomes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,6 +72,12 @@ public final class IdempotentClient implements AutoCloseable {
   public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
   /** Default number of threads of the client's own driver pool. */
   public static final int DEFAULT_DRIVER_THREADS = 16;
+
+  /**
+   * Most drives {@link #resumePending()} has started and not yet seen end; the rest of the backlog
+   * waits as ids, so a resume's heap follows this number, not the backlog's size.
+   */
+  public static final int RESUMES_AT_ONCE = 64;
 
   /** How long {@link #close()} waits for running drives to record how they stopped. */
   public static final int CLOSE_GRACE_SECONDS = 5;
@@ -185,6 +192,12 @@ public final class IdempotentClient implements AutoCloseable {
    * older than the key retention goes to the {@link Reconciler} instead of being resent. Finished
    * records past their retention are purged first (see {@link #purgeExpired()}).
    *
+   * <p>The drives start oldest first, at most {@value #RESUMES_AT_ONCE} at a time (a drive that
+   * waits for its next attempt keeps its place until it ends); each reads its record when it
+   * starts. The rest of the backlog waits as ids, so a resume of 50,000 intents holds 50,000 ids
+   * and futures, not 50,000 drives or records. Closing the client completes the futures of drives
+   * not started yet as {@link IntentOutcome.Pending} ({@link PendingReason#INTERRUPTED}).
+   *
    * @return one future per unfinished record, oldest first, each completed with the stored outcome
    * @throws StoreException if the store cannot list the records
    * @throws IllegalStateException if the client is closed
@@ -197,13 +210,12 @@ public final class IdempotentClient implements AutoCloseable {
       // Purging is housekeeping; resuming unfinished intents must not depend on it.
       LOG.log(Level.WARNING, "purging expired records failed; resuming anyway", e);
     }
-    List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
-    // Ids and due times only: each drive reads its record when it starts, so a resume of a large
-    // backlog never holds every body in memory at once.
-    for (dev.oncely.client.UnfinishedEntry entry : config.store().listUnfinishedIds()) {
-      futures.add(outcome(entry.id(), start(entry.id(), false)));
+    List<dev.oncely.client.UnfinishedEntry> entries = config.store().listUnfinishedIds();
+    List<IntentId> ids = new ArrayList<>(entries.size());
+    for (dev.oncely.client.UnfinishedEntry entry : entries) {
+      ids.add(entry.id());
     }
-    return futures;
+    return ResumeQueue.run(ids, RESUMES_AT_ONCE, id -> outcome(id, start(id, false)));
   }
 
   /**

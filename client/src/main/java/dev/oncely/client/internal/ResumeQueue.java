@@ -3,6 +3,7 @@ package dev.oncely.client.internal;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,20 +12,22 @@ import java.util.function.Function;
 /**
  * Resumes a backlog of intents a few at a time: each drive starts (and reads its record) only when
  * an earlier one ended, so resuming thousands of records after a restart neither holds every body
- * in memory nor floods the app's client with queued calls. One future per id, completed with that
- * drive's outcome, or exceptionally with what starting it threw.
+ * in memory, nor a drive per record, nor floods the app's client with queued calls: what waits is
+ * its id and its future (the id is let go once its drive starts). One future per id, completed
+ * with that drive's outcome, or exceptionally with what starting it threw. Both entry points
+ * resume through it.
  */
 public final class ResumeQueue {
-  private final List<IntentId> ids;
+  private final IntentId[] ids;
   private final Function<IntentId, CompletableFuture<IntentOutcome>> start;
   private final List<CompletableFuture<IntentOutcome>> futures;
   private final AtomicInteger next = new AtomicInteger();
 
   private ResumeQueue(List<IntentId> ids, Function<IntentId, CompletableFuture<IntentOutcome>> start) {
-    this.ids = List.copyOf(ids);
+    this.ids = ids.toArray(new IntentId[0]);
     this.start = start;
-    this.futures = new ArrayList<>(ids.size());
-    for (int i = 0; i < ids.size(); i++) {
+    this.futures = new ArrayList<>(this.ids.length);
+    for (int i = 0; i < this.ids.length; i++) {
       futures.add(new CompletableFuture<>());
     }
   }
@@ -40,17 +43,19 @@ public final class ResumeQueue {
     for (int i = 0; i < inFlight; i++) {
       queue.pump();
     }
-    return List.copyOf(queue.futures);
+    return Collections.unmodifiableList(queue.futures);
   }
 
   /** Starts the next drives until one is still running; its end pumps again. */
   private void pump() {
     while (true) {
       int i = next.getAndIncrement();
-      if (i >= ids.size()) {
+      if (i >= ids.length) {
         return;
       }
-      CompletableFuture<IntentOutcome> running = startSafely(ids.get(i));
+      IntentId id = ids[i];
+      ids[i] = null;
+      CompletableFuture<IntentOutcome> running = startSafely(id);
       if (!running.isDone()) {
         running.whenComplete((outcome, failure) -> {
           settle(i, outcome, failure);
