@@ -3,9 +3,14 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.spi.IntentStoreContract;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -13,16 +18,20 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code resumePending()} of a backlog starts a bounded number of drives and keeps the rest as ids:
- * what it holds follows {@link IdempotentClient#RESUMES_AT_ONCE}, not the backlog, and every
- * future still completes, in the order of the listing, when the drives run or the client closes.
+ * what it holds follows {@link IdempotentClient#RESUMES_STARTING_AT_ONCE} and {@link
+ * IdempotentClient#RESUMES_AT_ONCE}, not the backlog; a drive that waits lets the next start; and
+ * every future still completes, in the order of the listing, when the drives run or the client
+ * closes.
  */
 class ResumeBacklogTest {
   private static final int BACKLOG = 200;
@@ -37,7 +46,7 @@ class ResumeBacklogTest {
     for (int i = 0; i < BACKLOG; i++) {
       store.create(IntentStoreContract.newRecord("s", "pay", "k" + i).toBuilder()
           .url(server.url("/payments").toString()).createdAt(now.plusMillis(i))
-          .updatedAt(now.plusMillis(i)).build());
+          .updatedAt(now.plusMillis(i)).expiresAt(now.plus(Duration.ofDays(1))).build());
     }
   }
 
@@ -69,7 +78,7 @@ class ResumeBacklogTest {
         .build()) {
       List<CompletableFuture<IntentOutcome>> futures = client.resumePending();
       assertThat(futures).hasSize(BACKLOG);
-      assertThat(dispatched).hasValue(IdempotentClient.RESUMES_AT_ONCE);
+      assertThat(dispatched).hasValue(IdempotentClient.RESUMES_STARTING_AT_ONCE);
       gate.countDown();
       CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
       for (int i = 0; i < BACKLOG; i++) {
@@ -84,6 +93,37 @@ class ResumeBacklogTest {
     }
   }
 
+  /**
+   * A drive that waits (here for {@code Retry-After}) gives its thread and its place among the
+   * starting drives to the next: every intent of the backlog is sent once before any is sent again,
+   * although only {@link IdempotentClient#RESUMES_STARTING_AT_ONCE} may be starting at a time.
+   */
+  @Test
+  void a_drive_that_waits_gives_its_place_to_the_next() throws Exception {
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        return seen.add(request.getHeaders().get("Idempotency-Key"))
+            ? new MockResponse.Builder().code(503).setHeader("Retry-After", "3").build()
+            : new MockResponse.Builder().code(201).body("{}").build();
+      }
+    });
+    try (IdempotentClient client = IdempotentClient.builder().store(store).build()) {
+      List<CompletableFuture<IntentOutcome>> futures = client.resumePending();
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+      assertThat(futures).allSatisfy(f -> assertThat(f.join())
+          .isInstanceOf(IntentOutcome.Completed.class));
+    }
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 2 * BACKLOG; i++) {
+      keys.add(server.takeRequest().getHeaders().get("Idempotency-Key"));
+    }
+    assertThat(new HashSet<>(keys.subList(0, BACKLOG))).as("first attempts come first")
+        .hasSize(BACKLOG);
+    assertThat(new HashSet<>(keys)).hasSize(BACKLOG);
+  }
+
   @Test
   void closing_the_client_completes_the_futures_of_drives_never_started() throws Exception {
     // The client's executor runs nothing until the client is closed.
@@ -91,7 +131,7 @@ class ResumeBacklogTest {
     IdempotentClient client = IdempotentClient.builder().store(store).executor(parked::add)
         .build();
     List<CompletableFuture<IntentOutcome>> futures = client.resumePending();
-    assertThat(parked).hasSize(IdempotentClient.RESUMES_AT_ONCE);
+    assertThat(parked).hasSize(IdempotentClient.RESUMES_STARTING_AT_ONCE);
     // The started drives run once the close has begun: each finds it must stop.
     Thread drainer = new Thread(() -> {
       while (!futures.stream().allMatch(CompletableFuture::isDone)) {
