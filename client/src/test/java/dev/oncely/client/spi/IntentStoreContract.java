@@ -379,18 +379,27 @@ public abstract class IntentStoreContract {
 
   /**
    * Creates {@code created}, then, unless {@code state} is null, moves it to {@code state} with
-   * {@code next} as its next attempt time, updated at {@code updatedAt} (else its creation time).
+   * {@code next} as its next attempt time, updated at {@code updatedAt} (else its creation time);
+   * then ends this instance's hold on it, as a drive that wrote it does when it ends (a leasing
+   * store leases what its instance writes; {@link IntentStore#release} is a no-op elsewhere).
    */
   private IntentRecord create(IntentRecord created, IntentState state, Instant next,
       Instant updatedAt) {
     store.create(created);
-    if (state == null) {
-      return created;
+    IntentRecord stored = created;
+    if (state != null) {
+      stored = created.successor().state(state).nextAttemptAt(next)
+          .updatedAt(updatedAt != null ? updatedAt : created.updatedAt()).build();
+      assertThat(store.compareAndSet(created, stored)).isTrue();
     }
-    IntentRecord moved = created.successor().state(state).nextAttemptAt(next)
-        .updatedAt(updatedAt != null ? updatedAt : created.updatedAt()).build();
-    assertThat(store.compareAndSet(created, moved)).isTrue();
-    return moved;
+    store.release(stored.id());
+    return stored;
+  }
+
+  /** Replaces {@code expected}, then ends this instance's hold on it (see {@link #create}). */
+  private void replace(IntentRecord expected, IntentRecord replacement) {
+    assertThat(store.compareAndSet(expected, replacement)).isTrue();
+    store.release(replacement.id());
   }
 
   /** Claims, then releases what was claimed, so a leasing store hands it out again. */
@@ -430,24 +439,22 @@ public abstract class IntentStoreContract {
   @Test
   void claim_due_follows_every_write_of_a_record() throws Exception {
     Instant now = T0.plusSeconds(1000);
-    IntentRecord created = newRecord("s", "op", "moving");
-    store.create(created);
+    IntentRecord created = create(newRecord("s", "op", "moving"), null, null, null);
     assertThat(claimAndRelease(now, 10)).containsExactly(created);
     IntentRecord held = created.successor().state(IntentState.IN_FLIGHT)
         .nextAttemptAt(now.plusSeconds(30)).updatedAt(now).build();
-    assertThat(store.compareAndSet(created, held)).isTrue();
+    replace(created, held);
     assertThat(claimAndRelease(now, 10)).isEmpty();
     assertThat(claimAndRelease(now.plusSeconds(30), 10)).containsExactly(held);
     IntentRecord waiting = held.successor().state(IntentState.PENDING).nextAttemptAt(null)
         .updatedAt(now).build();
-    assertThat(store.compareAndSet(held, waiting)).isTrue();
+    replace(held, waiting);
     assertThat(claimAndRelease(now.plus(DueTime.PENDING_RETRY_FLOOR).minusMillis(1), 10))
         .isEmpty();
     store = reopen(store);
     assertThat(claimAndRelease(now.plus(DueTime.PENDING_RETRY_FLOOR), 10))
         .containsExactly(waiting);
-    IntentRecord done = waiting.successor().state(IntentState.COMPLETED).build();
-    assertThat(store.compareAndSet(waiting, done)).isTrue();
+    replace(waiting, waiting.successor().state(IntentState.COMPLETED).build());
     assertThat(claimAndRelease(now.plusSeconds(3600), 10)).isEmpty();
     store = reopen(store);
     assertThat(claimAndRelease(now.plusSeconds(3600), 10)).isEmpty();
