@@ -99,6 +99,11 @@ import java.util.logging.Logger;
  * locks, fsync or shared memory maps. Files are created owner-only (POSIX 600) where POSIX
  * permissions exist.
  *
+ * <p><b>Due-time index.</b> {@link #claimDue} walks an index of the unfinished records by due time
+ * that lives in memory only (nothing in the files, so nothing a crash could leave wrong): built by
+ * the first claim after the store opened, from the unfinished index's stubs, and kept by every
+ * group commit once its frame is durable. See {@code docs/persistence-mapdb.md}.
+ *
  * <p>Thread-safe; share one instance. Point reads never wait for a force, only for the short
  * hand-over of a committed group to the overlay or a checkpoint's swap of the copies. Listings and
  * purges wait for one group commit, in which everything acknowledged before them reaches the
