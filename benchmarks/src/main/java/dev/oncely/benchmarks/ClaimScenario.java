@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -67,7 +68,7 @@ final class ClaimScenario {
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     Instant now = Instant.now().plusSeconds(60);
-    String what = engine.label() + ", " + String.format(java.util.Locale.ROOT, "%,d", n) + " unfinished";
+    String what = engine.label() + ", " + String.format(Locale.ROOT, "%,d", n) + " unfinished";
     try (IntentStore store = engine.open(dir)) {
       long t0 = System.nanoTime();
       check(store.claimDue(now, LIMIT), n);
@@ -150,7 +151,7 @@ final class ClaimScenario {
     }
   }
 
-  /** {@code store} with the store interface's own {@code claimDue}: every unfinished record read. */
+  /** {@code store} with the store interface's own claim, which reads every unfinished record. */
   private static final class DefaultClaim implements IntentStore {
     private final IntentStore store;
 

@@ -59,8 +59,9 @@ import java.util.logging.Logger;
  * {@code intent_unfinished_ids}) and
  * {@code purge_s/purge_ns} (expiry once terminal, partial index {@code intent_expiry}) and
  * {@code due_s/due_ns} (when an unfinished record is due, partial index {@code intent_due}, which
- * {@link #claimDue} walks) are derived from the record when it is written. Table {@code oncely_meta} holds the schema version, whether
- * records are encrypted, and a canary record that detects a wrong key on open.
+ * {@link #claimDue} walks) are derived from the record when it is written. Table {@code
+ * oncely_meta} holds the schema version, whether records are encrypted, and a canary record that
+ * detects a wrong key on open.
  *
  * <p><b>Commit point.</b> Writes go through group commit: writes that arrive while a commit runs
  * share the next one ({@code BEGIN IMMEDIATE}, one statement per write, {@code COMMIT}). With
@@ -339,7 +340,7 @@ public final class SqliteIntentStore implements IntentStore {
   public List<IntentRecord> claimDue(Instant now, int limit) {
     DueClaim claim = new DueClaim(now, limit);
     checkOpen();
-    List<Object[]> wrong = new ArrayList<>();
+    List<DueFix> wrong = new ArrayList<>();
     List<IntentRecord> claimed = read("claiming due records", c -> {
       PreparedStatement st = c.prepare("SELECT lookup, due_s, due_ns, record FROM intent"
           + " WHERE due_s IS NOT NULL AND due_s <= ? ORDER BY due_s, due_ns");
@@ -361,7 +362,7 @@ public final class SqliteIntentStore implements IntentStore {
             continue;
           }
           if (!claim.offer(r, indexed)) {
-            wrong.add(new Object[] {lookup, bytes, DueClaim.indexTime(r)});
+            wrong.add(new DueFix(lookup, bytes, DueClaim.indexTime(r)));
           }
         }
       }
@@ -373,20 +374,22 @@ public final class SqliteIntentStore implements IntentStore {
     return claimed;
   }
 
+  /** A row whose due columns must become {@code due}, if it still holds {@code record}. */
+  private record DueFix(byte[] lookup, byte[] record, Instant due) {}
+
   /**
-   * Sets the due columns of each {@code {lookup, record bytes, due time}} row to the time, if the
-   * row still holds those bytes, in one group commit. A failure is logged: the next claim that
-   * reads the row tries again.
+   * Sets the due columns of each row to its fix, if the row still holds the record bytes the claim
+   * read, in one group commit. A failure is logged: the next claim that reads the row tries again.
    */
-  private void setDueTimes(List<Object[]> rows) {
+  private void setDueTimes(List<DueFix> rows) {
     try {
       write("correcting due times", (tx, c) -> {
         PreparedStatement st = c.prepare("UPDATE intent SET due_s = ?, due_ns = ?"
             + " WHERE lookup = ? AND record = ?");
-        for (Object[] row : rows) {
-          setInstant(st, 1, (Instant) row[2]);
-          st.setBytes(3, (byte[]) row[0]);
-          st.setBytes(4, (byte[]) row[1]);
+        for (DueFix row : rows) {
+          setInstant(st, 1, row.due());
+          st.setBytes(3, row.lookup());
+          st.setBytes(4, row.record());
           st.executeUpdate();
         }
         return null;

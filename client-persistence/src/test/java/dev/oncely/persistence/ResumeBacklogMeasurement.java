@@ -17,8 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The heap {@code resumePending()} holds per unfinished intent that waits for its drive: a
  * backlog of never-sent records in a MapDB store (1.5 KB bodies) resumed on an executor that has
- * run nothing yet, heap measured after full collections before and after the call. Printed, never asserted. Runs only with
- * {@code -Doncely.measure=true} ({@code -Doncely.measure.records=N}, default 50,000).
+ * run nothing yet, heap measured after full collections before and after the call. Printed, never
+ * asserted. Runs only with {@code -Doncely.measure=true} ({@code -Doncely.measure.records=N},
+ * default 50,000).
  */
 @EnabledIfSystemProperty(named = "oncely.measure", matches = "true")
 class ResumeBacklogMeasurement {

@@ -14,9 +14,10 @@ import java.util.function.BiConsumer;
  * The transaction handle of one group commit on the MapDB engine: the changes its writes make,
  * held apart from everything else until the journal frame holding them is durable (so no reader
  * ever sees a change that a crash could take back), the records that become durable with it
- * (for the read cache) and what its writes do to the due-time index ({@link MapDbDueIndex}). The writes of a batch see their own changes on top of the commits not yet
- * applied to the working copy ({@link MapDbOverlay}) on top of the working copy. Used only on the
- * committer (the leader of the group commit).
+ * (for the read cache) and what its writes do to the due-time index ({@link MapDbDueIndex}). The
+ * writes of a batch see their own changes on top of the commits not yet applied to the working
+ * copy ({@link MapDbOverlay}) on top of the working copy. Used only on the committer (the leader
+ * of the group commit).
  *
  * <p>Payload of its journal frame: {@code count u32}, then per change {@code map u8 | key length
  * u16 | key | value length i32 (-1 removes) | value}.

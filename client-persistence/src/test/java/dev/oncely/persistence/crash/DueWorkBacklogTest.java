@@ -70,7 +70,7 @@ class DueWorkBacklogTest {
     }
   }
 
-  /** Stores {@link #INTENTS} never-sent intents of {@link #BODY_BYTES}-byte bodies to {@code url}. */
+  /** Stores {@link #INTENTS} never-sent intents with {@link #BODY_BYTES}-byte bodies. */
   private static void fill(Path file, String url) throws Exception {
     String pad = "x".repeat(BODY_BYTES - 40);
     ExecutorService pool = Executors.newFixedThreadPool(32);

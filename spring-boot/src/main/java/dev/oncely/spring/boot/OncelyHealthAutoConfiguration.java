@@ -13,9 +13,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code oncely} health indicator ({@link OncelyHealthIndicator}) on the starter's (or the
- * app's) {@link IntentStore} and, when there is one, its {@link DueWorkScheduler}, when Actuator's health support ({@code spring-boot-health}) is on the
- * classpath and {@code management.health.oncely.enabled} is not false. Its own auto-configuration,
- * so an app without Actuator never loads a health type.
+ * app's) {@link IntentStore} and, when there is one, its {@link DueWorkScheduler}, when Actuator's
+ * health support ({@code spring-boot-health}) is on the classpath and {@code
+ * management.health.oncely.enabled} is not false. Its own auto-configuration, so an app without
+ * Actuator never loads a health type.
  */
 @AutoConfiguration(after = OncelyAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")

@@ -18,14 +18,16 @@ import org.springframework.boot.health.contributor.Health;
  * due-work scheduler (when there is one) runs; DOWN when the store fails, when more than {@code
  * maxNeedsReconciliation} intents need reconciliation (a person has to look), when an unfinished
  * intent is older than {@code maxPendingAge} (the server or the resume is stuck), or when the
- * due-work scheduler stopped on a failure it could not survive ({@link DueWorkScheduler.State#FAILED}:
- * no intent is driven at its due time any more). Details: the unfinished count, the
- * reconciliation backlog, the oldest unfinished intent's age, and {@code dueWork} (the scheduler's
- * state) with {@code dueWorkFailure} (the error that stopped it) or {@code dueWorkLastTickFailure}
- * (what its last tick threw, if it failed; it goes on); never a key, scope or business id.
+ * due-work scheduler stopped on a failure it could not survive ({@link
+ * DueWorkScheduler.State#FAILED}: no intent is driven at its due time any more). Details: the
+ * unfinished count, the reconciliation backlog, the oldest unfinished intent's age, and {@code
+ * dueWork} (the scheduler's state) with {@code dueWorkFailure} (the error that stopped it) or
+ * {@code dueWorkLastTickFailure} (what its last tick threw, if it failed; it goes on); never a key,
+ * scope or business id.
  *
- * <p>Each check is one {@link IntentStore#listUnfinished()}; durable engines answer it from their
- * index of unfinished records. Use Actuator's health cache for frequent probes.
+ * <p>Each check is one {@link IntentStore#listUnfinished()}, which reads every unfinished record
+ * (durable engines find them through their index of unfinished records). Use Actuator's health
+ * cache for frequent probes, above all with a large backlog.
  */
 public final class OncelyHealthIndicator extends AbstractHealthIndicator {
   private final IntentStore store;
