@@ -23,6 +23,7 @@ import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -308,10 +309,18 @@ public final class MapDbIntentStore implements IntentStore {
     return dueIndex;
   }
 
-  /** How many entries the due-time index holds, or -1 before the first claim built it (tests). */
-  int dueIndexEntries() {
+  /**
+   * The lookup key of each entry of the due-time index, in index order, or null before the first
+   * claim built it (for tests).
+   */
+  List<byte[]> dueIndexLookups() {
     MapDbDueIndex index = dueIndex;
-    return index == null ? -1 : index.size();
+    if (index == null) {
+      return null;
+    }
+    List<byte[]> lookups = new ArrayList<>();
+    index.walk().forEach(e -> lookups.add(e.lookup()));
+    return lookups;
   }
 
   /** Waits until every commit acknowledged so far is in the working copy, which listings read. */

@@ -131,9 +131,4 @@ public final class MapDbDueIndex {
   public Iterable<Entry> walk() {
     return entries;
   }
-
-  /** How many entries the index holds. */
-  public int size() {
-    return entries.size();
-  }
 }
