@@ -27,8 +27,8 @@ import java.util.concurrent.ConcurrentSkipListSet;
  * once.
  *
  * <p><b>Cost.</b> About 120 bytes of heap per unfinished record with a due time (a skip-list node,
- * the entry and its 32-byte lookup key), from the first claim until the store is closed; none for
- * finished records. Thread-safe: moves and corrections are serialized on this index, walks take no
+ * the entry and its 32-byte lookup key; 117 measured at 100,000), from the first claim until the
+ * store is closed; none for finished records. Thread-safe: moves and corrections are serialized on this index, walks take no
  * lock (a walk may see a move half done; the claim reads each record and decides by it).
  */
 public final class MapDbDueIndex {
