@@ -19,6 +19,7 @@ import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
 import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.DueClaim;
 import dev.oncely.client.spi.Duplicates;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.OwnerLock;
@@ -51,7 +52,8 @@ import java.util.function.Supplier;
  * is set). The other columns (business-id hash, unfinished flag, created and expiry times,
  * revision) exist only for uniqueness, indexes and compare-and-set; partial indexes over
  * unfinished rows and over finished rows' expiry let {@link #listUnfinished()} and
- * {@link #purgeExpired} skip the rows they do not want. Table {@code meta} holds whether records
+ * {@link #purgeExpired} skip the rows they do not want; the due columns and their partial index
+ * let {@link #claimDue} read only the rows it returns. Table {@code meta} holds whether records
  * are encrypted and a canary record that detects a wrong key on open. A schema-1 file (keys in
  * clear) is migrated on open.
  *
@@ -190,8 +192,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     byte[] blob = codec.encode(record);
     write(() -> {
       SQLiteStatement insert = db.compileStatement("INSERT INTO records (lookup, business,"
-          + " unfinished, created_sec, created_nano, expires_sec, expires_nano, revision, record)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          + " unfinished, created_sec, created_nano, expires_sec, expires_nano, revision, record,"
+          + " due_sec, due_nano) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       try {
         insert.bindBlob(1, RecordCodec.lookupKey(record.id()));
         byte[] business = BusinessKey.of(record);
@@ -237,11 +239,12 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     return write(() -> {
       SQLiteStatement update = db.compileStatement("UPDATE records SET unfinished = ?,"
           + " created_sec = ?, created_nano = ?, expires_sec = ?, expires_nano = ?,"
-          + " revision = ?, record = ? WHERE lookup = ? AND revision = ?");
+          + " revision = ?, record = ?, due_sec = ?, due_nano = ?"
+          + " WHERE lookup = ? AND revision = ?");
       try {
         bindIndexed(update, 1, replacement, blob);
-        update.bindBlob(8, RecordCodec.lookupKey(expected.id()));
-        update.bindLong(9, expected.revision());
+        update.bindBlob(10, RecordCodec.lookupKey(expected.id()));
+        update.bindLong(11, expected.revision());
         return update.executeUpdateDelete() == 1;
       } finally {
         update.close();
@@ -249,7 +252,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     });
   }
 
-  /** Binds unfinished, created, expires, revision and record from {@code first} on. */
+  /** Binds unfinished, created, expires, revision, record and due from {@code first} on. */
   private static void bindIndexed(SQLiteStatement s, int first, IntentRecord r, byte[] blob) {
     s.bindLong(first, r.state().isTerminal() ? 0 : 1);
     s.bindLong(first + 1, r.createdAt().getEpochSecond());
@@ -258,6 +261,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     s.bindLong(first + 4, r.expiresAt().getNano());
     s.bindLong(first + 5, r.revision());
     s.bindBlob(first + 6, blob);
+    StoreSchema.bindDue(s, first + 7, DueClaim.indexTime(r));
   }
 
   @Override
@@ -283,6 +287,45 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   public List<IntentRecord> listUnfinished() {
     return read("SELECT " + COLUMNS + " FROM records INDEXED BY records_unfinished"
         + " WHERE unfinished = 1 ORDER BY created_sec, created_nano");
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads the first {@code limit} rows of the partial index {@code records_due} on the {@code
+   * due_sec, due_nano} columns (written with each row) that are due at {@code now}, earliest
+   * first: the cost of the rows it returns, however many records the store holds. A row whose
+   * record fails verification, or disagrees with its due columns (damage), is left out.
+   */
+  @Override
+  public List<IntentRecord> claimDue(Instant now, int limit) {
+    DueClaim claim = new DueClaim(now, limit);
+    checkOpen();
+    SQLiteDatabase.CursorFactory binding = (database, driver, table, query) -> {
+      query.bindLong(1, now.getEpochSecond());
+      query.bindLong(2, limit);
+      return new SQLiteCursor(driver, table, query);
+    };
+    try (Cursor c = db.rawQueryWithFactory(binding, "SELECT " + COLUMNS + ", due_sec, due_nano"
+        + " FROM records INDEXED BY records_due WHERE due_sec IS NOT NULL AND due_sec <= ?"
+        + " ORDER BY due_sec, due_nano LIMIT ?", null, null)) {
+      while (c.moveToNext()) {
+        Instant indexed = Instant.ofEpochSecond(c.getLong(3), c.getLong(4));
+        if (!claim.wants(indexed)) {
+          break;
+        }
+        try {
+          claim.offer(verified(c), indexed);
+        } catch (StoreCorruptedException | StoreEncryptionException e) {
+          // One damaged row must not hold back every other due record; reads of it report it.
+        }
+      }
+    } catch (SQLiteDatabaseCorruptException e) {
+      throw corrupted(path, corruption, e);
+    } catch (SQLException | IllegalStateException e) {
+      throw failure("read from", e);
+    }
+    return claim.records();
   }
 
   /** {@inheritDoc} One row at a time from the rows outside the unfinished index. */

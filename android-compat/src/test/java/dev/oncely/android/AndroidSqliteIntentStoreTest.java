@@ -12,8 +12,10 @@ import dev.oncely.client.IntentState;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.spi.IntentStoreContract;
+import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
 import java.io.File;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.Before;
@@ -116,6 +118,77 @@ public class AndroidSqliteIntentStoreTest {
       assertThat(plan(raw, "DELETE FROM records WHERE unfinished = 0"
           + " AND (expires_sec < 1 OR (expires_sec = 1 AND expires_nano <= 0))"))
           .anyMatch(step -> step.contains("records_finished_expiry"));
+    }
+  }
+
+  @Test
+  public void claiming_due_records_reads_the_due_index_in_order_without_sorting() {
+    AndroidSqliteIntentStore.open(file).close();
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      assertThat(plan(raw, "SELECT record FROM records INDEXED BY records_due"
+          + " WHERE due_sec IS NOT NULL AND due_sec <= 1 ORDER BY due_sec, due_nano LIMIT 64"))
+          .anyMatch(step -> step.contains("records_due"))
+          .noneMatch(step -> step.contains("TEMP B-TREE"));
+    }
+  }
+
+  /**
+   * A version-2 file (no due columns): open adds them and their index, fills them in from the
+   * unfinished records, and claims answer from the index, earliest due first.
+   */
+  @Test
+  public void a_schema_2_file_gets_the_due_index_and_claims_from_it() {
+    Instant t0 = IntentStoreContract.newRecord("s", "op", "x").createdAt();
+    IntentRecord late = IntentStoreContract.newRecord("s", "op", "late").toBuilder()
+        .state(IntentState.PENDING).nextAttemptAt(t0.plusSeconds(30)).build();
+    IntentRecord early = IntentStoreContract.newRecord("s", "op", "early").toBuilder()
+        .state(IntentState.PENDING).nextAttemptAt(t0.plusSeconds(10)).build();
+    IntentRecord done = IntentStoreContract.newRecord("s", "op", "done").toBuilder()
+        .state(IntentState.COMPLETED).build();
+    try (SQLiteDatabase v2 = SQLiteDatabase.openOrCreateDatabase(file, null)) {
+      v2.execSQL("CREATE TABLE records (lookup BLOB NOT NULL PRIMARY KEY, business BLOB,"
+          + " unfinished INTEGER NOT NULL, created_sec INTEGER NOT NULL,"
+          + " created_nano INTEGER NOT NULL, expires_sec INTEGER NOT NULL,"
+          + " expires_nano INTEGER NOT NULL, revision INTEGER NOT NULL, record BLOB NOT NULL)");
+      v2.execSQL("CREATE UNIQUE INDEX records_business ON records (business)"
+          + " WHERE business IS NOT NULL");
+      v2.execSQL("CREATE INDEX records_unfinished ON records (created_sec, created_nano)"
+          + " WHERE unfinished = 1");
+      v2.execSQL("CREATE INDEX records_finished_expiry ON records (expires_sec, expires_nano)"
+          + " WHERE unfinished = 0");
+      v2.execSQL("CREATE TABLE meta (name TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL)");
+      ContentValues encrypted = new ContentValues();
+      encrypted.put("name", "encrypted");
+      encrypted.put("value", new byte[] {0});
+      v2.insertOrThrow("meta", null, encrypted);
+      ContentValues canary = new ContentValues();
+      canary.put("name", "canary");
+      canary.put("value", new KeyCanary(null).bytes());
+      v2.insertOrThrow("meta", null, canary);
+      for (IntentRecord r : new IntentRecord[] {late, early, done}) {
+        ContentValues row = new ContentValues();
+        row.put("lookup", RecordCodec.lookupKey(r.id()));
+        row.put("unfinished", r.state().isTerminal() ? 0 : 1);
+        row.put("created_sec", r.createdAt().getEpochSecond());
+        row.put("created_nano", r.createdAt().getNano());
+        row.put("expires_sec", r.expiresAt().getEpochSecond());
+        row.put("expires_nano", r.expiresAt().getNano());
+        row.put("revision", r.revision());
+        row.put("record", new RecordCodec().encode(r));
+        v2.insertOrThrow("records", null, row);
+      }
+      v2.setVersion(2);
+    }
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      assertThat(store.claimDue(t0.plusSeconds(60), 10)).containsExactly(early, late);
+      assertThat(store.claimDue(t0.plusSeconds(20), 10)).containsExactly(early);
+      assertThat(store.claimDue(t0.plusSeconds(60), 1)).containsExactly(early);
+    }
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      assertThat(raw.getVersion()).isEqualTo(3);
+    }
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      assertThat(store.claimDue(t0.plusSeconds(60), 10)).containsExactly(early, late);
     }
   }
 

@@ -26,7 +26,7 @@ import java.util.Set;
  * runs {@link ProfileRun} instead of the scenarios). Exit code 0 on success, 2 on bad usage.
  */
 public final class Main {
-  static final String SCENARIOS = "throughput,commit,resume,scale,retry,outage,waits,micro";
+  static final String SCENARIOS = "throughput,commit,resume,claim,scale,retry,outage,waits,micro";
   static final String COMMAND = "mvn -B -q -pl benchmarks -am package -DskipTests"
       + " && java -jar benchmarks/target/oncely-benchmarks.jar";
 
@@ -120,6 +120,7 @@ public final class Main {
       case "throughput" -> new ThroughputScenario(settings, results).run();
       case "commit" -> new CommitScenario(settings, results).run();
       case "resume" -> new ResumeScenario(settings, results).run();
+      case "claim" -> new ClaimScenario(settings, results).run();
       case "scale" -> new ScaleScenario(settings, results).run();
       case "retry" -> new RetryScenario(settings, results).run();
       case "outage" -> new OutageScenario(settings, results).run();

@@ -9,6 +9,7 @@ import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.StoreRules;
 import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.DueClaim;
 import dev.oncely.client.spi.Duplicates;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.OwnerLock;
@@ -38,6 +39,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -54,9 +57,11 @@ import java.util.function.Consumer;
  * (a unique SHA-256 of scope, operation and business id), {@code open_s/open_ns} (creation time
  * while unfinished, indexed with the lookup key and {@code stub} by the partial covering index
  * {@code intent_unfinished_ids}) and
- * {@code purge_s/purge_ns} (expiry once terminal, partial index {@code intent_expiry}) are derived
- * from the record when it is written. Table {@code oncely_meta} holds the schema version, whether
- * records are encrypted, and a canary record that detects a wrong key on open.
+ * {@code purge_s/purge_ns} (expiry once terminal, partial index {@code intent_expiry}) and
+ * {@code due_s/due_ns} (when an unfinished record is due, partial index {@code intent_due}, which
+ * {@link #claimDue} walks) are derived from the record when it is written. Table {@code
+ * oncely_meta} holds the schema version, whether records are encrypted, and a canary record that
+ * detects a wrong key on open.
  *
  * <p><b>Commit point.</b> Writes go through group commit: writes that arrive while a commit runs
  * share the next one ({@code BEGIN IMMEDIATE}, one statement per write, {@code COMMIT}). With
@@ -92,6 +97,9 @@ import java.util.function.Consumer;
  * WAL after a crash loses the commits it holds.
  */
 public final class SqliteIntentStore implements IntentStore {
+  private static final Logger LOG = Logger.getLogger(SqliteIntentStore.class.getName());
+  /** Rows whose due time one group commit fills in at open. */
+  private static final int FILL_ROWS = 500;
 
   private final Path path;
   private final String name;
@@ -167,13 +175,25 @@ public final class SqliteIntentStore implements IntentStore {
         StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
         connections = SqliteFile.open(path, canary);
       }
+      SqliteIntentStore store;
       try {
-        return new SqliteIntentStore(path, options, codec, lock, connections);
+        store = new SqliteIntentStore(path, options, codec, lock, connections);
       } catch (RuntimeException | Error e) {
         SqliteFile.closeAll(e, connections.readers().toArray(new Connection[0]));
         SqliteFile.closeAll(e, connections.writer());
         throw e;
       }
+      try {
+        store.fillUnknownDueTimes();
+      } catch (RuntimeException | Error e) {
+        try {
+          store.closing.close(store.committer::close, store.readers::close, store.writer::close);
+        } catch (RuntimeException closeFailure) {
+          e.addSuppressed(closeFailure);
+        }
+        throw e;
+      }
+      return store;
     });
   }
 
@@ -194,13 +214,14 @@ public final class SqliteIntentStore implements IntentStore {
     write("creating " + id, (tx, c) -> {
       // One statement in the common case; which key collided is looked up only on a duplicate.
       PreparedStatement st = c.prepare("INSERT INTO intent"
-          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub, due_s, due_ns)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
       st.setBytes(1, lookup);
       st.setBytes(2, business);
       bindDerived(st, 3, record);
       st.setBytes(7, bytes);
       st.setBytes(8, stub);
+      setInstant(st, 9, DueClaim.indexTime(record));
       if (st.executeUpdate() == 0) {
         throw Duplicates.afterConflict(name, record,
             exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup),
@@ -232,12 +253,14 @@ public final class SqliteIntentStore implements IntentStore {
       if (current.revision() != expected.revision()) {
         return false;
       }
-      PreparedStatement st = c.prepare("UPDATE intent SET open_s = ?,"
-          + " open_ns = ?, purge_s = ?, purge_ns = ?, record = ?, stub = ? WHERE lookup = ?");
+      PreparedStatement st = c.prepare("UPDATE intent SET open_s = ?, open_ns = ?,"
+          + " purge_s = ?, purge_ns = ?, record = ?, stub = ?, due_s = ?, due_ns = ?"
+          + " WHERE lookup = ?");
       bindDerived(st, 1, replacement);
       st.setBytes(5, bytes);
       st.setBytes(6, stub);
-      st.setBytes(7, lookup);
+      setInstant(st, 7, DueClaim.indexTime(replacement));
+      st.setBytes(9, lookup);
       st.executeUpdate();
       tx.stored(replacement);
       return true;
@@ -301,6 +324,128 @@ public final class SqliteIntentStore implements IntentStore {
       }
       return unfinished;
     });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Walks the partial index {@code intent_due} on the {@code due_s, due_ns} columns (written
+   * with each row) from the start and stops at the first row not due, or once nothing later can
+   * change the claim, decoding only the rows it reads: with every due column right, the ones it
+   * returns. A row whose due columns disagree with its record (an older library changed the
+   * record without them) is set right by a guarded update in the next group commit; a row whose
+   * record fails verification is skipped and logged (the reads that meet it report it).
+   */
+  @Override
+  public List<IntentRecord> claimDue(Instant now, int limit) {
+    DueClaim claim = new DueClaim(now, limit);
+    checkOpen();
+    List<DueFix> wrong = new ArrayList<>();
+    List<IntentRecord> claimed = read("claiming due records", c -> {
+      PreparedStatement st = c.prepare("SELECT lookup, due_s, due_ns, record FROM intent"
+          + " WHERE due_s IS NOT NULL AND due_s <= ? ORDER BY due_s, due_ns");
+      st.setLong(1, now.getEpochSecond());
+      try (ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          Instant indexed = Instant.ofEpochSecond(rs.getLong(2), rs.getLong(3));
+          if (!claim.wants(indexed)) {
+            break;
+          }
+          byte[] lookup = rs.getBytes(1);
+          byte[] bytes = rs.getBytes(4);
+          IntentRecord r;
+          try {
+            r = decodeRow(lookup, bytes);
+          } catch (StoreCorruptedException e) {
+            // One damaged row must not hold back every other due record; reads of it report it.
+            LOG.log(Level.WARNING, "claimDue skips a damaged row", e);
+            continue;
+          }
+          if (!claim.offer(r, indexed)) {
+            wrong.add(new DueFix(lookup, bytes, DueClaim.indexTime(r)));
+          }
+        }
+      }
+      return claim.records();
+    });
+    if (!wrong.isEmpty()) {
+      setDueTimes(wrong);
+    }
+    return claimed;
+  }
+
+  /** A row whose due columns must become {@code due}, if it still holds {@code record}. */
+  private record DueFix(byte[] lookup, byte[] record, Instant due) {}
+
+  /**
+   * Sets the due columns of each row to its fix, if the row still holds the record bytes the claim
+   * read, in one group commit. A failure is logged: the next claim that reads the row tries again.
+   */
+  private void setDueTimes(List<DueFix> rows) {
+    try {
+      write("correcting due times", (tx, c) -> {
+        PreparedStatement st = c.prepare("UPDATE intent SET due_s = ?, due_ns = ?"
+            + " WHERE lookup = ? AND record = ?");
+        for (DueFix row : rows) {
+          setInstant(st, 1, row.due());
+          st.setBytes(3, row.lookup());
+          st.setBytes(4, row.record());
+          st.executeUpdate();
+        }
+        return null;
+      });
+    } catch (StoreException e) {
+      LOG.log(Level.WARNING, name + ": correcting the due time of " + rows.size()
+          + " rows failed; a later claim tries again", e);
+    }
+  }
+
+  /**
+   * Fills in the due columns of unfinished rows written without them (before the columns existed,
+   * or by an older library), from their records, a few hundred rows per group commit. A row whose
+   * record fails verification keeps no due time (it is reported by the reads that meet it) and is
+   * tried again at the next open. Runs at open; costs nothing when no such row exists.
+   */
+  private void fillUnknownDueTimes() {
+    byte[] after = new byte[0];
+    while (true) {
+      byte[] from = after;
+      byte[] last = write("filling in due times", (tx, c) -> {
+        PreparedStatement select = c.prepare("SELECT lookup, record FROM intent"
+            + " INDEXED BY intent_due_unknown WHERE open_s IS NOT NULL AND due_s IS NULL"
+            + " AND lookup > ? ORDER BY lookup LIMIT " + FILL_ROWS);
+        select.setBytes(1, from);
+        List<byte[]> lookups = new ArrayList<>();
+        List<Instant> times = new ArrayList<>();
+        try (ResultSet rs = select.executeQuery()) {
+          while (rs.next()) {
+            byte[] lookup = rs.getBytes(1);
+            lookups.add(lookup);
+            try {
+              times.add(DueClaim.indexTime(decodeRow(lookup, rs.getBytes(2))));
+            } catch (StoreException e) {
+              LOG.log(Level.WARNING, name + ": cannot compute the due time of "
+                  + StoredRows.name(lookup) + "; it is tried again at the next open", e);
+              times.add(null);
+            }
+          }
+        }
+        PreparedStatement update = c.prepare("UPDATE intent SET due_s = ?, due_ns = ?"
+            + " WHERE lookup = ?");
+        for (int i = 0; i < lookups.size(); i++) {
+          if (times.get(i) != null) {
+            setInstant(update, 1, times.get(i));
+            update.setBytes(3, lookups.get(i));
+            update.executeUpdate();
+          }
+        }
+        return lookups.size() < FILL_ROWS ? null : lookups.get(lookups.size() - 1);
+      });
+      if (last == null) {
+        return;
+      }
+      after = last;
+    }
   }
 
   /** {@inheritDoc} Streams the rows outside the unfinished index, one decoded at a time. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
+import dev.oncely.client.spi.IntentStoreContract;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The numbers quoted in {@code docs/persistence-mapdb.md}: durable creates per second at
- * concurrency 1 and 64, bytes per record, and open + listUnfinished with many unfinished records.
+ * concurrency 1 and 64, bytes per record, open + listUnfinished with many unfinished records, and
+ * the heap of the due-time index.
  * Printed, never asserted (timing depends on the disk). Runs only with {@code -Doncely.measure=true}.
  */
 @EnabledIfSystemProperty(named = "oncely.measure", matches = "true")
@@ -111,5 +113,59 @@ class MapDbIntentStoreMeasurement {
             unfinished.size(), Files.readString(Path.of("/proc/loadavg")).trim());
       }
     }
+  }
+
+  /**
+   * The heap the in-memory due-time index takes per unfinished record: used heap after full
+   * collections before and after the first claim of a reopened store builds it.
+   */
+  @Test
+  void due_index_heap_per_unfinished_record() throws Exception {
+    int count = Integer.getInteger("oncely.measure.records", 100_000);
+    Path path = dir.resolve("due.db");
+    java.time.Instant t0 = java.time.Instant.now();
+    try (MapDbIntentStore store = MapDbIntentStore.open(path, StoreOptions.builder()
+        .maxBatch(1024).build())) {
+      ExecutorService pool = Executors.newFixedThreadPool(64);
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < 64; t++) {
+        int n = t;
+        futures.add(pool.submit(() -> {
+          for (int i = n; i < count; i += 64) {
+            store.create(IntentStoreContract.newRecord("tenant", "pay", "k" + i).toBuilder()
+                .state(dev.oncely.client.IntentState.PENDING).nextAttemptAt(t0.plusMillis(i))
+                .build());
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get(30, TimeUnit.MINUTES);
+      }
+      pool.shutdown();
+    }
+    try (MapDbIntentStore store = MapDbIntentStore.open(path)) {
+      long before = usedAfterGc();
+      long start = System.nanoTime();
+      List<IntentRecord> claimed = store.claimDue(t0.plusSeconds(3600), 64);
+      long built = System.nanoTime();
+      long after = usedAfterGc();
+      assertThat(claimed).hasSize(64);
+      assertThat(store.dueIndexLookups()).hasSize(count);
+      System.out.printf("MEASURE due index of %d unfinished records: first claim %.0f ms,"
+          + " heap %+d bytes = %.0f bytes per record%n", count, (built - start) / 1e6,
+          after - before, (double) (after - before) / count);
+    }
+  }
+
+  private static long usedAfterGc() throws InterruptedException {
+    long used = Long.MAX_VALUE;
+    for (int i = 0; i < 4; i++) {
+      System.gc();
+      Thread.sleep(100);
+      used = Math.min(used, java.lang.management.ManagementFactory.getMemoryMXBean()
+          .getHeapMemoryUsage().getUsed());
+    }
+    return used;
   }
 }

@@ -28,6 +28,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -352,14 +353,12 @@ public final class PostgresIntentStore implements IntentStore {
    * <p>One statement claims the earliest due records whose lease is free or expired,
    * skipping rows another instance is claiming at the same moment ({@code FOR UPDATE SKIP LOCKED}),
    * and gives this owner a lease on them, renewed until the drive writes a state other than
-   * {@code NEW} or {@code IN_FLIGHT}, or {@link #release} is called.
+   * {@code NEW} or {@code IN_FLIGHT}, or {@link #release} is called. Returns them earliest due
+   * first.
    */
   @Override
   public List<IntentRecord> claimDue(Instant now, int limit) {
-    Objects.requireNonNull(now, "now");
-    if (limit <= 0) {
-      throw new IllegalArgumentException("limit must be positive, was " + limit);
-    }
+    StoreRules.checkClaim(now, limit);
     checkOpen();
     List<IntentRecord> claimed = run("claiming due records", c -> {
       try (PreparedStatement st = c.prepareStatement("WITH due AS (SELECT lookup FROM oncely_intent"
@@ -389,6 +388,9 @@ public final class PostgresIntentStore implements IntentStore {
     for (IntentRecord r : claimed) {
       leases.hold(r.id());
     }
+    // RETURNING gives the updated rows in no promised order; the claim is earliest due first.
+    claimed.sort(Comparator.comparing(DueTime::of,
+        Comparator.nullsLast(Comparator.naturalOrder())));
     return claimed;
   }
 

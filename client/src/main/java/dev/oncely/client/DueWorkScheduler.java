@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -30,12 +32,28 @@ import java.util.logging.Logger;
  *
  * <p><b>Lifecycle.</b> {@link #start()} starts one daemon thread; {@link #close()} stops it (drives
  * already started go on in the client until they end or the client is closed). Close the scheduler
- * before the client; a scheduler left running stops by itself at the first tick that finds due
- * work after the client was closed. A failing store is logged and retried at
- * the next tick; it never stops the scheduler.
+ * before the client; a scheduler left running stops by itself at its next tick after the client
+ * (or the interceptor) was closed. {@link #state()} tells where it stands.
  *
- * <p>Defaults: interval 1 s, jitter 20 %, batch size 64, 64 concurrent drives, the system clock.
- * Thread-safe.
+ * <p><b>Failures never end it silently.</b> What one tick throws decides what happens next:
+ * <ul>
+ *   <li>a {@link StoreException} (the store failed to claim): logged at {@code WARNING}, kept as
+ *       {@link #lastTickFailure()}, and the next tick tries again;
+ *   <li>any other {@link RuntimeException} (nothing expected it: a bug, in the SDK or in code it
+ *       calls): logged at {@code SEVERE}, kept as {@link #lastTickFailure()}, told to the
+ *       {@linkplain Builder#onFailure failure listener}, and the next tick tries again: one bad
+ *       tick does not end due work for the life of the process;
+ *   <li>an {@link Error} ({@code OutOfMemoryError}, {@code StackOverflowError}, a linkage error):
+ *       the JVM may be in no state to go on, so the scheduler stops: the error is kept as {@link
+ *       #failure()} (and {@link #state()} turns {@link State#FAILED}) before anything else, then
+ *       logged at {@code SEVERE} and told to the failure listener, and the thread ends. Nothing
+ *       restarts it: observe {@link #state()} (the Spring Boot starter's health indicator turns
+ *       {@code DOWN}) and restart the process or build a new scheduler.
+ * </ul>
+ * A tick that succeeds clears {@link #lastTickFailure()}.
+ *
+ * <p>Defaults: interval 1 s, jitter 20 %, batch size 64, 64 concurrent drives, the system clock,
+ * no failure listener. Thread-safe.
  */
 public final class DueWorkScheduler implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(DueWorkScheduler.class.getName());
@@ -49,10 +67,27 @@ public final class DueWorkScheduler implements AutoCloseable {
   private final Clock clock;
   private final Random random;
   private final Consumer<List<IntentOutcome>> outcomes;
+  private final Consumer<Throwable> onFailure;
+  private final BooleanSupplier ownerClosed;
   private final AtomicInteger driving = new AtomicInteger();
   private final Object lifecycle = new Object();
   private Thread thread;
   private volatile boolean stopped;
+  private volatile boolean ended;
+  private volatile Throwable failure;
+  private volatile RuntimeException lastTickFailure;
+
+  /** Where a scheduler stands; see {@link #state()}. */
+  public enum State {
+    /** Built, not started. */
+    NEW,
+    /** Its thread runs ticks (a tick may have failed: see {@link #lastTickFailure()}). */
+    RUNNING,
+    /** Closed, or stopped by itself because its client or interceptor was closed. */
+    STOPPED,
+    /** Stopped by an {@link Error} it could not survive: see {@link #failure()}. */
+    FAILED
+  }
 
   private DueWorkScheduler(Builder b) {
     this.store = b.store;
@@ -64,6 +99,8 @@ public final class DueWorkScheduler implements AutoCloseable {
     this.clock = b.clock;
     this.random = b.random;
     this.outcomes = b.outcomes;
+    this.onFailure = b.onFailure;
+    this.ownerClosed = b.ownerClosed;
   }
 
   /**
@@ -73,7 +110,7 @@ public final class DueWorkScheduler implements AutoCloseable {
    */
   public static Builder builder(IdempotentClient client) {
     Objects.requireNonNull(client, "client");
-    return new Builder(client.store(), client::resume);
+    return new Builder(client.store(), client::resume, client::isClosed);
   }
 
   /**
@@ -89,7 +126,8 @@ public final class DueWorkScheduler implements AutoCloseable {
     Objects.requireNonNull(interceptor, "interceptor");
     Objects.requireNonNull(appClient, "appClient");
     interceptor.requireInstalledOn(appClient);
-    return new Builder(interceptor.store(), id -> interceptor.resume(appClient, id));
+    return new Builder(interceptor.store(), id -> interceptor.resume(appClient, id),
+        interceptor::isClosed);
   }
 
   /**
@@ -137,7 +175,7 @@ public final class DueWorkScheduler implements AutoCloseable {
       CompletableFuture<IntentOutcome> drive;
       try {
         drive = this.drive.apply(id);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         driving.decrementAndGet();
         throw e;
       }
@@ -180,6 +218,40 @@ public final class DueWorkScheduler implements AutoCloseable {
     return driving.get();
   }
 
+  /**
+   * Where the scheduler stands: {@link State#NEW} until {@link #start()}, {@link State#RUNNING}
+   * while its thread runs, {@link State#STOPPED} once closed (or stopped because its client or
+   * interceptor was closed), {@link State#FAILED} once an {@link Error} stopped it.
+   */
+  public State state() {
+    if (failure != null) {
+      return State.FAILED;
+    }
+    synchronized (lifecycle) {
+      if (stopped || ended) {
+        return State.STOPPED;
+      }
+      return thread == null ? State.NEW : State.RUNNING;
+    }
+  }
+
+  /**
+   * The {@link Error} that stopped the scheduler (then {@link #state()} is {@link State#FAILED});
+   * empty while it runs, before it started, and after a normal stop.
+   */
+  public Optional<Throwable> failure() {
+    return Optional.ofNullable(failure);
+  }
+
+  /**
+   * What the most recent tick threw, if it failed and no tick succeeded since: a {@link
+   * StoreException}, or an unexpected {@link RuntimeException}; the scheduler went on either way.
+   * Empty before the first tick and after a tick that succeeded.
+   */
+  public Optional<RuntimeException> lastTickFailure() {
+    return Optional.ofNullable(lastTickFailure);
+  }
+
   /** Stops the scheduler thread and waits for it to end. Idempotent. */
   @Override
   public void close() {
@@ -202,19 +274,73 @@ public final class DueWorkScheduler implements AutoCloseable {
     try {
       Thread.sleep((long) (random.nextDouble() * interval.toMillis()));
       while (!stopped) {
-        try {
-          pollOnce();
-        } catch (IllegalStateException e) {
+        if (ownerClosed.getAsBoolean()) {
           LOG.fine("the client is closed; the due-work scheduler stops");
           return;
-        } catch (StoreException e) {
-          LOG.log(Level.WARNING, "claiming due intents failed; retrying at the next tick", e);
         }
+        tick();
         double factor = 1 + jitter * (2 * random.nextDouble() - 1);
         Thread.sleep(Math.max(1, (long) (interval.toMillis() * factor)));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      fail(e);
+    } finally {
+      ended = true;
+    }
+  }
+
+  /** One tick of the thread: claims and starts drives; survives what a tick may throw. */
+  private void tick() {
+    try {
+      pollOnce();
+      lastTickFailure = null;
+    } catch (IllegalStateException e) {
+      if (ownerClosed.getAsBoolean()) {
+        // Closed between the check and the claim: the loop's next check stops the thread.
+        return;
+      }
+      failedTick(e);
+    } catch (StoreException e) {
+      lastTickFailure = e;
+      LOG.log(Level.WARNING, "claiming due intents failed; retrying at the next tick", e);
+    } catch (RuntimeException e) {
+      failedTick(e);
+    }
+  }
+
+  private void failedTick(RuntimeException e) {
+    lastTickFailure = e;
+    LOG.log(Level.SEVERE, "a tick of the due-work scheduler failed unexpectedly; retrying at"
+        + " the next tick", e);
+    tellFailure(e);
+  }
+
+  /**
+   * Records what stops the thread before anything that could fail again (an {@code
+   * OutOfMemoryError} may leave no room for a log line), then logs it and tells the listener.
+   */
+  private void fail(Throwable e) {
+    failure = e;
+    try {
+      LOG.log(Level.SEVERE, "the due-work scheduler stopped: " + e
+          + "; no intent is driven at its due time until the process restarts or a new"
+          + " scheduler is started", e);
+    } catch (Throwable logging) {
+      // Nothing left to report with; state() says FAILED.
+    }
+    tellFailure(e);
+  }
+
+  private void tellFailure(Throwable e) {
+    if (onFailure == null) {
+      return;
+    }
+    try {
+      onFailure.accept(e);
+    } catch (RuntimeException listener) {
+      LOG.log(Level.WARNING, "the due-work failure listener failed", listener);
     }
   }
 
@@ -229,10 +355,14 @@ public final class DueWorkScheduler implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private Random random = new Random();
     private Consumer<List<IntentOutcome>> outcomes;
+    private Consumer<Throwable> onFailure;
+    private final BooleanSupplier ownerClosed;
 
-    private Builder(IntentStore store, Function<IntentId, CompletableFuture<IntentOutcome>> drive) {
+    private Builder(IntentStore store, Function<IntentId, CompletableFuture<IntentOutcome>> drive,
+        BooleanSupplier ownerClosed) {
       this.store = store;
       this.drive = drive;
+      this.ownerClosed = ownerClosed;
     }
 
     /**
@@ -309,6 +439,21 @@ public final class DueWorkScheduler implements AutoCloseable {
      */
     public Builder outcomes(Consumer<List<IntentOutcome>> outcomes) {
       this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
+      return this;
+    }
+
+    /**
+     * Told, on the scheduler thread, of each failure the scheduler logs at {@code SEVERE}: an
+     * unexpected {@link RuntimeException} of one tick (the scheduler goes on), and the {@link
+     * Error} that stops it (told once {@link DueWorkScheduler#state()} is {@link State#FAILED},
+     * just before the thread ends). A {@link StoreException} of a tick is not told (it is logged
+     * and kept as {@link DueWorkScheduler#lastTickFailure()}). Must be fast; exceptions it throws
+     * are caught and logged. Default: none.
+     *
+     * @throws NullPointerException if {@code onFailure} is null
+     */
+    public Builder onFailure(Consumer<Throwable> onFailure) {
+      this.onFailure = Objects.requireNonNull(onFailure, "onFailure");
       return this;
     }
 

@@ -197,9 +197,11 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * <p>No app caller waits on these drives, so none holds a thread while it waits: a backoff, a
    * {@code Retry-After}, a {@code 409} in progress or a {@code 202} poll is a timer, as in the
    * intent API, and a backlog the server sheds drains at the pace the server asks. At most 16
-   * attempts are on {@code client} at once (the interceptor's resume threads) and at most 1,024
-   * resumed drives are under way; each record is read when its drive starts (one finished
-   * meanwhile completes from the store without I/O), so a large backlog is never held in memory.
+   * attempts are on {@code client} at once (the interceptor's resume threads); the drives start
+   * oldest first with the limits of {@link IdempotentClient#resumePending()} (at most {@value
+   * IdempotentClient#RESUMES_STARTING_AT_ONCE} starting, {@value IdempotentClient#RESUMES_AT_ONCE}
+   * under way, waiting ones included), each reading its record when it starts (one finished
+   * meanwhile completes from the store without I/O), so a large backlog is held as ids.
    * An intent already driven in this process (a live call of it) is never driven twice at once:
    * its resume starts when that drive ended.
    * {@link #close()} stops them all; each stays resumable.
@@ -293,6 +295,11 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    */
   public java.util.Optional<IntentOutcome> outcomeOf(IntentId id) {
     return StoredOutcomes.byId(requireStore(), id);
+  }
+
+  /** Whether {@link #close()} was called (the due-work scheduler stops then). */
+  boolean isClosed() {
+    return config.owner().stopped() != null;
   }
 
   /** The store this interceptor records intents in. */

@@ -18,6 +18,7 @@ import dev.oncely.client.internal.EngineConfig;
 import dev.oncely.client.internal.IntentDriver;
 import dev.oncely.client.internal.OkHttpVersionCheck;
 import dev.oncely.client.internal.RecordKeeper;
+import dev.oncely.client.internal.ResumeQueue;
 import dev.oncely.client.internal.StoredOutcomes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +71,19 @@ public final class IdempotentClient implements AutoCloseable {
   public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
   /** Default number of threads of the client's own driver pool. */
   public static final int DEFAULT_DRIVER_THREADS = 16;
+
+  /**
+   * Most drives {@link #resumePending()} has started that are still starting (queued for a driver
+   * thread or on one); a drive that waits for its next attempt gives its place to the next.
+   */
+  public static final int RESUMES_STARTING_AT_ONCE = 64;
+
+  /**
+   * Most drives {@link #resumePending()} has started and not yet seen end, waiting ones included;
+   * the rest of the backlog waits as ids, so a resume's heap follows this number, not the size of
+   * the backlog, whatever the server answers.
+   */
+  public static final int RESUMES_AT_ONCE = 4_096;
 
   /** How long {@link #close()} waits for running drives to record how they stopped. */
   public static final int CLOSE_GRACE_SECONDS = 5;
@@ -184,6 +198,14 @@ public final class IdempotentClient implements AutoCloseable {
    * older than the key retention goes to the {@link Reconciler} instead of being resent. Finished
    * records past their retention are purged first (see {@link #purgeExpired()}).
    *
+   * <p>The drives start oldest first, each reading its record when it starts: at most {@value
+   * #RESUMES_STARTING_AT_ONCE} still starting (queued for a driver thread or on one; a drive that
+   * waits for its next attempt gives its thread and its place to the next), and at most {@value
+   * #RESUMES_AT_ONCE} not ended, waiting ones included. The rest of the backlog waits as ids, so a
+   * resume of 50,000 intents holds 50,000 ids and futures, not 50,000 drives or records. Closing
+   * the client completes the futures of drives not started yet as {@link IntentOutcome.Pending}
+   * ({@link PendingReason#INTERRUPTED}).
+   *
    * @return one future per unfinished record, oldest first, each completed with the stored outcome
    * @throws StoreException if the store cannot list the records
    * @throws IllegalStateException if the client is closed
@@ -196,13 +218,26 @@ public final class IdempotentClient implements AutoCloseable {
       // Purging is housekeeping; resuming unfinished intents must not depend on it.
       LOG.log(Level.WARNING, "purging expired records failed; resuming anyway", e);
     }
-    List<CompletableFuture<IntentOutcome>> futures = new ArrayList<>();
-    // Ids and due times only: each drive reads its record when it starts, so a resume of a large
-    // backlog never holds every body in memory at once.
-    for (dev.oncely.client.UnfinishedEntry entry : config.store().listUnfinishedIds()) {
-      futures.add(outcome(entry.id(), start(entry.id(), false)));
+    List<dev.oncely.client.UnfinishedEntry> entries = config.store().listUnfinishedIds();
+    List<IntentId> ids = new ArrayList<>(entries.size());
+    for (dev.oncely.client.UnfinishedEntry entry : entries) {
+      ids.add(entry.id());
     }
-    return futures;
+    return ResumeQueue.run(ids, RESUMES_STARTING_AT_ONCE, RESUMES_AT_ONCE, this::resumeQueued);
+  }
+
+  /**
+   * Starts (or joins) the drive of a queued resume: its place among the starting drives is free
+   * once the drive first waits or ends, or at once when it joined a drive already running.
+   */
+  private ResumeQueue.Started resumeQueued(IntentId id) {
+    DriveRegistry.Entry entry = enter(id, false);
+    if (entry.drive() == null) {
+      return ResumeQueue.Started.untilEnd(
+          outcome(id, CompletableFuture.completedFuture(closedBeforeDrive(id))));
+    }
+    return new ResumeQueue.Started(outcome(id, entry.drive().ended()), entry.acquired()
+        ? entry.drive().yielded() : CompletableFuture.completedFuture(null));
   }
 
   /**
@@ -442,16 +477,22 @@ public final class IdempotentClient implements AutoCloseable {
    * it ended.
    */
   private CompletableFuture<DriveEnd> start(IntentId id, boolean inline) {
+    DriveRegistry.Entry entry = enter(id, inline);
+    return entry.drive() == null ? CompletableFuture.completedFuture(closedBeforeDrive(id))
+        : entry.drive().ended();
+  }
+
+  /**
+   * Enters the one drive of the stored intent {@code id} and, when this call owns it, dispatches
+   * it; the entry's drive is null when the client is closed.
+   */
+  private DriveRegistry.Entry enter(IntentId id, boolean inline) {
     DriveRegistry.Entry entry = DriveRegistry.process().enter(config.store(), id, owner, null);
-    if (entry.drive() == null) {
-      return CompletableFuture.completedFuture(closedBeforeDrive(id));
+    if (entry.acquired()) {
+      Drive mine = entry.drive();
+      dispatch(mine, () -> resumed(mine, inline), inline);
     }
-    if (!entry.acquired()) {
-      return entry.drive().ended();
-    }
-    Drive mine = entry.drive();
-    dispatch(mine, () -> resumed(mine, inline), inline);
-    return mine.ended();
+    return entry;
   }
 
   /** Reads the record of a resumed drive, now that this thread owns it, and drives it. */
@@ -520,6 +561,20 @@ public final class IdempotentClient implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("the client is closed");
     }
+  }
+
+  /**
+   * The {@link DueWorkScheduler} this client runs ({@link Builder#scheduleDueWork}), so an app can
+   * observe its {@linkplain DueWorkScheduler#state() state} and {@linkplain
+   * DueWorkScheduler#failure() failure}; empty when due work is not scheduled by the client.
+   */
+  public Optional<DueWorkScheduler> dueWorkScheduler() {
+    return Optional.ofNullable(scheduler);
+  }
+
+  /** Whether {@link #close()} was called (the due-work scheduler stops then). */
+  boolean isClosed() {
+    return closed;
   }
 
   /**

@@ -3,11 +3,13 @@ package dev.oncely.client;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.function.Consumer;
 
 /**
@@ -15,15 +17,26 @@ import java.util.function.Consumer;
  * ends. It gives single-flight and payload checks within one process, but <b>no restart
  * survival</b>: use a durable store from {@code oncely-client-persistence} for that.
  *
- * <p>Writes are serialized on one lock; reads never block.
+ * <p>Writes are serialized on one lock; reads never block. {@link #claimDue} reads an index of
+ * unfinished records by {@linkplain DueTime due time}, kept by every write, so a claim costs what
+ * it claims, not what the store holds.
  */
 public final class InMemoryIntentStore implements IntentStore {
+  private static final Comparator<Due> DUE_ORDER = Comparator.comparing(Due::at)
+      .thenComparing(d -> d.id().scope()).thenComparing(d -> d.id().operation())
+      .thenComparing(d -> d.id().key());
+
   private final Map<IntentId, IntentRecord> records = new ConcurrentHashMap<>();
   private final Map<BusinessKey, IntentId> byBusinessId = new ConcurrentHashMap<>();
+  /** Every record that is due some time ({@link DueTime#of} not null), by that time. */
+  private final ConcurrentSkipListSet<Due> byDueTime = new ConcurrentSkipListSet<>(DUE_ORDER);
   private final Object writeLock = new Object();
   private volatile boolean closed;
 
   private record BusinessKey(String scope, String operation, String businessId) {}
+
+  /** An entry of the due-time index: record {@code id} is due at {@code at}. */
+  private record Due(Instant at, IntentId id) {}
 
   /** Creates an empty store. */
   public InMemoryIntentStore() {}
@@ -48,6 +61,7 @@ public final class InMemoryIntentStore implements IntentStore {
       if (businessKey != null) {
         byBusinessId.put(businessKey, record.id());
       }
+      indexDueTime(null, record);
     }
   }
 
@@ -61,6 +75,7 @@ public final class InMemoryIntentStore implements IntentStore {
         return false;
       }
       records.put(replacement.id(), replacement);
+      indexDueTime(current, replacement);
       return true;
     }
   }
@@ -94,6 +109,31 @@ public final class InMemoryIntentStore implements IntentStore {
     }
     unfinished.sort(Comparator.comparing(IntentRecord::createdAt));
     return unfinished;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Walks the due-time index from its start and stops at the first entry due after {@code
+   * now}, or once {@code limit} records are claimed.
+   */
+  @Override
+  public List<IntentRecord> claimDue(Instant now, int limit) {
+    StoreRules.checkClaim(now, limit);
+    checkOpen();
+    List<IntentRecord> due = new ArrayList<>(Math.min(limit, 64));
+    HashSet<IntentId> claimed = new HashSet<>();
+    for (Due entry : byDueTime) {
+      if (due.size() == limit || entry.at().isAfter(now)) {
+        break;
+      }
+      IntentRecord r = records.get(entry.id());
+      // A write racing the claim moves the entry; claim a record only through its current one.
+      if (r != null && entry.at().equals(DueTime.of(r)) && claimed.add(r.id())) {
+        due.add(r);
+      }
+    }
+    return due;
   }
 
   @Override
@@ -135,6 +175,18 @@ public final class InMemoryIntentStore implements IntentStore {
   private void checkOpen() {
     if (closed) {
       throw new StoreException("the in-memory intent store is closed");
+    }
+  }
+
+  /** Moves the record's entry in the due-time index from where {@code before} had it. */
+  private void indexDueTime(IntentRecord before, IntentRecord after) {
+    Instant was = before == null ? null : DueTime.of(before);
+    Instant is = DueTime.of(after);
+    if (was != null) {
+      byDueTime.remove(new Due(was, before.id()));
+    }
+    if (is != null) {
+      byDueTime.add(new Due(is, after.id()));
     }
   }
 

@@ -119,30 +119,33 @@ public interface IntentStore extends AutoCloseable {
 
   /**
    * Claims up to {@code limit} unfinished records that are {@linkplain DueTime due} at {@code now},
-   * for this store instance to drive (the due-work scheduler calls it). Stores shared by several
-   * processes hand each due record to one claimer at a time and hold a lease for it until
-   * {@link #release}, the lease's expiry, or a write that ends the drive; the default, for stores
-   * owned by one process, lists unfinished records and keeps those that are due, oldest first.
+   * for this store instance to drive (the due-work scheduler calls it on every tick): the records
+   * whose {@link DueTime#of due time} is at or before {@code now}, earliest due first (records due
+   * at the same time in no particular order), the {@code limit} earliest of them when more are due.
+   * Stores shared by several processes hand each due record to one claimer at a time and hold a
+   * lease for it until {@link #release}, the lease's expiry, or a write that ends the drive.
    *
-   * @return the claimed records, earliest due first for leasing stores; may be empty
+   * <p><b>Cost.</b> A claim must cost what it claims, not what the store holds: every engine
+   * Oncely ships answers from an index by due time and reads only the records it returns (plus,
+   * once per record, one whose index entry it corrects). The default, for engines without such an
+   * index, reads every unfinished record with {@link #listUnfinished()} on every call: override it.
+   *
+   * @return the claimed records, earliest due first; may be empty
+   * @throws NullPointerException if {@code now} is null
    * @throws IllegalArgumentException if {@code limit} is not positive
    * @throws StoreException if the engine fails; nothing is claimed
    */
   default List<IntentRecord> claimDue(Instant now, int limit) {
-    if (limit <= 0) {
-      throw new IllegalArgumentException("limit must be positive, was " + limit);
-    }
+    StoreRules.checkClaim(now, limit);
     List<IntentRecord> due = new ArrayList<>();
     for (IntentRecord r : listUnfinished()) {
       Instant at = DueTime.of(r);
       if (at != null && !at.isAfter(now)) {
         due.add(r);
-        if (due.size() == limit) {
-          break;
-        }
       }
     }
-    return due;
+    due.sort(java.util.Comparator.comparing(DueTime::of));
+    return due.size() <= limit ? due : new ArrayList<>(due.subList(0, limit));
   }
 
   /**

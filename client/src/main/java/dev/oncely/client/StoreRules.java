@@ -3,8 +3,9 @@ package dev.oncely.client;
 import java.util.Objects;
 
 /**
- * The argument rules of {@link IntentStore#create} and {@link IntentStore#compareAndSet}, in one
- * place so every engine refuses the same inputs with the same messages.
+ * The argument rules of {@link IntentStore#create}, {@link IntentStore#compareAndSet} and {@link
+ * IntentStore#claimDue}, in one place so every engine refuses the same inputs with the same
+ * messages.
  */
 public final class StoreRules {
   private StoreRules() {}
@@ -44,6 +45,19 @@ public final class StoreRules {
       throw new IllegalArgumentException(
           "replacement revision must be " + (expected.revision() + 1) + ", was "
               + replacement.revision() + " for " + expected.id());
+    }
+  }
+
+  /**
+   * Checks the arguments of {@link IntentStore#claimDue}.
+   *
+   * @throws NullPointerException if {@code now} is null
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   */
+  public static void checkClaim(java.time.Instant now, int limit) {
+    Objects.requireNonNull(now, "now");
+    if (limit <= 0) {
+      throw new IllegalArgumentException("limit must be positive, was " + limit);
     }
   }
 }

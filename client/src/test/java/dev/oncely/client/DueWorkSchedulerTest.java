@@ -3,12 +3,19 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -106,6 +113,9 @@ class DueWorkSchedulerTest {
         .scheduleDueWork(Duration.ofMillis(50))
         .build();
     try {
+      assertThat(scheduled.dueWorkScheduler()).get().extracting(DueWorkScheduler::state)
+          .isEqualTo(DueWorkScheduler.State.RUNNING);
+      assertThat(client.dueWorkScheduler()).isEmpty();
       IntentOutcome first = scheduled.execute(spec("o-2"));
       assertThat(first).isInstanceOf(IntentOutcome.Pending.class);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -120,6 +130,8 @@ class DueWorkSchedulerTest {
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(Thread.getAllStackTraces().keySet()).as("close() stopped the scheduler thread")
         .noneMatch(t -> t.isAlive() && t.getName().equals("oncely-due-work"));
+    assertThat(scheduled.dueWorkScheduler().orElseThrow().state())
+        .isEqualTo(DueWorkScheduler.State.STOPPED);
   }
 
   @Test
@@ -150,6 +162,161 @@ class DueWorkSchedulerTest {
     assertThatThrownBy(scheduler::start).isInstanceOf(IllegalStateException.class);
   }
 
+  /** A store whose claims throw what {@code failure} supplies while it supplies something. */
+  private static final class FailingClaims extends ForwardingIntentStore {
+    final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+
+    FailingClaims(IntentStore store) {
+      super(store);
+    }
+
+    @Override
+    public List<IntentRecord> claimDue(Instant now, int limit) {
+      Throwable next = failures.poll();
+      if (next instanceof RuntimeException e) {
+        throw e;
+      }
+      if (next instanceof Error e) {
+        throw e;
+      }
+      return super.claimDue(now, limit);
+    }
+  }
+
+  /** Captures what the scheduler logs while {@code body} runs. */
+  private static List<LogRecord> logged(ThrowingRunnable body) throws Exception {
+    List<LogRecord> records = new CopyOnWriteArrayList<>();
+    Handler capture = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        records.add(record);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    Logger jul = Logger.getLogger(DueWorkScheduler.class.getName());
+    jul.addHandler(capture);
+    try {
+      body.run();
+    } finally {
+      jul.removeHandler(capture);
+    }
+    return records;
+  }
+
+  private interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  private static void await(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      TimeUnit.MILLISECONDS.sleep(10);
+    }
+  }
+
+  @Test
+  void an_unexpected_exception_of_a_tick_is_logged_severe_told_and_survived() throws Exception {
+    FailingClaims failing = new FailingClaims(store);
+    IllegalArgumentException bug = new IllegalArgumentException("a bug in a claim");
+    failing.failures.add(bug);
+    failing.failures.add(new IllegalStateException("another bug, the client still open"));
+    server.enqueue(status(201));
+    List<Throwable> told = new CopyOnWriteArrayList<>();
+    try (IdempotentClient client = IdempotentClient.builder().store(failing).build()) {
+      IntentRecord due = client.newRecord(spec("o-1"));
+      store.create(due);
+      List<LogRecord> records = logged(() -> {
+        try (DueWorkScheduler scheduler = DueWorkScheduler.builder(client)
+            .interval(Duration.ofMillis(20)).onFailure(told::add).build()) {
+          scheduler.start();
+          await("the failed tick was told", () -> !told.isEmpty());
+          assertThat(scheduler.lastTickFailure()).isPresent();
+          await("a later tick drove the intent", () -> client.outcomeOf(due.id()).orElseThrow()
+              instanceof IntentOutcome.Completed);
+          await("a tick that succeeded cleared the failure",
+              () -> scheduler.lastTickFailure().isEmpty());
+          assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.RUNNING);
+          assertThat(scheduler.failure()).isEmpty();
+        }
+      });
+      assertThat(told).hasSize(2).first().isSameAs(bug);
+      assertThat(records).filteredOn(r -> r.getLevel() == Level.SEVERE).hasSize(2)
+          .first().satisfies(r -> assertThat(r.getThrown()).isSameAs(bug));
+    }
+  }
+
+  @Test
+  void a_store_failure_of_a_tick_is_a_warning_and_retried_at_the_next_tick() throws Exception {
+    FailingClaims failing = new FailingClaims(store);
+    StoreException down = new StoreException("the store is down");
+    failing.failures.add(down);
+    List<Throwable> told = new CopyOnWriteArrayList<>();
+    try (IdempotentClient client = IdempotentClient.builder().store(failing).build()) {
+      List<LogRecord> records = logged(() -> {
+        try (DueWorkScheduler scheduler = DueWorkScheduler.builder(client)
+            .interval(Duration.ofMillis(20)).onFailure(told::add).build()) {
+          scheduler.start();
+          await("the store failure was seen", () -> failing.failures.isEmpty()
+              && scheduler.lastTickFailure().isEmpty());
+          assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.RUNNING);
+        }
+      });
+      assertThat(told).isEmpty();
+      assertThat(records).filteredOn(r -> r.getLevel() == Level.WARNING).singleElement()
+          .satisfies(r -> assertThat(r.getThrown()).isSameAs(down));
+      assertThat(records).noneMatch(r -> r.getLevel() == Level.SEVERE);
+    }
+  }
+
+  @Test
+  void an_error_stops_the_scheduler_which_says_so_and_logs_it_severe() throws Exception {
+    FailingClaims failing = new FailingClaims(store);
+    OutOfMemoryError error = new OutOfMemoryError("simulated: Java heap space");
+    failing.failures.add(error);
+    List<Throwable> told = new CopyOnWriteArrayList<>();
+    try (IdempotentClient client = IdempotentClient.builder().store(failing).build()) {
+      DueWorkScheduler scheduler = DueWorkScheduler.builder(client)
+          .interval(Duration.ofMillis(20)).onFailure(told::add).build();
+      assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.NEW);
+      List<LogRecord> records = logged(() -> {
+        scheduler.start();
+        await("the error was told", () -> !told.isEmpty());
+        await("the thread ended", () -> Thread.getAllStackTraces().keySet().stream()
+            .noneMatch(t -> t.isAlive() && t.getName().equals("oncely-due-work")));
+      });
+      assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.FAILED);
+      assertThat(scheduler.failure()).containsSame(error);
+      assertThat(told).containsExactly(error);
+      assertThat(records).filteredOn(r -> r.getLevel() == Level.SEVERE).singleElement()
+          .satisfies(r -> {
+            assertThat(r.getThrown()).isSameAs(error);
+            assertThat(r.getMessage()).contains("stopped").contains("Java heap space");
+          });
+      scheduler.close();
+      assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.FAILED);
+    }
+  }
+
+  @Test
+  void a_scheduler_stops_by_itself_once_its_client_closed_and_says_stopped() throws Exception {
+    IdempotentClient own = IdempotentClient.builder().store(store).build();
+    DueWorkScheduler scheduler = DueWorkScheduler.builder(own).interval(Duration.ofMillis(20))
+        .build();
+    scheduler.start();
+    assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.RUNNING);
+    own.close();
+    await("the scheduler stopped", () -> scheduler.state() == DueWorkScheduler.State.STOPPED);
+    assertThat(scheduler.failure()).isEmpty();
+    scheduler.close();
+  }
+
   @Test
   void builder_refuses_nonsense() {
     DueWorkScheduler.Builder b = DueWorkScheduler.builder(client);
@@ -157,5 +324,6 @@ class DueWorkSchedulerTest {
     assertThatThrownBy(() -> b.jitter(1.0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> b.batchSize(0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> b.maxConcurrent(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.onFailure(null)).isInstanceOf(NullPointerException.class);
   }
 }

@@ -3,12 +3,18 @@ package dev.oncely.android.internal;
 import android.content.ContentValues;
 import android.database.Cursor;
 import android.database.sqlite.SQLiteDatabase;
+import android.database.sqlite.SQLiteStatement;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.spi.BusinessKey;
+import dev.oncely.client.spi.DueClaim;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoredRows;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The intent store's tables, version {@value #VERSION} (in {@code PRAGMA user_version}):
@@ -17,17 +23,24 @@ import dev.oncely.client.spi.RecordCodec;
  * records(lookup BLOB PRIMARY KEY   -- RecordCodec.lookupKey: SHA-256 of scope, operation, key
  *         business BLOB             -- SHA-256 of a tag, scope, operation, business id; or NULL
  *         unfinished, created_sec, created_nano, expires_sec, expires_nano, revision
- *         record BLOB)              -- the RecordCodec bytes, sealed when encrypted
+ *         record BLOB               -- the RecordCodec bytes, sealed when encrypted
+ *         due_sec, due_nano)        -- DueClaim.indexTime: when an unfinished record is due
+ *                                   --   (DueClaim.NEVER if never), NULL once finished
  * meta(name TEXT PRIMARY KEY, value BLOB) -- "encrypted" (one byte), "canary" (a sealed record)
  * </pre>
  *
  * No key, scope, operation or business id is kept in a column: only their hashes. Version 1 kept
  * them in clear (table {@code intents}); opening such a file migrates it in one transaction with
- * {@code secure_delete} on, so the old rows' pages are zeroed, then checkpoints the WAL.
+ * {@code secure_delete} on, so the old rows' pages are zeroed, then checkpoints the WAL. Version 2
+ * had no due columns; opening such a file adds them and their index and fills them in from the
+ * unfinished records, in one transaction.
  */
 public final class StoreSchema {
   /** The schema version this class writes and reads. */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
+
+  private static final String DUE_INDEX = "CREATE INDEX records_due ON records"
+      + " (due_sec, due_nano) WHERE due_sec IS NOT NULL";
 
   private StoreSchema() {}
 
@@ -64,19 +77,82 @@ public final class StoreSchema {
       return;
     }
     check(db, path, canary);
+    if (version == 2) {
+      db.beginTransaction();
+      try {
+        migrateVersion2(db, path, codec);
+        db.setVersion(VERSION);
+        db.setTransactionSuccessful();
+      } finally {
+        db.endTransaction();
+      }
+    }
+  }
+
+  /**
+   * Adds the due columns and their index to a version-2 file and fills them in from each
+   * unfinished record. A record that fails verification keeps no due time (no claim returns it;
+   * the reads that meet it report it).
+   */
+  private static void migrateVersion2(SQLiteDatabase db, String path, RecordCodec codec) {
+    db.execSQL("ALTER TABLE records ADD COLUMN due_sec INTEGER");
+    db.execSQL("ALTER TABLE records ADD COLUMN due_nano INTEGER");
+    db.execSQL(DUE_INDEX);
+    List<byte[]> lookups = new ArrayList<>();
+    List<Instant> due = new ArrayList<>();
+    try (Cursor c = db.rawQuery("SELECT lookup, record FROM records WHERE unfinished = 1",
+        null)) {
+      while (c.moveToNext()) {
+        byte[] lookup = c.getBlob(0);
+        try {
+          due.add(DueClaim.indexTime(StoredRows.decode(codec, "the intent store " + path,
+              lookup, c.getBlob(1))));
+          lookups.add(lookup);
+        } catch (StoreCorruptedException | StoreEncryptionException e) {
+          // Left without a due time; listing and reading the record report it.
+        }
+      }
+    }
+    SQLiteStatement update = db.compileStatement(
+        "UPDATE records SET due_sec = ?, due_nano = ? WHERE lookup = ?");
+    try {
+      for (int i = 0; i < lookups.size(); i++) {
+        bindDue(update, 1, due.get(i));
+        update.bindBlob(3, lookups.get(i));
+        update.executeUpdateDelete();
+      }
+    } finally {
+      update.close();
+    }
+  }
+
+  /**
+   * Binds {@code due} ({@link DueClaim#indexTime}; null: none) to the due seconds and nanos at
+   * {@code first} and the index after it.
+   */
+  public static void bindDue(SQLiteStatement s, int first, Instant due) {
+    if (due == null) {
+      s.bindNull(first);
+      s.bindNull(first + 1);
+    } else {
+      s.bindLong(first, due.getEpochSecond());
+      s.bindLong(first + 1, due.getNano());
+    }
   }
 
   private static void create(SQLiteDatabase db, KeyCanary canary) {
     db.execSQL("CREATE TABLE records (lookup BLOB NOT NULL PRIMARY KEY, business BLOB,"
         + " unfinished INTEGER NOT NULL, created_sec INTEGER NOT NULL,"
         + " created_nano INTEGER NOT NULL, expires_sec INTEGER NOT NULL,"
-        + " expires_nano INTEGER NOT NULL, revision INTEGER NOT NULL, record BLOB NOT NULL)");
+        + " expires_nano INTEGER NOT NULL, revision INTEGER NOT NULL, record BLOB NOT NULL,"
+        + " due_sec INTEGER, due_nano INTEGER)");
     db.execSQL("CREATE UNIQUE INDEX records_business ON records (business)"
         + " WHERE business IS NOT NULL");
     db.execSQL("CREATE INDEX records_unfinished ON records (created_sec, created_nano)"
         + " WHERE unfinished = 1");
     db.execSQL("CREATE INDEX records_finished_expiry ON records (expires_sec, expires_nano)"
         + " WHERE unfinished = 0");
+    db.execSQL(DUE_INDEX);
     db.execSQL("CREATE TABLE meta (name TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL)");
     putMeta(db, "encrypted", new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
     putMeta(db, "canary", canary.bytes());
@@ -100,6 +176,11 @@ public final class StoreSchema {
         row.put("expires_nano", r.expiresAt().getNano());
         row.put("revision", r.revision());
         row.put("record", codec.encode(r));
+        Instant due = DueClaim.indexTime(r);
+        if (due != null) {
+          row.put("due_sec", due.getEpochSecond());
+          row.put("due_nano", due.getNano());
+        }
         db.insertOrThrow("records", null, row);
       }
     }

@@ -8,14 +8,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /**
  * The transaction handle of one group commit on the MapDB engine: the changes its writes make,
  * held apart from everything else until the journal frame holding them is durable (so no reader
- * ever sees a change that a crash could take back), and the records that become durable with it
- * (for the read cache). The writes of a batch see their own changes on top of the commits not yet
- * applied to the working copy ({@link MapDbOverlay}) on top of the working copy. Used only on the
- * committer (the leader of the group commit).
+ * ever sees a change that a crash could take back), the records that become durable with it
+ * (for the read cache) and what its writes do to the due-time index ({@link MapDbDueIndex}). The
+ * writes of a batch see their own changes on top of the commits not yet applied to the working
+ * copy ({@link MapDbOverlay}) on top of the working copy. Used only on the committer (the leader
+ * of the group commit).
  *
  * <p>Payload of its journal frame: {@code count u32}, then per change {@code map u8 | key length
  * u16 | key | value length i32 (-1 removes) | value}.
@@ -27,6 +29,7 @@ public final class MapDbBatch implements MapDbView {
   private final MapDbOverlay committed;
   private final MapDbChanges changes = new MapDbChanges();
   private final List<IntentRecord> written = new ArrayList<>();
+  private final List<MapDbDueIndex.Move> dueMoves = new ArrayList<>();
   private int count;
   private boolean deleted;
   private boolean applyRequested;
@@ -97,6 +100,34 @@ public final class MapDbBatch implements MapDbView {
     }
   }
 
+  /**
+   * Calls {@code visitor} with every entry of {@code map} as the commits acknowledged before this
+   * batch left it (the working copy under the commits not yet applied to it, without this batch's
+   * own changes), in no particular order, streaming the working copy. Only while no overlay is
+   * being applied to the working copy (see {@link MapDbCopies#awaitApplier}).
+   */
+  public void forEachCommitted(int map, BiConsumer<byte[], byte[]> visitor) {
+    TreeMap<byte[], byte[]> pending = new TreeMap<>(MapDbChanges.UNSIGNED);
+    MapDbOverlay applying = committed.below();
+    for (MapDbOverlay layer : new MapDbOverlay[] {applying, committed}) {
+      if (layer != null) {
+        for (Map.Entry<byte[], MapDbOverlay.Change> e : layer.range(map, null, null)) {
+          pending.put(e.getKey(), e.getValue().value());
+        }
+      }
+    }
+    for (Map.Entry<byte[], byte[]> e : image.all(map)) {
+      if (!pending.containsKey(e.getKey())) {
+        visitor.accept(e.getKey(), e.getValue());
+      }
+    }
+    pending.forEach((key, value) -> {
+      if (value != null) {
+        visitor.accept(key, value);
+      }
+    });
+  }
+
   /** Puts {@code value} under {@code key}. */
   public void put(int map, byte[] key, byte[] value) {
     change(map, key, value, null, false);
@@ -114,6 +145,16 @@ public final class MapDbBatch implements MapDbView {
   public void putRecord(byte[] lookup, byte[] value, IntentRecord record, boolean isNew) {
     change(MapDbFile.RECORDS, lookup, value, record, isNew);
     written.add(record);
+  }
+
+  /** Records what a write of this batch does to the due-time index, applied once it is durable. */
+  public void moveDue(MapDbDueIndex.Move move) {
+    dueMoves.add(move);
+  }
+
+  /** What this batch's writes do to the due-time index, in the order they ran. */
+  public List<MapDbDueIndex.Move> dueMoves() {
+    return dueMoves;
   }
 
   /** Removes {@code key}. */

@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -92,6 +93,7 @@ public final class MapDbRecords {
       batch.putNew(MapDbFile.BUSINESS, e.business, e.lookup);
     }
     batch.putNew(indexOf(record), e.indexKey, e.indexValue);
+    batch.moveDue(MapDbDueIndex.Move.of(e.lookup, null, record));
   }
 
   /**
@@ -119,6 +121,7 @@ public final class MapDbRecords {
         && !Objects.equals(current.nextAttemptAt(), replacement.nextAttemptAt())) {
       batch.put(MapDbFile.UNFINISHED, e.indexKey, e.indexValue);
     }
+    batch.moveDue(MapDbDueIndex.Move.of(lookup, current, replacement));
     return true;
   }
 
@@ -173,6 +176,36 @@ public final class MapDbRecords {
           + " holds record " + r.id() + " instead of " + id);
     }
     return r;
+  }
+
+  /**
+   * Returns the record stored under lookup key {@code lookup} in {@code view}, or null.
+   *
+   * @throws StoreCorruptedException if its bytes fail verification or belong under another key
+   */
+  public IntentRecord getByLookup(MapDbView view, byte[] lookup) {
+    byte[] bytes = view.get(MapDbFile.RECORDS, lookup);
+    return bytes == null ? null : recordOf(view, bytes, lookup, view.path().toString());
+  }
+
+  /**
+   * Calls {@code visitor} with the lookup key and {@linkplain UnfinishedStub#dueBound earliest due
+   * time} of every unfinished record the commits acknowledged before {@code batch} left, from the
+   * unfinished index's stubs alone (no record is read), to build a {@link MapDbDueIndex}. Only
+   * while no overlay is being applied.
+   *
+   * @throws StoreCorruptedException if an index entry is malformed or its stub fails its checksum
+   */
+  public void forEachUnfinished(MapDbBatch batch, BiConsumer<byte[], Instant> visitor) {
+    batch.forEachCommitted(MapDbFile.UNFINISHED, (indexKey, stub) -> {
+      if (indexKey.length != TIME_BYTES + LOOKUP_BYTES) {
+        throw new StoreCorruptedException(batch.path() + ": unfinished index key of "
+            + indexKey.length + " bytes");
+      }
+      byte[] lookup = Arrays.copyOfRange(indexKey, TIME_BYTES, indexKey.length);
+      visitor.accept(lookup, UnfinishedStub.dueBound(stub,
+          () -> batch.path() + ": unfinished index entry " + hex(lookup)));
+    });
   }
 
   /** Returns the record carrying {@code businessId}, or null. */

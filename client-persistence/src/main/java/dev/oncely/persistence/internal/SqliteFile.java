@@ -50,6 +50,22 @@ public final class SqliteFile {
   private static final String UNFINISHED_INDEX = "CREATE INDEX intent_unfinished_ids"
       + " ON intent(open_s, open_ns, lookup, stub) WHERE open_s IS NOT NULL";
 
+  /**
+   * The unfinished records by due time ({@code due_s, due_ns}: {@code DueClaim.indexTime}, the
+   * record's due time, or {@code DueClaim.NEVER} when it is never due; null once finished), which
+   * {@code claimDue} walks from the start.
+   */
+  private static final String DUE_INDEX = "CREATE INDEX intent_due"
+      + " ON intent(due_s, due_ns) WHERE due_s IS NOT NULL";
+
+  /**
+   * The unfinished rows whose due time was never computed: written before the due columns existed
+   * (or by a library without them). Empty once open has filled them in, so that check costs
+   * nothing however many rows the store holds.
+   */
+  private static final String DUE_UNKNOWN_INDEX = "CREATE INDEX intent_due_unknown"
+      + " ON intent(lookup) WHERE open_s IS NOT NULL AND due_s IS NULL";
+
   private static final String[] SCHEMA = {
       "CREATE TABLE oncely_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
       "CREATE TABLE intent ("
@@ -58,8 +74,11 @@ public final class SqliteFile {
           + " open_s INTEGER, open_ns INTEGER,"
           + " purge_s INTEGER, purge_ns INTEGER,"
           + " record BLOB NOT NULL,"
-          + " stub BLOB)",
+          + " stub BLOB,"
+          + " due_s INTEGER, due_ns INTEGER)",
       UNFINISHED_INDEX,
+      DUE_INDEX,
+      DUE_UNKNOWN_INDEX,
       "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
 
   private static final byte[] HEADER_MAGIC =
@@ -112,6 +131,7 @@ public final class SqliteFile {
       configure(writer, path);
       addStubColumn(writer);
       coverUnfinishedIndex(writer);
+      addDueColumns(writer);
       for (int i = 0; i < READERS; i++) {
         Connection reader = connect(path, false);
         readers.add(reader);
@@ -323,6 +343,42 @@ public final class SqliteFile {
   }
 
   /**
+   * Adds the due-time columns and their indexes to a table created without them, in one
+   * transaction (a crash leaves the table as it was or with all of them). Old rows keep null due
+   * times and sit in {@code intent_due_unknown} until the store fills them in from their records;
+   * an older library ignores the columns. Runs after verification, like {@link #addStubColumn}.
+   */
+  private static void addDueColumns(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT 1 FROM pragma_table_info('intent')"
+            + " WHERE name = 'due_s'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    inTransaction(c, "ALTER TABLE intent ADD COLUMN due_s INTEGER",
+        "ALTER TABLE intent ADD COLUMN due_ns INTEGER", DUE_INDEX, DUE_UNKNOWN_INDEX);
+  }
+
+  /** Runs {@code statements} in one immediate transaction, rolled back if one fails. */
+  private static void inTransaction(Connection c, String... statements) throws SQLException {
+    execute(c, "BEGIN IMMEDIATE");
+    try {
+      for (String sql : statements) {
+        execute(c, sql);
+      }
+      execute(c, "COMMIT");
+    } catch (SQLException e) {
+      try {
+        execute(c, "ROLLBACK");
+      } catch (SQLException rollback) {
+        e.addSuppressed(rollback);
+      }
+      throw e;
+    }
+  }
+
+  /**
    * Replaces the {@code intent_unfinished} index of a store created before
    * {@code intent_unfinished_ids} existed, in one transaction (a crash leaves either index, and
    * either serves every query). Runs after verification, like {@link #addStubColumn}.
@@ -335,19 +391,7 @@ public final class SqliteFile {
         return;
       }
     }
-    execute(c, "BEGIN IMMEDIATE");
-    try {
-      execute(c, "DROP INDEX intent_unfinished");
-      execute(c, UNFINISHED_INDEX);
-      execute(c, "COMMIT");
-    } catch (SQLException e) {
-      try {
-        execute(c, "ROLLBACK");
-      } catch (SQLException rollback) {
-        e.addSuppressed(rollback);
-      }
-      throw e;
-    }
+    inTransaction(c, "DROP INDEX intent_unfinished", UNFINISHED_INDEX);
   }
 
   /**

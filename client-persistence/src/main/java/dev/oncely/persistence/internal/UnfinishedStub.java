@@ -1,5 +1,6 @@
 package dev.oncely.persistence.internal;
 
+import dev.oncely.client.DueTime;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
@@ -72,23 +73,8 @@ public final class UnfinishedStub {
    * @throws StoreEncryptionException if it was sealed with another key, or the store is plain
    */
   public UnfinishedEntry decode(byte[] bytes, Supplier<String> where) {
-    if (bytes.length < 4) {
-      throw new StoreCorruptedException(where.get() + ": unfinished index value of "
-          + bytes.length + " bytes");
-    }
-    CRC32 crc = new CRC32();
-    crc.update(bytes, 0, bytes.length - 4);
-    ByteBuffer in = ByteBuffer.wrap(bytes);
-    if (in.getInt(bytes.length - 4) != (int) crc.getValue()) {
-      throw new StoreCorruptedException(where.get()
-          + ": unfinished index value fails its checksum");
-    }
+    ByteBuffer in = checked(bytes, where);
     try {
-      int version = in.get();
-      if (version != VERSION) {
-        throw new StoreCorruptedException(where.get() + ": unfinished index value version "
-            + version);
-      }
       boolean sealed = (in.get() & FLAG_SEALED) != 0;
       Instant created = Instant.ofEpochSecond(in.getLong(), in.getInt());
       Instant next = in.get() == 0 ? null : Instant.ofEpochSecond(in.getLong(), in.getInt());
@@ -116,6 +102,58 @@ public final class UnfinishedStub {
       throw new StoreCorruptedException(where.get() + ": malformed unfinished index value: " + e,
           e);
     }
+  }
+
+  /**
+   * The earliest time the record a stub of {@code r} summarizes can be {@linkplain DueTime due}:
+   * its next attempt time, else its creation time. Never after {@link DueTime#of} as long as the
+   * record was not updated before it was created (no record the SDK writes is): a stub holds
+   * neither the state nor the last update that decide the rest.
+   */
+  public static Instant dueBound(IntentRecord r) {
+    return r.nextAttemptAt() != null ? r.nextAttemptAt() : r.createdAt();
+  }
+
+  /**
+   * {@link #dueBound(IntentRecord)} of the record a stub summarizes, read from the stub alone: its
+   * checksum and version are checked, its id is not decoded (nor its key unsealed).
+   *
+   * @throws StoreCorruptedException if it fails its checksum or is malformed
+   */
+  public static Instant dueBound(byte[] bytes, Supplier<String> where) {
+    ByteBuffer in = checked(bytes, where);
+    try {
+      in.get();
+      Instant created = Instant.ofEpochSecond(in.getLong(), in.getInt());
+      return in.get() == 0 ? created : Instant.ofEpochSecond(in.getLong(), in.getInt());
+    } catch (BufferUnderflowException | DateTimeException | ArithmeticException e) {
+      throw new StoreCorruptedException(where.get() + ": malformed unfinished index value: " + e,
+          e);
+    }
+  }
+
+  /**
+   * {@code bytes} read from the start, once their checksum and version are checked; positioned
+   * after the version.
+   */
+  private static ByteBuffer checked(byte[] bytes, Supplier<String> where) {
+    if (bytes.length < 4) {
+      throw new StoreCorruptedException(where.get() + ": unfinished index value of "
+          + bytes.length + " bytes");
+    }
+    CRC32 crc = new CRC32();
+    crc.update(bytes, 0, bytes.length - 4);
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    if (in.getInt(bytes.length - 4) != (int) crc.getValue()) {
+      throw new StoreCorruptedException(where.get()
+          + ": unfinished index value fails its checksum");
+    }
+    int version = in.get();
+    if (version != VERSION) {
+      throw new StoreCorruptedException(where.get() + ": unfinished index value version "
+          + version);
+    }
+    return in;
   }
 
   /** Decodes {@code length} bytes of {@code in}'s array in place (no intermediate copy). */

@@ -15,6 +15,7 @@ public final class Drive {
   private final DriveOwner owner;
   private final String fingerprint;
   private final CompletableFuture<DriveEnd> ended = new CompletableFuture<>();
+  private final CompletableFuture<Void> yielded = new CompletableFuture<>();
   private CompletableFuture<Boolean> wake;
   private String stop;
 
@@ -52,6 +53,16 @@ public final class Drive {
     return ended;
   }
 
+  /**
+   * Completed when the drive first waits (backoff, {@code Retry-After}, a poll interval, the
+   * network gate: it gives its thread back to a timer) or ends, whichever comes first: from then on
+   * it holds no driver thread until its wait is over. A resume of a backlog lets the next drive
+   * start then.
+   */
+  public CompletableFuture<Void> yielded() {
+    return yielded;
+  }
+
   /** Why the drive must stop, or null. */
   public synchronized String stopRequested() {
     return stop;
@@ -61,12 +72,17 @@ public final class Drive {
    * A new wake-up for the wait about to start: completed {@code true} when the wait is over,
    * {@code false} when the drive must stop instead (at once if it already must).
    */
-  synchronized CompletableFuture<Boolean> arm() {
-    wake = new CompletableFuture<>();
-    if (stop != null) {
-      wake.complete(false);
+  CompletableFuture<Boolean> arm() {
+    CompletableFuture<Boolean> armed;
+    synchronized (this) {
+      wake = new CompletableFuture<>();
+      if (stop != null) {
+        wake.complete(false);
+      }
+      armed = wake;
     }
-    return wake;
+    yielded.complete(null);
+    return armed;
   }
 
   /** Stops the drive: a current wait ends at once, later steps see {@link #stopRequested()}. */
@@ -87,12 +103,14 @@ public final class Drive {
   public void finish(DriveEnd end) {
     leave();
     ended.complete(end);
+    yielded.complete(null);
   }
 
   /** Ends the drive with an error nothing expected. */
   public void fail(Throwable error) {
     leave();
     ended.completeExceptionally(error);
+    yielded.complete(null);
   }
 
   private void leave() {

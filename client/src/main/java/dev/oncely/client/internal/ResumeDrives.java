@@ -1,5 +1,6 @@
 package dev.oncely.client.internal;
 
+import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
@@ -22,9 +23,8 @@ import okhttp3.Call;
  * call through the app's client per attempt), run by {@link DriveRun#async}: a wait (backoff,
  * {@code Retry-After}, a {@code 409} in progress, a {@code 202} poll) is a timer, so a backlog the
  * server sheds drains at the server's pace, not at the pace of a few blocked threads. At most
- * {@value #ATTEMPTS_AT_ONCE} attempts run at once (the threads of its executor) and at most
- * {@value #DRIVES_AT_ONCE} resumed drives are under way (each holds its record); the rest of a
- * backlog waits as ids. A drive of the same intent already running in this process (a live call
+ * {@value #ATTEMPTS_AT_ONCE} attempts run at once (the threads of its executor); the backlog is
+ * started through the {@link ResumeQueue} with the intent API's limits, the rest waiting as ids. A drive of the same intent already running in this process (a live call
  * of it) is never doubled: the resume starts once it ended. Thread-safe.
  */
 public final class ResumeDrives {
@@ -34,8 +34,6 @@ public final class ResumeDrives {
    * writes around it, never by a wait).
    */
   public static final int ATTEMPTS_AT_ONCE = 16;
-  /** Resumed drives under way at once; each holds its record (body included) while it waits. */
-  public static final int DRIVES_AT_ONCE = 1024;
 
   private final DriveSettings settings;
   private final DriveOwner owner;
@@ -51,8 +49,9 @@ public final class ResumeDrives {
   }
 
   /**
-   * Resumes every unfinished record of the store through {@code client}, oldest first, at most
-   * {@value #DRIVES_AT_ONCE} at once; each record is read when its drive starts.
+   * Resumes every unfinished record of the store through {@code client}, oldest first, with the
+   * intent API's limits ({@link IdempotentClient#RESUMES_STARTING_AT_ONCE} starting, {@link
+   * IdempotentClient#RESUMES_AT_ONCE} under way); each record is read when its drive starts.
    *
    * @return one future per unfinished record, in the store's order
    * @throws StoreException if the store cannot list the records
@@ -62,7 +61,8 @@ public final class ResumeDrives {
     for (UnfinishedEntry entry : settings.store().listUnfinishedIds()) {
       ids.add(entry.id());
     }
-    return ResumeQueue.run(ids, DRIVES_AT_ONCE, id -> resume(client, id));
+    return ResumeQueue.run(ids, IdempotentClient.RESUMES_STARTING_AT_ONCE,
+        IdempotentClient.RESUMES_AT_ONCE, id -> started(client, id));
   }
 
   /**
@@ -73,15 +73,21 @@ public final class ResumeDrives {
    *     if the store has no such record
    */
   public CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentId id) {
+    return started(client, id).outcome();
+  }
+
+  /** The drive of {@code id}, started: its outcome, and when it first gives its thread back. */
+  private ResumeQueue.Started started(Call.Factory client, IntentId id) {
     DriveRegistry.Entry entry = DriveRegistry.process().enter(settings.store(), id, owner, null);
     if (entry.drive() == null) {
-      return CompletableFuture.completedFuture(IntentDriver.outcomeOf(id, closedBeforeStart()));
+      return ResumeQueue.Started.untilEnd(CompletableFuture.completedFuture(
+          IntentDriver.outcomeOf(id, closedBeforeStart())));
     }
     if (!entry.acquired()) {
       // Another drive of the intent runs here (a live call of it): once it ended, this resume
       // drives what it left, as asked; a record it finished completes from the store, no I/O.
-      return entry.drive().ended().handle((end, error) -> null)
-          .thenCompose(ended -> resume(client, id));
+      return ResumeQueue.Started.untilEnd(entry.drive().ended().handle((end, error) -> null)
+          .thenCompose(ended -> resume(client, id)));
     }
     Drive mine = entry.drive();
     try {
@@ -89,7 +95,7 @@ public final class ResumeDrives {
     } catch (RejectedExecutionException e) {
       mine.finish(closedBeforeStart());
     }
-    return IntentDriver.outcome(id, mine.ended());
+    return new ResumeQueue.Started(IntentDriver.outcome(id, mine.ended()), mine.yielded());
   }
 
   /** Stops taking new work; running drives have been stopped by the owner's close. */
@@ -99,7 +105,9 @@ public final class ResumeDrives {
 
   /** Reads the record of a drive this process now owns and runs it. */
   private void start(Drive mine, Call.Factory client) {
-    if (mine.stopRequested() != null) {
+    // The owner's flag is set before its drives are told to stop: a drive whose turn comes
+    // while the owner closes must not claim its record.
+    if (mine.stopRequested() != null || owner.stopped() != null) {
       mine.finish(closedBeforeStart());
       return;
     }

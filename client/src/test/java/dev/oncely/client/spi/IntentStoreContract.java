@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.oncely.client.DueTime;
 import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
@@ -335,6 +336,135 @@ public abstract class IntentStoreContract {
     assertThat(store.listUnfinishedIds()).containsExactlyElementsOf(expected);
     assertThat(store.listUnfinishedIds()).extracting(UnfinishedEntry::id)
         .containsExactlyElementsOf(store.listUnfinished().stream().map(IntentRecord::id).toList());
+  }
+
+  /**
+   * Records whose due times ({@link DueTime#of}) differ from their creation order, one per way of
+   * being due or not: due at once ({@code NEW}, {@code IN_FLIGHT} without a hold), at the next
+   * attempt time, {@link DueTime#PENDING_RETRY_FLOOR} after the last update, later, or never.
+   * Returns the due ones, earliest due first, as {@code claimDue(T0 + 1000 s, ..)} must.
+   */
+  private List<IntentRecord> storeRecordsDueAtDifferentTimes() {
+    List<IntentRecord> due = new ArrayList<>();
+    // Created in this order (oldest first), due in another.
+    IntentRecord pendingAtNext = create(newRecord("s", "op", "pending-next").toBuilder()
+        .createdAt(T0).updatedAt(T0).build(), IntentState.PENDING, T0.plusSeconds(700), null);
+    IntentRecord pendingFloor = create(newRecord("s", "op", "pending-floor").toBuilder()
+        .createdAt(T0.plusSeconds(1)).updatedAt(T0.plusSeconds(1)).build(), IntentState.PENDING,
+        null, T0.plusSeconds(500));
+    IntentRecord neverSent = create(newRecord("s", "op", "new").toBuilder()
+        .createdAt(T0.plusSeconds(2)).updatedAt(T0.plusSeconds(2)).build(), null, null, null);
+    IntentRecord inFlightHeld = create(newRecord("s", "op", "in-flight-held").toBuilder()
+        .createdAt(T0.plusSeconds(3)).updatedAt(T0.plusSeconds(3)).build(),
+        IntentState.IN_FLIGHT, T0.plusSeconds(900), null);
+    IntentRecord inFlightStale = create(newRecord("s", "op", "in-flight-stale").toBuilder()
+        .createdAt(T0.plusSeconds(4)).updatedAt(T0.plusSeconds(4)).build(),
+        IntentState.IN_FLIGHT, null, T0.plusSeconds(300));
+    create(newRecord("s", "op", "pending-later").toBuilder().createdAt(T0.plusSeconds(5))
+        .updatedAt(T0.plusSeconds(5)).build(), IntentState.PENDING, T0.plusSeconds(1001), null);
+    create(newRecord("s", "op", "floor-later").toBuilder().createdAt(T0.plusSeconds(6))
+        .updatedAt(T0.plusSeconds(6)).build(), IntentState.PENDING, null, T0.plusSeconds(999));
+    create(newRecord("s", "op", "reconcile").toBuilder().createdAt(T0.plusSeconds(7))
+        .updatedAt(T0.plusSeconds(7)).build(), IntentState.NEEDS_RECONCILIATION,
+        T0.plusSeconds(10), null);
+    create(newRecord("s", "op", "completed").toBuilder().createdAt(T0.plusSeconds(8))
+        .updatedAt(T0.plusSeconds(8)).build(), IntentState.COMPLETED, T0.plusSeconds(10), null);
+    due.add(neverSent);      // T0 + 2 s
+    due.add(inFlightStale);  // T0 + 300 s
+    due.add(pendingFloor);   // T0 + 505 s
+    due.add(pendingAtNext);  // T0 + 700 s
+    due.add(inFlightHeld);   // T0 + 900 s
+    return due;
+  }
+
+  /**
+   * Creates {@code created}, then, unless {@code state} is null, moves it to {@code state} with
+   * {@code next} as its next attempt time, updated at {@code updatedAt} (else its creation time);
+   * then ends this instance's hold on it, as a drive that wrote it does when it ends (a leasing
+   * store leases what its instance writes; {@link IntentStore#release} is a no-op elsewhere).
+   */
+  private IntentRecord create(IntentRecord created, IntentState state, Instant next,
+      Instant updatedAt) {
+    store.create(created);
+    IntentRecord stored = created;
+    if (state != null) {
+      stored = created.successor().state(state).nextAttemptAt(next)
+          .updatedAt(updatedAt != null ? updatedAt : created.updatedAt()).build();
+      assertThat(store.compareAndSet(created, stored)).isTrue();
+    }
+    store.release(stored.id());
+    return stored;
+  }
+
+  /** Replaces {@code expected}, then ends this instance's hold on it (see {@link #create}). */
+  private void replace(IntentRecord expected, IntentRecord replacement) {
+    assertThat(store.compareAndSet(expected, replacement)).isTrue();
+    store.release(replacement.id());
+  }
+
+  /** Claims, then releases what was claimed, so a leasing store hands it out again. */
+  private List<IntentRecord> claimAndRelease(Instant now, int limit) {
+    List<IntentRecord> claimed = store.claimDue(now, limit);
+    for (IntentRecord r : claimed) {
+      store.release(r.id());
+    }
+    return claimed;
+  }
+
+  @Test
+  void claim_due_returns_the_due_records_earliest_due_first() throws Exception {
+    List<IntentRecord> due = storeRecordsDueAtDifferentTimes();
+    Instant now = T0.plusSeconds(1000);
+    assertThat(claimAndRelease(now, 100)).containsExactlyElementsOf(due);
+    assertThat(claimAndRelease(now, 2)).containsExactlyElementsOf(due.subList(0, 2));
+    assertThat(claimAndRelease(T0.plusSeconds(505), 100))
+        .containsExactlyElementsOf(due.subList(0, 3));
+    assertThat(claimAndRelease(T0.plusSeconds(505).minusMillis(1), 100))
+        .containsExactlyElementsOf(due.subList(0, 2));
+    assertThat(claimAndRelease(T0, 100)).isEmpty();
+    for (IntentRecord r : due) {
+      assertThat(DueTime.of(r)).isBeforeOrEqualTo(now);
+    }
+  }
+
+  @Test
+  void claim_due_answers_the_same_after_a_reopen() throws Exception {
+    List<IntentRecord> due = storeRecordsDueAtDifferentTimes();
+    store = reopen(store);
+    Instant now = T0.plusSeconds(1000);
+    assertThat(claimAndRelease(now, 3)).containsExactlyElementsOf(due.subList(0, 3));
+    assertThat(claimAndRelease(now, 100)).containsExactlyElementsOf(due);
+  }
+
+  @Test
+  void claim_due_follows_every_write_of_a_record() throws Exception {
+    Instant now = T0.plusSeconds(1000);
+    IntentRecord created = create(newRecord("s", "op", "moving"), null, null, null);
+    assertThat(claimAndRelease(now, 10)).containsExactly(created);
+    IntentRecord held = created.successor().state(IntentState.IN_FLIGHT)
+        .nextAttemptAt(now.plusSeconds(30)).updatedAt(now).build();
+    replace(created, held);
+    assertThat(claimAndRelease(now, 10)).isEmpty();
+    assertThat(claimAndRelease(now.plusSeconds(30), 10)).containsExactly(held);
+    IntentRecord waiting = held.successor().state(IntentState.PENDING).nextAttemptAt(null)
+        .updatedAt(now).build();
+    replace(held, waiting);
+    assertThat(claimAndRelease(now.plus(DueTime.PENDING_RETRY_FLOOR).minusMillis(1), 10))
+        .isEmpty();
+    store = reopen(store);
+    assertThat(claimAndRelease(now.plus(DueTime.PENDING_RETRY_FLOOR), 10))
+        .containsExactly(waiting);
+    replace(waiting, waiting.successor().state(IntentState.COMPLETED).build());
+    assertThat(claimAndRelease(now.plusSeconds(3600), 10)).isEmpty();
+    store = reopen(store);
+    assertThat(claimAndRelease(now.plusSeconds(3600), 10)).isEmpty();
+  }
+
+  @Test
+  void claim_due_refuses_a_limit_below_one() {
+    assertThatThrownBy(() -> store.claimDue(T0, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("limit must be positive, was 0");
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.micrometer.IntentStoreGauges;
 import dev.oncely.micrometer.OncelyMetrics;
 import dev.oncely.persistence.MapDbIntentStore;
@@ -29,7 +30,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -274,6 +278,61 @@ class OncelyAutoConfigurationTest {
       assertThat(health.getStatus()).isEqualTo(Status.DOWN);
       assertThat(health.getDetails()).containsKey("error");
     });
+  }
+
+  /** The app's store, whose claims throw what the test queues (then answer as usual). */
+  static final class FailingClaims extends ForwardingIntentStore {
+    final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+
+    FailingClaims() {
+      super(new InMemoryIntentStore());
+    }
+
+    @Override
+    public List<IntentRecord> claimDue(Instant now, int limit) {
+      Throwable next = failures.poll();
+      if (next instanceof Error e) {
+        throw e;
+      }
+      if (next instanceof RuntimeException e) {
+        throw e;
+      }
+      return super.claimDue(now, limit);
+    }
+  }
+
+  @Test
+  void health_reports_due_work_and_is_down_with_the_reason_once_the_scheduler_failed()
+      throws Exception {
+    FailingClaims store = new FailingClaims();
+    store.failures.add(new IllegalStateException("a bug in a claim"));
+    runner().withBean("myStore", IntentStore.class, () -> store)
+        .withPropertyValues("oncely.due-work.enabled=true", "oncely.due-work.interval=20ms")
+        .run(context -> {
+          DueWorkScheduler scheduler = context.getBean(DueWorkScheduler.class);
+          OncelyHealthIndicator indicator = context.getBean(OncelyHealthIndicator.class);
+          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+          while (!store.failures.isEmpty() || scheduler.lastTickFailure().isPresent()) {
+            assertThat(System.nanoTime()).as("ticks never ran").isLessThan(until);
+            Thread.sleep(10);
+          }
+          Health running = indicator.health();
+          assertThat(running.getStatus()).isEqualTo(Status.UP);
+          assertThat(running.getDetails()).containsEntry("dueWork", "RUNNING")
+              .doesNotContainKey("dueWorkFailure");
+
+          store.failures.add(new OutOfMemoryError("simulated: Java heap space"));
+          while (scheduler.state() != DueWorkScheduler.State.FAILED) {
+            assertThat(System.nanoTime()).as("the scheduler never failed").isLessThan(until);
+            Thread.sleep(10);
+          }
+          Health failed = indicator.health();
+          assertThat(failed.getStatus()).isEqualTo(Status.DOWN);
+          assertThat(failed.getDetails()).containsEntry("dueWork", "FAILED")
+              .containsEntry("dueWorkFailure",
+                  "java.lang.OutOfMemoryError: simulated: Java heap space")
+              .containsKey("unfinished");
+        });
   }
 
   @Test
