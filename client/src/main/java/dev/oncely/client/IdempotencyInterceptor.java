@@ -215,7 +215,8 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    *     not started when this interceptor was {@linkplain #close() closed} is not sent and reads
    *     {@link PendingReason#INTERRUPTED}
    * @throws IllegalStateException if the interceptor has no store, or {@code client} is an {@code
-   *     OkHttpClient} that does not run this interceptor
+   *     OkHttpClient} that does not run this interceptor (or runs it only as an application
+   *     interceptor while it follows redirects or resends on its own)
    * @throws dev.oncely.client.StoreException if the store cannot list the records
    */
   public List<CompletableFuture<IntentOutcome>> resumePending(Call.Factory client,
@@ -248,7 +249,8 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @return a future completed with the stored outcome, or exceptionally with a {@code
    *     StoreException} if the store has no such record
    * @throws IllegalStateException if the interceptor has no store, or {@code client} is an {@code
-   *     OkHttpClient} that does not run this interceptor
+   *     OkHttpClient} that does not run this interceptor (or runs it only as an application
+   *     interceptor while it follows redirects or resends on its own)
    */
   public CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentId id) {
     Objects.requireNonNull(client, "client");
@@ -264,9 +266,19 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @throws IllegalStateException naming the fix
    */
   void requireInstalledOn(Call.Factory client) {
-    if (client instanceof OkHttpClient ok && !ok.interceptors().contains(this)) {
+    if (!(client instanceof OkHttpClient ok)) {
+      return;
+    }
+    if (!ok.interceptors().contains(this)) {
       throw new IllegalStateException("the client given to resume does not run this interceptor;"
           + " pass the OkHttpClient built with interceptor.installOn(builder)");
+    }
+    if (!ok.networkInterceptors().contains(this)
+        && (ok.followRedirects() || ok.retryOnConnectionFailure())) {
+      // Every resumed attempt would be refused unsent (NetworkHalf.checkInstalled): say so now.
+      throw new IllegalStateException("the client given to resume follows redirects or resends"
+          + " requests on its own without this interceptor as a network interceptor; pass the"
+          + " OkHttpClient built with interceptor.installOn(builder)");
     }
   }
 

@@ -192,7 +192,7 @@ class InterceptorResumeBacklogTest {
   }
 
   @Test
-  void a_client_without_the_interceptor_is_refused_before_anything_is_resumed() {
+  void a_client_that_would_send_resumed_attempts_unseen_is_refused_before_anything_is_resumed() {
     IdempotencyInterceptor interceptor = interceptor();
     OkHttpClient without = new OkHttpClient();
 
@@ -200,6 +200,10 @@ class InterceptorResumeBacklogTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("installOn(builder)");
     assertThatThrownBy(() -> DueWorkScheduler.builder(interceptor, without))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("installOn(builder)");
+    OkHttpClient applicationHalfOnly = new OkHttpClient.Builder().addInterceptor(interceptor)
+        .build();
+    assertThatThrownBy(() -> interceptor.resumePending(applicationHalfOnly, o -> { }))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("follows redirects");
     assertThat(server.getRequestCount()).isZero();
   }
 }
