@@ -1,6 +1,7 @@
 package dev.oncely.benchmarks;
 
 import dev.oncely.benchmarks.internal.Engine;
+import dev.oncely.benchmarks.internal.ParallelFill;
 import dev.oncely.benchmarks.internal.Records;
 import dev.oncely.benchmarks.internal.TempDirs;
 import dev.oncely.client.IntentId;
@@ -14,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What one {@code claimDue(now, 64)} costs, the due-work scheduler's call on every tick, with 1,000
@@ -120,35 +119,8 @@ final class ClaimScenario {
   /** Fills {@code n} NEW records with {@link #BODY_BYTES}-byte bodies, on many threads. */
   private static void fill(Engine engine, Path dir, int n) {
     String pad = "x".repeat(BODY_BYTES - 40);
-    AtomicInteger next = new AtomicInteger();
-    AtomicReference<Throwable> error = new AtomicReference<>();
-    try (IntentStore store = engine.open(dir)) {
-      List<Thread> workers = new ArrayList<>();
-      for (int t = 0; t < FILL_THREADS; t++) {
-        Thread worker = new Thread(() -> {
-          int i;
-          while (error.get() == null && (i = next.getAndIncrement()) < n) {
-            try {
-              store.create(Records.fresh(i, "{\"order\":\"o-" + i + "\",\"pad\":\"" + pad
-                  + "\"}"));
-            } catch (RuntimeException e) {
-              error.compareAndSet(null, e);
-            }
-          }
-        }, "bench-claim-fill-" + t);
-        worker.start();
-        workers.add(worker);
-      }
-      for (Thread t : workers) {
-        t.join();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while filling", e);
-    }
-    if (error.get() != null) {
-      throw new IllegalStateException("filling " + engine.label() + " failed", error.get());
-    }
+    ParallelFill.fill(engine, dir, n, FILL_THREADS, Duration.ofDays(1),
+        i -> Records.fresh(i, "{\"order\":\"o-" + i + "\",\"pad\":\"" + pad + "\"}"));
   }
 
   /** {@code store} with the store interface's own claim, which reads every unfinished record. */

@@ -1,6 +1,7 @@
 package dev.oncely.benchmarks;
 
 import dev.oncely.benchmarks.internal.Engine;
+import dev.oncely.benchmarks.internal.ParallelFill;
 import dev.oncely.benchmarks.internal.Records;
 import dev.oncely.benchmarks.internal.TempDirs;
 import dev.oncely.client.CaffeineRecordCacheFactory;
@@ -15,8 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Issue item 4: open a store holding N unfinished intents and list them (what
@@ -113,39 +112,7 @@ final class ResumeScenario {
 
   /** Fills up to {@code n} records or until {@code budget} passes; returns how many were made. */
   private static int fill(Engine engine, Path dir, int n, Duration budget) {
-    long deadline = System.nanoTime() + budget.toNanos();
-    AtomicInteger next = new AtomicInteger();
-    AtomicInteger made = new AtomicInteger();
-    AtomicReference<Throwable> error = new AtomicReference<>();
-    try (IntentStore store = engine.open(dir)) {
-      List<Thread> threads = new ArrayList<>();
-      for (int t = 0; t < FILL_THREADS; t++) {
-        Thread worker = new Thread(() -> {
-          int i;
-          while (error.get() == null && System.nanoTime() < deadline
-              && (i = next.getAndIncrement()) < n) {
-            try {
-              store.create(Records.fresh(i));
-              made.incrementAndGet();
-            } catch (RuntimeException e) {
-              error.compareAndSet(null, e);
-            }
-          }
-        }, "bench-fill-" + t);
-        worker.start();
-        threads.add(worker);
-      }
-      for (Thread t : threads) {
-        t.join();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while filling", e);
-    }
-    if (error.get() != null) {
-      throw new IllegalStateException("filling " + engine.label() + " failed", error.get());
-    }
-    return made.get();
+    return ParallelFill.fill(engine, dir, n, FILL_THREADS, budget, Records::fresh);
   }
 
   private void heapPerCachedRecord() {
