@@ -169,10 +169,12 @@ class InterceptorResumeBacklogTest {
     }
     assertThat(keysSeen).as("every resumed intent got its first attempt while the others wait"
         + " (more intents than resume threads)").hasSize(backlog);
-    // The last first attempts may still be reading their answers; then no call is left running.
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (app.dispatcher().runningCallsCount() > 0 && System.nanoTime() < until) {
-      Thread.sleep(10);
+    // The last first attempts may still be reading their answers; the dispatcher says when no
+    // call is left running.
+    java.util.concurrent.CountDownLatch idle = new java.util.concurrent.CountDownLatch(1);
+    app.dispatcher().setIdleCallback(idle::countDown);
+    if (app.dispatcher().runningCallsCount() > 0) {
+      idle.await(10, TimeUnit.SECONDS);
     }
     assertThat(app.dispatcher().runningCallsCount()).as("app calls held while waiting")
         .isZero();
