@@ -1,0 +1,212 @@
+package dev.oncely.server;
+
+import dev.oncely.client.IntentId;
+import dev.oncely.client.StoreException;
+import dev.oncely.server.internal.StatusTokens;
+import java.time.Clock;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a handler knows and may record about the request it runs: the receipt it owns (its
+ * identity, the revision that fences it), keys for the outbound calls it makes, the recovery point
+ * ("effects committed"), and that its effect's outcome is pending. Thread-safe; valid while the
+ * handler runs.
+ *
+ * <p>A request without a key on an endpoint that does not require one runs <em>unprotected</em>:
+ * {@link #isProtected()} is false, the recording methods do nothing and {@link #outboundKey}
+ * throws.
+ */
+public final class HandlerContext {
+  private final InboundRequest request;
+  private final @Nullable ReceiptStore store;
+  private final @Nullable EndpointPolicy policy;
+  private final Clock clock;
+  private @Nullable Receipt current;
+  private boolean fencedOut;
+  private boolean pendingRequested;
+  private @Nullable String pendingReference;
+  private @Nullable String pendingReason;
+  private int transactionalChanges;
+
+  HandlerContext(InboundRequest request, @Nullable ReceiptStore store,
+      @Nullable EndpointPolicy policy, Clock clock, @Nullable Receipt owned) {
+    this.request = request;
+    this.store = store;
+    this.policy = policy;
+    this.clock = clock;
+    this.current = owned;
+  }
+
+  /** The request being handled. */
+  public InboundRequest request() {
+    return request;
+  }
+
+  /** Whether the request carries a key and runs under a reserved receipt. */
+  public boolean isProtected() {
+    return current != null;
+  }
+
+  /**
+   * The receipt as this run last wrote it.
+   *
+   * @throws IllegalStateException if the request is unprotected
+   */
+  public synchronized Receipt receipt() {
+    if (current == null) {
+      throw new IllegalStateException("an unprotected request has no receipt");
+    }
+    return current;
+  }
+
+  /**
+   * The key for the outbound call {@code step} (say {@code "charge"}) made while handling this
+   * request: derived one-way from (scope, operation, key, step), so a re-run of the handler after
+   * a crash sends the provider the same key and the provider's own idempotency holds. Use it as
+   * the key of an Oncely intent ({@code IntentSpec.builder().key(..)}), or as the provider's
+   * idempotency key.
+   *
+   * @throws IllegalStateException if the request is unprotected
+   * @throws IllegalArgumentException if {@code step} is blank
+   */
+  public String outboundKey(String step) {
+    Objects.requireNonNull(step, "step");
+    if (step.isBlank()) {
+      throw new IllegalArgumentException("step must not be blank");
+    }
+    return StatusTokens.outboundKey(receipt().id(), step);
+  }
+
+  /**
+   * Records the recovery point: the handler's effects are committed, and {@code reference} names
+   * what they created (an order id). From now on the request is never run again; if this run
+   * dies before its answer is stored, a repeat completes it through the app's {@link
+   * ReceiptRecovery} from {@code reference}, or gets {@code 202} until an answer can be rendered.
+   * For effects in a database transaction, record it in that same transaction instead (see
+   * {@code docs/server.md}, "Local effects atomic with the receipt"), so both commit or neither.
+   *
+   * @throws ReceiptFencedException if this run no longer owns the receipt (its lease ran out and
+   *     another repeat took it over): the effects must be rolled back if they can be
+   * @throws StoreException if the store failed; the recovery point may or may not be recorded
+   */
+  public synchronized void effectsCommitted(String reference) {
+    Objects.requireNonNull(reference, "reference");
+    if (current == null) {
+      return;
+    }
+    Receipt next = current.toBuilder().revision(current.revision() + 1)
+        .effectsCommitted(true).reference(reference).updatedAt(clock.instant()).build();
+    write(next);
+  }
+
+  /**
+   * Declares that the effect's outcome is unknown when the handler returns (an outbound intent
+   * still {@code Pending}): the receipt is kept {@code PENDING} with {@code reference} and {@code
+   * reason}, and repeats get {@code 202} with a status URL until the app settles it ({@link
+   * IdempotentEndpoints#settle}) or its {@link ReceiptRecovery} answers.
+   */
+  public synchronized void pending(String reference, String reason) {
+    this.pendingReference = Objects.requireNonNull(reference, "reference");
+    this.pendingReason = Objects.requireNonNull(reason, "reason");
+    this.pendingRequested = current != null;
+  }
+
+  /**
+   * Renews this run's lease by the endpoint's lease from now. The core renews it on a timer while
+   * the handler runs; call this only from a handler that blocks the timer's effect (none does).
+   *
+   * @return false if this run no longer owns the receipt
+   */
+  public synchronized boolean renewLease() {
+    if (current == null || fencedOut) {
+      return !fencedOut;
+    }
+    if (transactionalChanges > 0) {
+      // A change is open in the app's transaction (it holds the row); renewing now would wait on
+      // it and then fail on the revision it moves. The transaction is short; skip one renewal.
+      return true;
+    }
+    Receipt next = current.toBuilder().revision(current.revision() + 1)
+        .lease(clock.instant().plus(policy.lease()), current.leaseOwner())
+        .updatedAt(clock.instant()).build();
+    try {
+      write(next);
+      return true;
+    } catch (ReceiptFencedException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Starts a change of the receipt that the app writes in its own transaction (the recovery point
+   * beside the business writes): returns the receipt to write, the current one's successor with
+   * effects committed and {@code reference}, and holds lease renewals until {@link
+   * #transactionalChangeEnded} says how the transaction ended.
+   *
+   * @throws IllegalStateException if the request is unprotected
+   * @throws ReceiptFencedException if this run no longer owns the receipt
+   */
+  public synchronized Receipt beginTransactionalChange(String reference) {
+    Receipt owned = receipt();
+    if (fencedOut) {
+      throw new ReceiptFencedException(owned.id());
+    }
+    transactionalChanges++;
+    return owned.toBuilder().revision(owned.revision() + 1).effectsCommitted(true)
+        .reference(Objects.requireNonNull(reference, "reference"))
+        .updatedAt(clock.instant()).build();
+  }
+
+  /**
+   * Ends a change started by {@link #beginTransactionalChange}: {@code committed} is the receipt
+   * the transaction wrote if it committed, null if it rolled back.
+   */
+  public synchronized void transactionalChangeEnded(@Nullable Receipt committed) {
+    transactionalChanges = Math.max(0, transactionalChanges - 1);
+    if (committed != null) {
+      current = committed;
+    }
+  }
+
+  private void write(Receipt next) {
+    if (fencedOut) {
+      throw new ReceiptFencedException(next.id());
+    }
+    if (!store.replace(current, next)) {
+      fencedOut = true;
+      throw new ReceiptFencedException(next.id());
+    }
+    current = next;
+  }
+
+  synchronized boolean fencedOut() {
+    return fencedOut;
+  }
+
+  synchronized void markFencedOut() {
+    fencedOut = true;
+  }
+
+  synchronized boolean pendingRequested() {
+    return pendingRequested;
+  }
+
+  synchronized @Nullable String pendingReference() {
+    return pendingReference;
+  }
+
+  synchronized @Nullable String pendingReason() {
+    return pendingReason;
+  }
+
+  /** Replaces the owned receipt with {@code next} (built from {@link #receipt()}), or fences out. */
+  synchronized boolean finish(Receipt next) {
+    try {
+      write(next);
+      return true;
+    } catch (ReceiptFencedException e) {
+      return false;
+    }
+  }
+}
