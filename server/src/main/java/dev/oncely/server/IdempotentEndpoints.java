@@ -159,7 +159,9 @@ public final class IdempotentEndpoints implements AutoCloseable {
   private ServerAnswer serve(InboundRequest request, EndpointPolicy policy,
       EndpointHandler handler, IntentId id, String fingerprint) throws Exception {
     long waitUntil = System.nanoTime() + policy.inProgressWait().toNanos();
-    for (int round = 0; ; round++) {
+    // Rounds lost to another caller changing the receipt between our read and our write; a wait
+    // for a running first request is bounded by time instead.
+    for (int races = 0; ; races++) {
       Instant now = clock.instant();
       Receipt candidate = Receipt.builder().id(id).fingerprint(fingerprint)
           .state(ReceiptState.PROCESSING).revision(0).lease(now.plus(policy.lease()), instance)
@@ -182,9 +184,9 @@ public final class IdempotentEndpoints implements AutoCloseable {
       }
       if (repeat instanceof Repeat.InProgress inProgress) {
         long left = waitUntil - System.nanoTime();
-        if (left > 0 && round < Integer.MAX_VALUE - 1) {
+        if (left > 0) {
           settlements.await(id, Math.min(left, WAIT_POLL_NANOS));
-          round = Math.min(round, 0); // waiting rounds are bounded by time, not by count
+          races--;
           continue;
         }
         emit(ReceiptEvent.Kind.IN_PROGRESS, id);
@@ -224,7 +226,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
           }
         }
       }
-      if (round >= MAX_ROUNDS) {
+      if (races >= MAX_ROUNDS) {
         // Every round lost a race to another instance changing the same receipt: the key is busy.
         emit(ReceiptEvent.Kind.IN_PROGRESS, id);
         return answers.inProgress(RepeatRules.IN_PROGRESS_RETRY_AFTER);
