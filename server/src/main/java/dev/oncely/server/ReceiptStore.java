@@ -6,6 +6,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreException;
 import dev.oncely.server.internal.ReceiptRecords;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,8 @@ import java.util.Optional;
  */
 public final class ReceiptStore implements AutoCloseable {
   private final IntentStore store;
+  private final Object purgeLock = new Object();
+  private Instant purgedUpTo;
 
   private ReceiptStore(IntentStore store) {
     this.store = Objects.requireNonNull(store, "store");
@@ -120,6 +123,36 @@ public final class ReceiptStore implements AutoCloseable {
    */
   public int purgeExpired(Instant now) {
     return store.purgeExpired(now);
+  }
+
+  /**
+   * Removes the finished receipts whose retention ended by {@code now}, in steps: each step is
+   * one purge of the receipts that expired within {@code step} of expiry time after the last one,
+   * so one write never holds the store for more than the receipts of one step (what finished in
+   * that span), however many the store holds. The first call on this object starts one step
+   * before {@code now} (everything older goes in that first step); later calls go on from where
+   * the last one stopped. Schedule it every few minutes.
+   *
+   * @return how many were removed
+   * @throws IllegalArgumentException if {@code step} is not positive
+   */
+  public int purgeExpired(Instant now, Duration step) {
+    Objects.requireNonNull(now, "now");
+    if (step.isNegative() || step.isZero()) {
+      throw new IllegalArgumentException("step must be positive, was " + step);
+    }
+    int removed = 0;
+    synchronized (purgeLock) {
+      Instant from = purgedUpTo == null || purgedUpTo.isAfter(now) ? now.minus(step) : purgedUpTo;
+      for (Instant cut = from; ; cut = cut.plus(step)) {
+        Instant upTo = cut.isAfter(now) ? now : cut;
+        removed += store.purgeExpired(upTo);
+        purgedUpTo = upTo;
+        if (!upTo.isBefore(now)) {
+          return removed;
+        }
+      }
+    }
   }
 
   /** Closes the underlying store. */
