@@ -523,6 +523,9 @@ public final class IdempotentEndpoints implements AutoCloseable {
       LOG.log(Level.WARNING, "a receipt listener failed", e);
     }
     if (kind == ReceiptEvent.Kind.COMPLETED || kind == ReceiptEvent.Kind.RECOVERED) {
+      // Wake the waiters before their monitor is dropped: once it is gone, a wake-up finds no one
+      // and they sleep out their re-read period.
+      settlements.changed(id);
       settlements.forget(id);
     }
   }

@@ -24,10 +24,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -542,6 +544,59 @@ class IdempotentEndpointsTest {
 
       assertReplayOf(replay, done);
       assertThat(handler.runs()).isEqualTo(1);
+    }
+
+    /**
+     * The waiter is woken by the first request's end, not found by its next read of the store
+     * (every 50 ms): timed from the first's release to the waiter's answer, the median over ten
+     * rounds is far below that period. Waking needs a waiter in the same process; the store is
+     * re-read for changes made elsewhere. The waiter's thread state is the only sign that it is
+     * parked in its wait, so the test watches it before it lets the first request go.
+     */
+    @Test
+    void a_waiting_repeat_is_woken_by_the_first_requests_end() throws Exception {
+      EndpointPolicy waiting = POLICY.toBuilder().inProgressWait(Duration.ofSeconds(20)).build();
+      List<Long> latencies = new ArrayList<>();
+      for (int round = 0; round < 10; round++) {
+        String key = "wake-" + round;
+        Gate gate = gate();
+        ScriptedHandler handler = new ScriptedHandler((c, run) -> {
+          gate.pass();
+          return created("{}");
+        });
+        Future<ServerAnswer> first = sendAsync(endpoints, waiting, key, ORDER, handler);
+        gate.awaitEntered();
+        CompletableFuture<ServerAnswer> repeat = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+          try {
+            repeat.complete(send(endpoints, waiting, key, ORDER, handler));
+          } catch (Throwable e) {
+            repeat.completeExceptionally(e);
+          }
+        }, "waiting-repeat-" + round);
+        waiter.start();
+        awaitTimedWaiting(waiter);
+
+        long released = System.nanoTime();
+        gate.open();
+        ServerAnswer replay = repeat.get(10, TimeUnit.SECONDS);
+        latencies.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released));
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        first.get(10, TimeUnit.SECONDS);
+      }
+      Collections.sort(latencies);
+      assertThat(latencies.get(latencies.size() / 2)).as("median ms from release to answer, of "
+          + latencies).isLessThan(20);
+    }
+
+    private void awaitTimedWaiting(Thread waiter) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (waiter.getState() != Thread.State.TIMED_WAITING) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the repeat never waited: " + waiter.getState());
+        }
+        Thread.onSpinWait();
+      }
     }
 
     /**
