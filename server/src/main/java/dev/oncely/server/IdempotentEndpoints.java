@@ -377,7 +377,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
   /** Writes what the handler's end means for its receipt; returns the answer to send. */
   private @Nullable ServerAnswer settle(HandlerContext context, EndpointPolicy policy,
       @Nullable ServerAnswer answer, @Nullable Throwable failure) {
-    Receipt owned = context.receipt();
+    Receipt owned = context.beginFinish();
     IntentId id = owned.id();
     Instant now = clock.instant();
     Receipt next;

@@ -653,6 +653,55 @@ class IdempotentEndpointsTest {
     }
   }
 
+  /**
+   * A lease renewal that runs just as the handler returns (the timer fired before it was
+   * canceled) must not cost the answer. The renewal is made to land at that instant through the
+   * clock, which the core reads between taking the receipt its end is built on and writing that
+   * end; the test calls {@link HandlerContext#renewLease()} there, as the timer does.
+   */
+  @Test
+  void a_lease_renewal_landing_as_the_handler_returns_does_not_lose_the_answer()
+      throws Exception {
+    AtomicReference<HandlerContext> running = new AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean armed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicInteger renewed = new AtomicInteger();
+    Clock renewingAtTheEnd = new Clock() {
+      @Override
+      public Instant instant() {
+        Instant now = clock.instant();
+        if (armed.compareAndSet(true, false) && running.get().renewLease()) {
+          renewed.incrementAndGet();
+        }
+        return now;
+      }
+
+      @Override
+      public java.time.ZoneId getZone() {
+        return java.time.ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+    };
+    IdempotentEndpoints ending = endpoints(b -> b.clock(renewingAtTheEnd));
+    ScriptedHandler handler = new ScriptedHandler((c, run) -> {
+      running.set(c);
+      armed.set(true);
+      return created("{\"run\":" + run + "}");
+    });
+
+    ServerAnswer first = send(ending, POLICY, "k1", ORDER, handler);
+
+    assertThat(renewed.get()).as("the renewal ran at the handler's end").isEqualTo(1);
+    assertThat(first.status()).isEqualTo(201);
+    assertThat(receipt("k1").state()).isEqualTo(ReceiptState.COMPLETED);
+    assertReplayOf(send(ending, POLICY, "k1", ORDER, handler), first);
+    assertThat(handler.runs()).isEqualTo(1);
+  }
+
   // --- Failures release; committed effects stay pending -----------------------------------------
 
   @Nested
