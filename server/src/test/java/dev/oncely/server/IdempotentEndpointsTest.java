@@ -500,6 +500,66 @@ class IdempotentEndpointsTest {
     }
 
     @Test
+    void requests_with_one_key_at_once_run_the_handler_once() throws Exception {
+      int callers = 8;
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+      ScriptedHandler handler = ScriptedHandler.creating();
+      List<Future<ServerAnswer>> calls = new ArrayList<>();
+      for (int i = 0; i < callers; i++) {
+        calls.add(threads.submit(() -> {
+          start.await(10, TimeUnit.SECONDS);
+          return send("k1", ORDER, handler);
+        }));
+      }
+      List<ServerAnswer> answers = new ArrayList<>();
+      for (Future<ServerAnswer> call : calls) {
+        answers.add(call.get(10, TimeUnit.SECONDS));
+      }
+
+      assertThat(handler.runs()).isEqualTo(1);
+      List<ServerAnswer> originals = answers.stream()
+          .filter(a -> a.status() == 201 && a.header("Idempotent-Replayed") == null).toList();
+      assertThat(originals).hasSize(1);
+      assertThat(answers).allSatisfy(a -> {
+        if (a.status() != 409) {
+          assertThat(a.body()).isEqualTo(originals.get(0).body());
+        }
+      });
+    }
+
+    @Test
+    void repeats_at_once_after_the_owner_died_take_it_over_once() throws Exception {
+      IdempotentEndpoints dying = IdempotentEndpoints.builder(receipts).clock(clock)
+          .instance("instance-dead").build();
+      closing.add(dying);
+      Gate dead = gate();
+      sendAsync(dying, RERUN_SAFE, "k1", ORDER, c -> {
+        dead.pass();
+        return created("{}");
+      });
+      dead.awaitEntered();
+      dying.close();
+      clock.advance(RERUN_SAFE.lease().plusSeconds(1));
+      int callers = 8;
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+      ScriptedHandler handler = ScriptedHandler.creating();
+      List<Future<ServerAnswer>> calls = new ArrayList<>();
+      for (int i = 0; i < callers; i++) {
+        calls.add(threads.submit(() -> {
+          start.await(10, TimeUnit.SECONDS);
+          return send(endpoints, RERUN_SAFE, "k1", ORDER, handler);
+        }));
+      }
+      for (Future<ServerAnswer> call : calls) {
+        assertThat(call.get(10, TimeUnit.SECONDS).status()).isIn(201, 409);
+      }
+
+      assertThat(handler.runs()).isEqualTo(1);
+      assertThat(receipt("k1").runs()).isEqualTo(2);
+      assertThat(events.stream().filter(e -> e.kind() == ReceiptEvent.Kind.TAKEN_OVER)).hasSize(1);
+    }
+
+    @Test
     void another_payload_while_the_first_runs_is_a_mismatch_not_a_wait() throws Exception {
       Gate gate = gate();
       ScriptedHandler handler = new ScriptedHandler((c, run) -> {
