@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentState;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.testing.ManualClock;
@@ -23,23 +24,28 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.zip.GZIPOutputStream;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -86,7 +92,7 @@ class IdempotentEndpointsTest {
     receipts.close();
   }
 
-  private IdempotentEndpoints endpoints(java.util.function.Consumer<IdempotentEndpoints.Builder> c) {
+  private IdempotentEndpoints endpoints(Consumer<IdempotentEndpoints.Builder> c) {
     IdempotentEndpoints.Builder b = IdempotentEndpoints.builder(receipts).clock(clock)
         .instance("instance-live").listener(events::add);
     c.accept(b);
@@ -146,7 +152,8 @@ class IdempotentEndpointsTest {
 
       assertThat(a.status()).isEqualTo(400);
       assertThat(a.header("Content-Type")).isEqualTo("application/problem+json");
-      assertThat(text(a)).contains("\"type\":\"https://oncely.dev/problems/idempotency-key-missing\"")
+      assertThat(text(a))
+          .contains("\"type\":\"https://oncely.dev/problems/idempotency-key-missing\"")
           .contains("\"status\":400");
       assertThat(handler.runs()).isZero();
       assertThat(receipts.intentStore().listUnfinished()).isEmpty();
@@ -502,7 +509,7 @@ class IdempotentEndpointsTest {
     @Test
     void requests_with_one_key_at_once_run_the_handler_once() throws Exception {
       int callers = 8;
-      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+      CyclicBarrier start = new CyclicBarrier(callers);
       ScriptedHandler handler = ScriptedHandler.creating();
       List<Future<ServerAnswer>> calls = new ArrayList<>();
       for (int i = 0; i < callers; i++) {
@@ -541,7 +548,7 @@ class IdempotentEndpointsTest {
       dying.close();
       clock.advance(RERUN_SAFE.lease().plusSeconds(1));
       int callers = 8;
-      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+      CyclicBarrier start = new CyclicBarrier(callers);
       ScriptedHandler handler = ScriptedHandler.creating();
       List<Future<ServerAnswer>> calls = new ArrayList<>();
       for (int i = 0; i < callers; i++) {
@@ -723,8 +730,7 @@ class IdempotentEndpointsTest {
   void a_lease_renewal_landing_as_the_handler_returns_does_not_lose_the_answer()
       throws Exception {
     AtomicReference<HandlerContext> running = new AtomicReference<>();
-    java.util.concurrent.atomic.AtomicBoolean armed =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean armed = new AtomicBoolean();
     AtomicInteger renewed = new AtomicInteger();
     Clock renewingAtTheEnd = new Clock() {
       @Override
@@ -737,12 +743,12 @@ class IdempotentEndpointsTest {
       }
 
       @Override
-      public java.time.ZoneId getZone() {
-        return java.time.ZoneOffset.UTC;
+      public ZoneId getZone() {
+        return ZoneOffset.UTC;
       }
 
       @Override
-      public Clock withZone(java.time.ZoneId zone) {
+      public Clock withZone(ZoneId zone) {
         return this;
       }
     };
@@ -1189,9 +1195,9 @@ class IdempotentEndpointsTest {
     ReceiptStore observe(ReceiptStore receipts) {
       return ReceiptStore.on(new ForwardingIntentStore(receipts.intentStore()) {
         @Override
-        public java.util.Optional<IntentRecord> get(IntentId id) {
-          java.util.Optional<IntentRecord> r = super.get(id);
-          if (r.isPresent() && r.get().state() == dev.oncely.client.IntentState.IN_FLIGHT) {
+        public Optional<IntentRecord> get(IntentId id) {
+          Optional<IntentRecord> r = super.get(id);
+          if (r.isPresent() && r.get().state() == IntentState.IN_FLIGHT) {
             processingSeen.countDown();
           }
           return r;

@@ -13,10 +13,10 @@ import dev.oncely.server.ReceiptModel.Expected;
 import dev.oncely.server.ReceiptModel.Outcome;
 import dev.oncely.server.ReceiptModel.Payload;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -364,7 +364,7 @@ class ReceiptStateMachineProperties {
   }
 
   static ServerAnswer toServer(Answer a) {
-    return ServerAnswer.of(a.status(), java.util.Map.of("Content-Type",
+    return ServerAnswer.of(a.status(), Map.of("Content-Type",
         List.of(EndpointTestKit.JSON)), a.body());
   }
 

@@ -18,8 +18,8 @@ class ReceiptStoreMapDbTest extends ReceiptStoreContract {
 
   @Override
   IntentStore openStore(@Nullable StoreEncryption encryption) throws Exception {
-    Path file = Files.createDirectories(dir.resolve("store-" + files.size())).resolve("receipts.db");
-    return open(file, encryption);
+    Path store = Files.createDirectories(dir.resolve("store-" + files.size()));
+    return open(store.resolve("receipts.db"), encryption);
   }
 
   private IntentStore open(Path file, @Nullable StoreEncryption encryption) {

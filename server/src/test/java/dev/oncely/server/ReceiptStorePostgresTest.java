@@ -5,6 +5,7 @@ import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.postgres.ReceiptPostgres;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -62,7 +63,7 @@ class ReceiptStorePostgresTest extends ReceiptStoreContract {
 
   @Override
   byte[] bytesAtRest() throws Exception {
-    java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
     for (HikariDataSource database : pools) {
       all.write(ReceiptPostgres.bytesAtRest(database, "oncely_intent"));
     }
