@@ -24,6 +24,7 @@ public final class HandlerContext {
   private final Clock clock;
   private @Nullable Receipt current;
   private boolean fencedOut;
+  private boolean finishing;
   private boolean pendingRequested;
   private @Nullable String pendingReference;
   private @Nullable String pendingReason;
@@ -119,7 +120,9 @@ public final class HandlerContext {
    * @return false if this run no longer owns the receipt
    */
   public synchronized boolean renewLease() {
-    if (current == null || fencedOut) {
+    if (current == null || fencedOut || finishing) {
+      // Finishing: the run's end is being written from the receipt read when it began; a
+      // renewal now would move the revision under it.
       return !fencedOut;
     }
     if (transactionalChanges > 0) {
@@ -200,7 +203,19 @@ public final class HandlerContext {
     return pendingReason;
   }
 
-  /** Replaces the owned receipt with {@code next} (built from {@link #receipt()}), or fences out. */
+  /**
+   * Ends lease renewals for good and returns the receipt the run's end is built on: a renewal
+   * that was already under way either wrote before this read or writes nothing after it.
+   */
+  synchronized Receipt beginFinish() {
+    finishing = true;
+    return receipt();
+  }
+
+  /**
+   * Replaces the owned receipt with {@code next} (built from {@link #beginFinish()}), or fences
+   * out.
+   */
   synchronized boolean finish(Receipt next) {
     try {
       write(next);

@@ -379,7 +379,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
   /** Writes what the handler's end means for its receipt; returns the answer to send. */
   private @Nullable ServerAnswer settle(HandlerContext context, EndpointPolicy policy,
       @Nullable ServerAnswer answer, @Nullable Throwable failure) {
-    Receipt owned = context.receipt();
+    Receipt owned = context.beginFinish();
     IntentId id = owned.id();
     Instant now = clock.instant();
     Receipt next;
@@ -525,6 +525,9 @@ public final class IdempotentEndpoints implements AutoCloseable {
       LOG.log(Level.WARNING, "a receipt listener failed", e);
     }
     if (kind == ReceiptEvent.Kind.COMPLETED || kind == ReceiptEvent.Kind.RECOVERED) {
+      // Wake the waiters before their monitor is dropped: once it is gone, a wake-up finds no one
+      // and they sleep out their re-read period.
+      settlements.changed(id);
       settlements.forget(id);
     }
   }
