@@ -149,10 +149,27 @@ public final class IdempotentEndpoints implements AutoCloseable {
     String fingerprint = ((Payloads.Fingerprint) print).fingerprint();
     try {
       return serve(request, policy, handler, id, fingerprint);
+    } catch (HandlerThrew e) {
+      throw e.thrown;
     } catch (StoreException e) {
       LOG.log(Level.WARNING, "receipt store failed for " + id.operation() + " " + id.safeKey()
           + " before the handler ran: " + e.getMessage());
       return answers.storeUnavailable();
+    }
+  }
+
+  /**
+   * Carries what a handler threw past {@link #handle}'s own {@link StoreException} answer: a
+   * store failure inside the handler (its own database) is the handler's failure, not a refusal
+   * before it ran.
+   */
+  private static final class HandlerThrew extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient Exception thrown;
+
+    HandlerThrew(Exception thrown) {
+      super(null, null, false, false);
+      this.thrown = thrown;
     }
   }
 
@@ -355,7 +372,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
     ServerAnswer result = settle(context, policy, answer, failure);
     if (failure != null) {
       if (failure instanceof Exception e) {
-        throw e;
+        throw new HandlerThrew(e);
       }
       throw (Error) failure;
     }
@@ -525,10 +542,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
       LOG.log(Level.WARNING, "a receipt listener failed", e);
     }
     if (kind == ReceiptEvent.Kind.COMPLETED || kind == ReceiptEvent.Kind.RECOVERED) {
-      // Wake the waiters before their monitor is dropped: once it is gone, a wake-up finds no one
-      // and they sleep out their re-read period.
       settlements.changed(id);
-      settlements.forget(id);
     }
   }
 

@@ -19,8 +19,8 @@ import java.util.Optional;
  * unique constraint on (scope, operation, key) is the reservation, its compare-and-set on the
  * revision is the fencing of every later change, and its record format, key hashing, sealing and
  * purge are the client's. A receipt store holds receipts only: open a store of its own for it
- * (a client's intents in the same store are refused as {@link
- * dev.oncely.client.StoreCorruptedException} when read).
+ * (a client's intent found by {@link #get}, {@link #reserve} or {@link #findByStatusToken} is
+ * refused as {@link dev.oncely.client.StoreCorruptedException}; listings skip it).
  *
  * <p>Thread-safe as the underlying store is. Every method may throw {@link StoreException} when
  * the store fails; nothing is then known to have changed.

@@ -816,6 +816,20 @@ class IdempotentEndpointsTest {
     }
 
     @Test
+    void a_store_failure_inside_the_handler_is_the_handlers_failure_not_a_503()
+        throws Exception {
+      ScriptedHandler handler = new ScriptedHandler((c, run) -> {
+        throw new StoreException("the app's own database refused the write");
+      });
+
+      assertThatThrownBy(() -> send("k1", ORDER, handler)).isInstanceOf(StoreException.class)
+          .hasMessageContaining("the app's own database");
+      assertThat(receipt("k1").state()).isEqualTo(ReceiptState.RELEASED);
+      assertThat(kinds()).containsExactly(ReceiptEvent.Kind.RESERVED,
+          ReceiptEvent.Kind.RELEASED);
+    }
+
+    @Test
     void the_status_url_of_a_released_receipt_is_409() throws Exception {
       ScriptedHandler handler = new ScriptedHandler((c, run) -> ServerAnswer.json(503, "{}"));
       send("k1", ORDER, handler);

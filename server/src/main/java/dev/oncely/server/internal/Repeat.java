@@ -20,7 +20,10 @@ public sealed interface Repeat {
   /** The outcome of an effect is unknown and nothing more can be learned now: {@code 202}. */
   record Pending() implements Repeat {}
 
-  /** Pending, and the app's recovery may know the answer: ask it (after holding the receipt). */
+  /**
+   * Pending, and the app's recovery may know the answer: ask it; its decision is written by
+   * compare-and-set.
+   */
   record Recover() implements Repeat {}
 
   /** The reservation was released or its owner died on a re-runnable endpoint: run again. */

@@ -7,17 +7,23 @@ import java.util.concurrent.TimeUnit;
 /**
  * Wakes the repeats of one key waiting in this process (an endpoint with an in-progress wait) when
  * this process changes that key's receipt. A waiter still re-reads the store on a short period:
- * another instance's change wakes no one here.
+ * another instance's change wakes no one here, and a change that lands between a waiter's read
+ * and its wait is seen at the next read. A key is in the map only while someone waits on it.
  */
 public final class Settlements {
-  private final ConcurrentHashMap<IntentId, Object> monitors = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<IntentId, Waiters> waiting = new ConcurrentHashMap<>();
+
+  /** The waiters of one key: a monitor and how many threads wait on it. */
+  private static final class Waiters {
+    int count;
+  }
 
   /** Wakes every waiter of {@code id}. */
   public void changed(IntentId id) {
-    Object monitor = monitors.get(id);
-    if (monitor != null) {
-      synchronized (monitor) {
-        monitor.notifyAll();
+    Waiters w = waiting.get(id);
+    if (w != null) {
+      synchronized (w) {
+        w.notifyAll();
       }
     }
   }
@@ -31,16 +37,17 @@ public final class Settlements {
     if (maxNanos <= 0) {
       return;
     }
-    Object monitor = monitors.computeIfAbsent(id, k -> new Object());
-    synchronized (monitor) {
-      TimeUnit.NANOSECONDS.timedWait(monitor, maxNanos);
+    Waiters w = waiting.compute(id, (k, existing) -> {
+      Waiters joined = existing != null ? existing : new Waiters();
+      joined.count++;
+      return joined;
+    });
+    try {
+      synchronized (w) {
+        TimeUnit.NANOSECONDS.timedWait(w, maxNanos);
+      }
+    } finally {
+      waiting.computeIfPresent(id, (k, existing) -> --existing.count == 0 ? null : existing);
     }
-    // Left in the map: a monitor is a few bytes and removing it races with a new waiter; the map
-    // is cleared of keys nobody waits on by forget().
-  }
-
-  /** Drops the monitor of {@code id} once its receipt is final. */
-  public void forget(IntentId id) {
-    monitors.remove(id);
   }
 }
