@@ -402,6 +402,27 @@ class IdempotencyFilterTest {
   }
 
   @Test
+  void a_charset_set_as_a_Charset_is_the_one_the_writer_encodes_in() {
+    HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
+      ledger.record(IdempotencyFilter.context(request), request.getInputStream().readAllBytes());
+      response.setStatus(201);
+      response.setContentType("text/plain");
+      response.setCharacterEncoding(StandardCharsets.ISO_8859_1);
+      response.getWriter().print("Café");
+    }));
+    String key = wireKey(ServerDialect.IETF, newKey());
+
+    Reply first = client.post(url, key, BODY);
+    Reply repeat = client.post(url, key, BODY);
+
+    assertThat(first.header("Content-Type")).isEqualToIgnoringCase(
+        "text/plain;charset=ISO-8859-1");
+    assertThat(first.body()).isEqualTo("Café".getBytes(StandardCharsets.ISO_8859_1));
+    assertThat(repeat.body()).isEqualTo(first.body());
+    assertThat(repeat.header("Content-Type")).isEqualTo(first.header("Content-Type"));
+  }
+
+  @Test
   void sendError_with_a_business_status_is_stored_and_replayed() {
     HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
       ledger.record(IdempotencyFilter.context(request), request.getInputStream().readAllBytes());
@@ -461,6 +482,25 @@ class IdempotencyFilterTest {
     assertThat(first.status()).isEqualTo(302);
     assertThat(first.header("Location")).isEqualTo("/payments/pay_1");
     assertThat(repeat.status()).isEqualTo(302);
+    assertThat(repeat.header("Location")).isEqualTo("/payments/pay_1");
+    assertThat(repeat.replayed()).isTrue();
+    assertThat(ledger.effects()).isEqualTo(1);
+  }
+
+  @Test
+  void sendRedirect_with_a_status_is_stored_as_that_redirect_and_replayed() {
+    HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
+      ledger.record(IdempotencyFilter.context(request), request.getInputStream().readAllBytes());
+      response.sendRedirect("/payments/pay_1", 303);
+    }));
+    String key = wireKey(ServerDialect.IETF, newKey());
+
+    Reply first = client.post(url, key, BODY);
+    Reply repeat = client.post(url, key, BODY);
+
+    assertThat(first.status()).isEqualTo(303);
+    assertThat(first.header("Location")).isEqualTo("/payments/pay_1");
+    assertThat(repeat.status()).isEqualTo(303);
     assertThat(repeat.header("Location")).isEqualTo("/payments/pay_1");
     assertThat(repeat.replayed()).isTrue();
     assertThat(ledger.effects()).isEqualTo(1);
