@@ -625,6 +625,22 @@ class IdempotencyFilterTest {
   }
 
   @Test
+  void one_key_on_another_resource_of_the_same_route_is_a_mismatch_never_the_first_answer() {
+    EndpointRoutes routes = EndpointRoutes.builder()
+        .route("POST", "/orders/{id}/confirm", EndpointPolicy.builder("orders.confirm").build())
+        .build();
+    HttpUrl base = start(ServerDialect.IETF, routes, confirmations(), b -> b);
+    String key = wireKey(ServerDialect.IETF, newKey());
+
+    Reply one = client.post(base.resolve("/orders/o-1/confirm"), key, BODY);
+    Reply two = client.post(base.resolve("/orders/o-2/confirm"), key, BODY);
+
+    assertThat(one.status()).isEqualTo(200);
+    assertThat(two.status()).as("order o-2 was never confirmed: " + two).isEqualTo(422);
+    assertThat(ledger.effects()).isEqualTo(1);
+  }
+
+  @Test
   void unrouted_requests_pass_through_untouched() {
     HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
       HandlerContext context = IdempotencyFilter.context(request);
