@@ -54,6 +54,14 @@ final class PaymentLedger {
     return counts;
   }
 
+  /** The only payment committed. */
+  synchronized Payment single() {
+    if (payments.size() != 1) {
+      throw new AssertionError(payments.size() + " payments, expected 1");
+    }
+    return payments.get(0);
+  }
+
   /** The only payment under {@code key}. */
   synchronized Payment only(String key) {
     List<Payment> found = payments.stream().filter(p -> p.key().equals(key)).toList();
