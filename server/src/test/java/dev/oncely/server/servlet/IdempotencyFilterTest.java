@@ -596,6 +596,34 @@ class IdempotencyFilterTest {
     assertThat(ledger.effects()).isEqualTo(1);
   }
 
+  @Test
+  void status_urls_name_the_applications_context_path_and_are_served_under_it() {
+    endpoints = IdempotentEndpoints.builder(ReceiptStore.on(new InMemoryIntentStore())).build();
+    server = TomcatServer.builder()
+        .contextPath("/shop")
+        .filter(new IdempotencyFilter(endpoints,
+            EndpointRoutes.builder().route("POST", "/payments", PAYMENTS).build()))
+        .servlet(payments().pendingCharges())
+        .start();
+    HttpUrl url = server.url("/shop/payments");
+    String key = wireKey(ServerDialect.IETF, newKey());
+
+    Reply accepted = client.post(url, key, BODY);
+    Reply repeated = client.post(url, key, BODY);
+    Reply polled = client.get(url.resolve(accepted.header("Location")));
+    endpoints.settle(ledger.single().receipt(), ServerAnswer.json(201, "{\"id\":\"pay_1\"}"),
+        PAYMENTS);
+    Reply done = client.get(url.resolve(repeated.header("Location")));
+
+    assertThat(accepted.status()).isEqualTo(202);
+    assertThat(accepted.header("Location")).startsWith("/shop/oncely/receipts/payments.create/");
+    assertThat(repeated.header("Location")).isEqualTo(accepted.header("Location"));
+    assertThat(polled.status()).isEqualTo(202);
+    assertThat(polled.header("Location")).isEqualTo(accepted.header("Location"));
+    assertThat(done.status()).isEqualTo(201);
+    assertThat(done.text()).isEqualTo("{\"id\":\"pay_1\"}");
+  }
+
   // --- routes ---
 
   @Test

@@ -90,6 +90,7 @@ final class TomcatServer implements AutoCloseable {
     private final List<Filter> filters = new ArrayList<>();
     private HttpServlet servlet;
     private boolean http2;
+    private String contextPath = "";
 
     /** Adds {@code filter} in front of the servlet, after the filters added before. */
     Builder filter(Filter filter) {
@@ -116,6 +117,12 @@ final class TomcatServer implements AutoCloseable {
       });
     }
 
+    /** Deploys the application under {@code path} ({@code /shop}) instead of the root. */
+    Builder contextPath(String path) {
+      this.contextPath = path;
+      return this;
+    }
+
     /** Also speaks HTTP/2 over cleartext: {@code h2c} upgrade and prior knowledge. */
     Builder http2() {
       this.http2 = true;
@@ -140,7 +147,7 @@ final class TomcatServer implements AutoCloseable {
       tomcat.getService().addConnector(connector);
       tomcat.setConnector(connector);
 
-      Context context = tomcat.addContext("", baseDir.toString());
+      Context context = tomcat.addContext(contextPath, baseDir.toString());
       if (context instanceof StandardContext standard) {
         // Its checks for leaked thread locals need --add-opens and only warn; the tests close
         // what they start.
