@@ -469,6 +469,52 @@ class IdempotencyFilterTest {
   }
 
   @Test
+  void a_servlet_that_throws_before_any_effect_releases_the_key_and_the_repeat_runs_again() {
+    AtomicInteger runs = new AtomicInteger();
+    HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
+      if (runs.incrementAndGet() == 1) {
+        throw new IllegalStateException("the database is failing over");
+      }
+      ledger.record(IdempotencyFilter.context(request), request.getInputStream().readAllBytes());
+      response.setStatus(201);
+    }));
+    String key = wireKey(ServerDialect.IETF, newKey());
+
+    Reply failed = client.post(url, key, BODY);
+    Reply retried = client.post(url, key, BODY);
+
+    assertThat(failed.status()).as("the container's answer to the throw").isEqualTo(500);
+    assertThat(retried.status()).isEqualTo(201);
+    assertThat(retried.replayed()).isFalse();
+    assertThat(ledger.effects()).isEqualTo(1);
+    assertThat(events).containsSubsequence(ReceiptEvent.Kind.RELEASED,
+        ReceiptEvent.Kind.TAKEN_OVER, ReceiptEvent.Kind.COMPLETED);
+  }
+
+  @Test
+  void a_servlet_that_throws_after_recording_its_effect_leaves_the_request_pending_never_rerun() {
+    AtomicInteger runs = new AtomicInteger();
+    HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
+      runs.incrementAndGet();
+      HandlerContext context = IdempotencyFilter.context(request);
+      PaymentLedger.Payment payment = ledger.record(context,
+          request.getInputStream().readAllBytes());
+      context.effectsCommitted(payment.id());
+      throw new IllegalStateException("the answer could not be rendered");
+    }));
+    String key = wireKey(ServerDialect.IETF, newKey());
+
+    Reply failed = client.post(url, key, BODY);
+    Reply repeat = client.post(url, key, BODY);
+
+    assertThat(failed.status()).isEqualTo(500);
+    assertThat(repeat.status()).as("the outcome is known to the app only").isEqualTo(202);
+    assertThat(repeat.header("Location")).startsWith("/oncely/receipts/payments.create/");
+    assertThat(runs).as("never run twice after its effect").hasValue(1);
+    assertThat(ledger.effects()).isEqualTo(1);
+  }
+
+  @Test
   void sendRedirect_is_stored_as_a_302_with_its_location_and_replayed() {
     HttpUrl url = start(ServerDialect.IETF, servlet((request, response) -> {
       ledger.record(IdempotencyFilter.context(request), request.getInputStream().readAllBytes());
