@@ -115,6 +115,9 @@ class ConformanceGuardsTest {
       assertThat(json.get("effects").asInt()).isEqualTo(effects.get());
       assertThat(json.get("maxEffects").asInt()).isEqualTo(15);
       assertThat(json.get("dialectCode").asText()).startsWith("Dialect dialect = Dialects.custom(");
+      assertThat(json.get("builtInDialect").get("name").asText()).isEqualTo("Dialects.ietf()");
+      assertThat(json.get("builtInDialect").get("verdict").asText())
+          .as("another body got a new effect, not a refusal").isEqualTo("not established");
     }
   }
 }

@@ -37,7 +37,9 @@ class ConformanceReferenceServerTest {
           .contains("key order", "insensitive: member order does not change the fingerprint")
           .contains("query string", "not part of the fingerprint")
           .contains(".replayHeader(\"Idempotent-Replayed\")", ".mismatchStatus(422)",
-              ".quoteKey(true)");
+              ".quoteKey(true)")
+          .contains("Dialects.ietf() fits: it reads the replay (201) as completed, the mismatch"
+              + " answer (422) as a payload mismatch");
       assertThat(server.stats().duplicates()).isZero();
       assertThat(server.stats().effects()).isLessThanOrEqualTo(15);
       assertThat(run.out()).contains(server.stats().effects() + " test effects created");
@@ -52,7 +54,9 @@ class ConformanceReferenceServerTest {
 
       assertThat(run.exitCode()).as(run.toString()).isZero();
       assertThat(run.out()).contains("mismatch answered 400", ".quoteKey(false)",
-          "contains(\"idempotency_error\")", "Verdict.PAYLOAD_MISMATCH");
+          "contains(\"idempotency_error\")", "Verdict.PAYLOAD_MISMATCH",
+          "Dialects.stripe() fits: it reads the replay (201) as completed, the mismatch answer"
+              + " (400) as a payload mismatch");
       assertThat(server.stats().duplicates()).isZero();
     }
   }
@@ -67,7 +71,9 @@ class ConformanceReferenceServerTest {
       assertThat(run.out())
           .contains("202 -> 202", "replayed byte for byte, marked Idempotent-Replayed: true")
           .contains("the repeat keeps Location, keeps Retry-After")
-          .contains(".mismatchStatus(422)");
+          .contains(".mismatchStatus(422)")
+          .contains("Dialects.ietf() fits: it reads the replay (202) as accepted, the mismatch"
+              + " answer (422) as a payload mismatch");
       assertThat(server.stats().duplicates()).isZero();
       assertThat(server.stats().status202()).isPositive();
     }

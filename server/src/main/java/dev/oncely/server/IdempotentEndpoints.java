@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>A missing key is {@code 400} where the endpoint requires one (else the handler runs
  *       unprotected); a malformed key, an unknown scope, a body over the limit or one that is not
  *       what its headers say is refused before anything is stored.
- *   <li>The payload is fingerprinted by the client's rule; {@code (s, o, k)} is reserved on the
- *       store's unique constraint with a lease: one short write.
+ *   <li>The payload is fingerprinted by the client's rule and bound to the request's method and
+ *       path (one key sent to another resource of the same route is another request); {@code (s,
+ *       o, k)} is reserved on the store's unique constraint with a lease: one short write.
  *   <li>The request that reserved runs the handler, its lease renewed every third of the lease.
  *       Its answer is stored when it is 2xx, 3xx or a business 4xx (see {@code KeptAnswers});
  *       otherwise, or when the handler throws, the reservation is released, unless the handler
@@ -146,7 +147,8 @@ public final class IdempotentEndpoints implements AutoCloseable {
     if (print instanceof Payloads.Malformed m) {
       return answers.malformedPayload(m.problem());
     }
-    String fingerprint = ((Payloads.Fingerprint) print).fingerprint();
+    String fingerprint = Payloads.ofRequest(request.method(), request.path(),
+        ((Payloads.Fingerprint) print).fingerprint());
     try {
       return serve(request, policy, handler, id, fingerprint);
     } catch (HandlerThrew e) {

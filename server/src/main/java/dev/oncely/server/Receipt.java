@@ -8,10 +8,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One idempotent request as the server keeps it: the identity (scope, operation, key), the
- * fingerprint of the payload it was reserved with, its {@link ReceiptState}, the revision every
- * change is compared and set on (the fencing token of its owner), the lease of the owner while it
- * is {@link ReceiptState#PROCESSING}, the stored answer once {@link ReceiptState#COMPLETED}, and
- * what the app recorded while it ran (a reference, "effects committed"). Immutable.
+ * fingerprint of the request (method, path and payload) it was reserved with, its {@link
+ * ReceiptState}, the revision every change is compared and set on (the fencing token of its
+ * owner), the lease of the owner while it is {@link ReceiptState#PROCESSING}, the stored answer
+ * once {@link ReceiptState#COMPLETED}, and what the app recorded while it ran (a reference,
+ * "effects committed"). Immutable.
  */
 public final class Receipt {
   private final IntentId id;
@@ -59,7 +60,10 @@ public final class Receipt {
     return id;
   }
 
-  /** The fingerprint of the payload the key was reserved with ({@code v2:} and hex SHA-256). */
+  /**
+   * The fingerprint of the request the key was reserved with: its payload by the client's rule,
+   * bound to its method and path ({@code v2:} and hex SHA-256).
+   */
   public String fingerprint() {
     return fingerprint;
   }

@@ -60,9 +60,30 @@ final class CapturedResponse extends HttpServletResponseWrapper {
     }
   }
 
+  // Every overload is captured: the wrapper's defaults would send Servlet 6.1's
+  // sendRedirect(location, status[, clearBuffer]) to the container's response, past the capture.
   @Override
   public void sendRedirect(String location) {
-    status = 302;
+    sendRedirect(location, SC_FOUND, true);
+  }
+
+  @Override
+  public void sendRedirect(String location, int sc) {
+    sendRedirect(location, sc, true);
+  }
+
+  @Override
+  public void sendRedirect(String location, boolean clearBuffer) {
+    sendRedirect(location, SC_FOUND, clearBuffer);
+  }
+
+  @Override
+  public void sendRedirect(String location, int sc, boolean clearBuffer) {
+    if (clearBuffer) {
+      flushBuffer();
+      body.reset();
+    }
+    status = sc;
     setHeader("Location", location);
   }
 
@@ -173,6 +194,11 @@ final class CapturedResponse extends HttpServletResponseWrapper {
   @Override
   public void setCharacterEncoding(String charset) {
     encoding = charset;
+  }
+
+  @Override
+  public void setCharacterEncoding(Charset charset) {
+    encoding = charset == null ? null : charset.name();
   }
 
   @Override

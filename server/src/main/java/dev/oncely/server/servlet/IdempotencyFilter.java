@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * A Servlet filter that serves the routes of an {@link EndpointRoutes} table as idempotent
  * endpoints through {@link IdempotentEndpoints}, and {@code GET} on the endpoints' status path
- * (the status URLs of pending requests). Other requests pass through untouched.
+ * (the status URLs of pending requests). Other requests pass through untouched. Routes and the
+ * status path are matched below the application's context path, and the status URLs it writes in
+ * {@code Location} carry that context path.
  *
  * <p>For a routed request the filter reads the body once (up to the endpoint's limit; a longer
  * one gets {@code 413} before anything runs), hands the application a request that reads the same
@@ -77,7 +79,7 @@ public final class IdempotencyFilter implements Filter {
     }
     byte[] body = readBody(request, policy.maxBodyBytes());
     if (body == null) {
-      write(endpoints.tooLarge(policy), response);
+      write(endpoints.tooLarge(policy), request, response);
       return;
     }
     InboundRequest inbound = inbound(request, path, body);
@@ -103,7 +105,7 @@ public final class IdempotencyFilter implements Filter {
     } catch (Exception e) {
       throw new ServletException(e);
     }
-    write(answer, response);
+    write(answer, request, response);
   }
 
   private void serveStatus(HttpServletRequest request, HttpServletResponse response, String path)
@@ -118,7 +120,7 @@ public final class IdempotencyFilter implements Filter {
       String token = rest.substring(slash + 1);
       answer = endpoints.status(inbound(request, path, new byte[0]), operation, token);
     }
-    write(answer, response);
+    write(answer, request, response);
   }
 
   private static InboundRequest inbound(HttpServletRequest request, String path, byte[] body) {
@@ -159,16 +161,22 @@ public final class IdempotencyFilter implements Filter {
         ? uri.substring(contextPath.length()) : uri;
   }
 
-  private static void write(ServerAnswer answer, HttpServletResponse response)
-      throws IOException {
+  private void write(ServerAnswer answer, HttpServletRequest request,
+      HttpServletResponse response) throws IOException {
     response.reset();
     response.setStatus(answer.status());
+    // The core names status URLs from the application's root; the filter serves them relative
+    // to the context, so under a context path (/shop) the Location must carry it.
+    String contextPath = request.getContextPath() == null ? "" : request.getContextPath();
+    String statusPrefix = endpoints.statusPath() + "/";
     for (Map.Entry<String, List<String>> e : answer.headers().entrySet()) {
       if (e.getKey().equalsIgnoreCase("Content-Length")) {
         continue;
       }
+      boolean location = e.getKey().equalsIgnoreCase("Location");
       for (String value : e.getValue()) {
-        response.addHeader(e.getKey(), value);
+        response.addHeader(e.getKey(), location && !contextPath.isEmpty()
+            && value.startsWith(statusPrefix) ? contextPath + value : value);
       }
     }
     byte[] body = answer.body();

@@ -28,9 +28,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code conformance URL --body JSON}: probes a server's idempotency contract with a handful of
- * requests under fresh keys and prints what it does, plus the {@code Dialects.custom(...)} code
- * that fits. Creates at most {@link Prober#MAX_EFFECTS} business effects; refuses a host that is not
- * loopback unless {@code --yes} is given.
+ * requests under fresh keys and prints what it does, whether the built-in dialect named by {@code
+ * --dialect} fits it ({@link DialectFit}), and the {@code Dialects.custom(...)} code that fits.
+ * Creates at most {@link Prober#MAX_EFFECTS} business effects; refuses a host that is not loopback
+ * unless {@code --yes} is given.
  */
 @Command(name = "conformance", mixinStandardHelpOptions = true,
     description = "Probe a server's idempotency contract and print the dialect that fits it."
@@ -111,10 +112,12 @@ public final class ConformanceCommand implements Callable<Integer> {
       Prober prober = new Prober(client, keyDialect, target.toString(), body, hook);
       List<Finding> findings = prober.run();
       String code = DialectCode.of(target.host(), prober.profile());
+      // Only a built-in dialect is judged: a --key-header names no dialect the client ships.
+      DialectFit fit = keyHeader == null ? prober.fitOf(keyDialect) : null;
       if (json) {
-        printJson(out, findings, code, prober, client);
+        printJson(out, findings, code, prober, client, keyDialect, fit);
       } else {
-        printText(out, findings, code, prober, client);
+        printText(out, findings, code, prober, client, keyDialect, fit);
       }
       return findings.stream().anyMatch(Finding::risk) ? OncelyCli.EXIT_FAILURE : OncelyCli.EXIT_OK;
     }
@@ -153,7 +156,7 @@ public final class ConformanceCommand implements Callable<Integer> {
   }
 
   private static void printText(PrintWriter out, List<Finding> findings, String code,
-      Prober prober, ProbeClient client) {
+      Prober prober, ProbeClient client, Dialect keyDialect, DialectFit fit) {
     int probeWidth = "PROBE".length();
     int answerWidth = "ANSWERS".length();
     for (Finding f : findings) {
@@ -169,12 +172,16 @@ public final class ConformanceCommand implements Callable<Integer> {
     out.println(client.sent() + " requests, " + prober.effects() + " test effects created (at most "
         + Prober.MAX_EFFECTS + ").");
     out.println();
+    if (fit != null) {
+      out.println(fit.line(keyDialect));
+      out.println();
+    }
     out.println("The dialect that fits:");
     out.println(code);
   }
 
   private static void printJson(PrintWriter out, List<Finding> findings, String code,
-      Prober prober, ProbeClient client) {
+      Prober prober, ProbeClient client, Dialect keyDialect, DialectFit fit) {
     ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     ObjectNode root = mapper.createObjectNode();
     ArrayNode array = root.putArray("findings");
@@ -185,6 +192,10 @@ public final class ConformanceCommand implements Callable<Integer> {
     root.put("requests", client.sent());
     root.put("effects", prober.effects());
     root.put("maxEffects", Prober.MAX_EFFECTS);
+    if (fit != null) {
+      root.putObject("builtInDialect").put("name", "Dialects." + keyDialect.name() + "()")
+          .put("verdict", fit.verdictText()).put("detail", fit.detail());
+    }
     root.put("dialectCode", code);
     try {
       out.println(mapper.writeValueAsString(root));

@@ -63,6 +63,11 @@ final class Prober {
   private Answer acceptedBusy;
   private boolean seen202;
   private int effects;
+  /** The answers a built-in dialect is judged on ({@link DialectFit}); null when not seen. */
+  private Answer replayed;
+  private Answer mismatched;
+  private Answer busyAnswer;
+  private Answer replayedError;
 
   Prober(ProbeClient client, Dialect dialect, String url, String body,
       Map<String, String> errorHook) {
@@ -108,6 +113,11 @@ final class Prober {
     return effects;
   }
 
+  /** Whether {@code dialect} reads the answers this run saw as what they are. */
+  DialectFit fitOf(Dialect dialect) {
+    return DialectFit.judge(dialect, replayed, mismatched, busyAnswer, replayedError);
+  }
+
   private boolean replay() {
     String key = freshKey();
     Answer first = client.send(url, key, body);
@@ -121,6 +131,7 @@ final class Prober {
     Answer immediate = client.send(url, key, body);
     Answer second = settle(first, immediate, () -> client.send(url, key, body));
     noteAccepted(first, immediate, second);
+    replayed = second;
     String marker = second.markerAgainst(first);
     if (marker != null) {
       profile.replayHeader = canonical(marker);
@@ -174,6 +185,7 @@ final class Prober {
       effects++;
     }
     if (busy != null) {
+      busyAnswer = busy;
       profile.inProgressStatus = busy.status();
       profile.inProgressRetryAfter = busy.header("Retry-After") != null;
       seen202 |= other.status() == 202;
@@ -208,6 +220,7 @@ final class Prober {
       return;
     }
     if (!second.success() && !second.failedOnTransport() && second.status() < 500) {
+      mismatched = second;
       profile.mismatchStatus = second.status();
       Matcher token = TOKEN.matcher(second.bodyText());
       profile.mismatchBodyToken = token.find() ? token.group() : null;
@@ -322,6 +335,7 @@ final class Prober {
       findings.add(new Finding("5xx from the handler", answers,
           "re-executed: the key was released after the error (a retry is safe)", false));
     } else if (again.status() == failure.status()) {
+      replayedError = again;
       profile.serverErrorReplayed = true;
       String marker = again.markerAgainst(failure);
       findings.add(new Finding("5xx from the handler", answers, "replayed the error"
