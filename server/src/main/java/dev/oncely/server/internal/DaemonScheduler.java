@@ -17,6 +17,9 @@ public final class DaemonScheduler {
       return t;
     });
     s.setRemoveOnCancelPolicy(true);
+    // Started now, by whoever builds the endpoints (an app's start-up), not inside the first
+    // request, where it would inherit a request thread's context (a web app's class loader).
+    s.prestartAllCoreThreads();
     return s;
   }
 }
