@@ -68,10 +68,11 @@ import javax.sql.DataSource;
  * overwrite the instance that took the intent over. A dead instance's intents become claimable when
  * its leases expire.
  *
- * <p><b>Transactions.</b> {@link #createInTransaction} writes a new intent through the caller's own
- * connection, inside the caller's transaction; see there. Two stores in two schemas of one
- * database (an app's intents, and an Oncely server's receipts, which must not share a table with
- * them) can both be written in one such transaction.
+ * <p><b>Transactions.</b> {@link #createInTransaction} writes a new intent, and {@link
+ * #compareAndSetInTransaction} changes one, through the caller's own connection, inside the
+ * caller's transaction; see there. Two stores in two schemas of one database (an app's intents,
+ * and an Oncely server's receipts, which must not share a table with them) can both be written in
+ * one such transaction.
  *
  * <p>Defaults: owner {@code host/pid/random}, lease 30 s, no encryption, the tables on the
  * connections' search path, schema not migrated.
@@ -282,20 +283,7 @@ public final class PostgresIntentStore implements IntentStore {
     byte[] bytes = codec.encode(replacement);
     boolean stored;
     try {
-      stored = run("replacing " + id, c -> {
-        try (PreparedStatement st = c.prepareStatement("UPDATE " + table + " SET state = ?,"
-            + " revision = ?, attempts = ?, due_at = ?, created_at = ?, updated_at = ?,"
-            + " expires_at = ?, lease_owner = ?, lease_until = CASE WHEN ? THEN clock_timestamp()"
-            + " + make_interval(secs => ?) END, record = ? WHERE lookup = ? AND revision = ?"
-            + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= clock_timestamp())")) {
-          int next = bindDerived(st, 1, replacement);
-          st.setBytes(next, bytes);
-          st.setBytes(next + 1, RecordCodec.lookupKey(id));
-          st.setLong(next + 2, expected.revision());
-          st.setString(next + 3, owner);
-          return st.executeUpdate() == 1;
-        }
-      });
+      stored = run("replacing " + id, c -> update(c, expected, replacement, bytes));
     } catch (RuntimeException e) {
       leases.drop(id);
       throw e;
@@ -306,6 +294,70 @@ public final class PostgresIntentStore implements IntentStore {
       leases.drop(id);
     }
     return stored;
+  }
+
+  /**
+   * The compare-and-set of {@link #compareAndSet}, run through the caller's {@code connection}
+   * inside the caller's open transaction: the change commits or rolls back with the caller's
+   * business rows. Same rules: the replacement carries the next revision, and it is refused
+   * (false) when the stored revision is no longer {@code expected}'s or another owner holds a live
+   * lease on the record. Nothing is committed here; the caller commits or rolls back.
+   *
+   * <p>True means the row was changed in the caller's transaction: others see the replacement once
+   * the caller commits; after a rollback the record is {@code expected} again. From the statement
+   * to the end of the transaction the row is locked, so another writer of this record (a
+   * compare-and-set, a lease renewal) waits for the caller's commit or rollback, then sees its
+   * outcome: keep the transaction short. A replacement in state {@code NEW} or {@code IN_FLIGHT}
+   * holds this instance's lease, as {@link #compareAndSet} does; the lease this instance already
+   * renews on the record is left as it is whatever the outcome, since the caller may still roll
+   * back.
+   *
+   * <p>Under {@code REPEATABLE READ} or {@code SERIALIZABLE} a concurrent change of the same
+   * record aborts the caller's transaction ({@link StoreException}, SQLState {@code 40001})
+   * instead of returning false.
+   *
+   * @return whether the record was changed in the caller's transaction
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the ids or business ids differ, or the replacement's
+   *     revision is not the next one
+   * @throws StoreException if the statement fails; the caller's transaction is then aborted
+   */
+  public boolean compareAndSetInTransaction(Connection connection, IntentRecord expected,
+      IntentRecord replacement) {
+    Objects.requireNonNull(connection, "connection");
+    StoreRules.checkReplacement(expected, replacement);
+    checkOpen();
+    IntentId id = expected.id();
+    boolean changed;
+    try {
+      changed = update(connection, expected, replacement, codec.encode(replacement));
+    } catch (SQLException e) {
+      throw PgErrors.translate(e, name, "replacing " + id + " in the caller's transaction");
+    }
+    if (changed && held(replacement.state())) {
+      leases.hold(id);
+    }
+    return changed;
+  }
+
+  /**
+   * The compare-and-set statement: revision and lease checked, derived columns and lease written;
+   * returns whether the row was changed.
+   */
+  private boolean update(Connection c, IntentRecord expected, IntentRecord replacement,
+      byte[] bytes) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("UPDATE " + table + " SET state = ?,"
+        + " revision = ?, attempts = ?, due_at = ?, created_at = ?, updated_at = ?,"
+        + " expires_at = ?, lease_owner = ?, lease_until = CASE WHEN ? THEN clock_timestamp()"
+        + " + make_interval(secs => ?) END, record = ? WHERE lookup = ? AND revision = ?"
+        + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= clock_timestamp())")) {
+      int next = bindDerived(st, 1, replacement);
+      st.setBytes(next, bytes);
+      st.setBytes(next + 1, RecordCodec.lookupKey(expected.id()));
+      st.setLong(next + 2, expected.revision());
+      st.setString(next + 3, owner);
+      return st.executeUpdate() == 1;
+    }
   }
 
   @Override
