@@ -68,17 +68,14 @@ public final class HandlerContext {
    * a crash sends the provider the same key and the provider's own idempotency holds. Use it as
    * the key of an Oncely intent ({@code
    * IntentSpec.builder().keyStrategy(KeyStrategy.existing(context.outboundKey("charge")))}), or
-   * as the provider's idempotency key.
+   * as the provider's idempotency key. A {@link ReceiptRecovery} finds the same key from the
+   * receipt with {@link OutboundIntents#key(Receipt, String)}.
    *
    * @throws IllegalStateException if the request is unprotected
    * @throws IllegalArgumentException if {@code step} is blank
    */
   public String outboundKey(String step) {
-    Objects.requireNonNull(step, "step");
-    if (step.isBlank()) {
-      throw new IllegalArgumentException("step must not be blank");
-    }
-    return StatusTokens.outboundKey(receipt().id(), step);
+    return StatusTokens.outboundKey(receipt().id(), OutboundIntents.checkStep(step));
   }
 
   /**
