@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.oncely.client.IntentId;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.postgres.ServerPostgres;
+import dev.oncely.server.EndpointPolicy;
 import dev.oncely.server.IdempotentEndpoints;
 import dev.oncely.server.InboundRequest;
 import dev.oncely.server.Receipt;
@@ -32,11 +33,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The owner dies after its business transaction committed the row and the recovery point, before
- * its answer is stored: the repeat that takes the receipt over completes it from the recovery
- * point, rendered from the row, and never runs the handler again.
+ * The owner dies on either side of its business commit. After it (the row and the recovery point
+ * committed, the answer not stored): the repeat that takes the receipt over completes it from the
+ * recovery point, rendered from the row, and never runs the handler again. Before it: neither is
+ * there, and an endpoint declared safe to re-run runs the handler again.
  */
-class PostgresReceiptsCrashAfterCommitTest {
+class PostgresReceiptsCrashTest {
   static ServerPostgres db;
 
   @TempDir Path dir;
@@ -179,8 +181,8 @@ class PostgresReceiptsCrashAfterCommitTest {
   @Test
   void an_instance_killed_after_its_commit_is_completed_from_the_recovery_point_on_restart()
       throws Exception {
-    try (ServerPostgres.Child child = ServerPostgres.Child.start(CrashAfterCommitChild.class,
-        List.of(db.url(), "k7", "o-7", "700"), dir, "crash-after-commit")) {
+    try (ServerPostgres.Child child = ServerPostgres.Child.start(DyingInstanceChild.class,
+        List.of(db.url(), "after-commit", "k7", "o-7", "700"), dir, "after-commit")) {
       child.awaitLine("COMMITTED", 120);
       child.kill();
     }
@@ -202,5 +204,54 @@ class PostgresReceiptsCrashAfterCommitTest {
     assertThat(repeatHandler.runs()).isZero();
     assertThat(Orders.count(db.pool())).isEqualTo(1);
     assertThat(receiptOf("k7").state()).isEqualTo(ReceiptState.COMPLETED);
+  }
+
+  /** Starts an instance that writes the row and the recovery point, then is killed uncommitted. */
+  private void instanceKilledBeforeItsCommit(String key, String order) throws Exception {
+    try (ServerPostgres.Child child = ServerPostgres.Child.start(DyingInstanceChild.class,
+        List.of(db.url(), "before-commit", key, order, "700"), dir, "before-commit")) {
+      child.awaitLine("WRITTEN", 120);
+      child.kill();
+    }
+  }
+
+  @Test
+  void an_instance_killed_before_its_commit_leaves_nothing_and_a_rerun_safe_endpoint_runs_again()
+      throws Exception {
+    instanceKilledBeforeItsCommit("k8", "o-8");
+    Receipt left = receiptOf("k8");
+    assertThat(left.state()).isEqualTo(ReceiptState.PROCESSING);
+    assertThat(left.effectsCommitted()).isFalse();
+
+    EndpointPolicy rerunSafe = Orders.POLICY.toBuilder().rerunSafe(true).build();
+    Orders repeatHandler = new Orders(db.pool(), receiptStore);
+    try (IdempotentEndpoints restarted = IdempotentEndpoints.builder(receipts).clock(later)
+        .build()) {
+      // The dead instance's transaction is rolled back when its connection drops; until then
+      // its row lock holds the takeover back.
+      ServerAnswer answer = restarted.handle(Orders.request("k8", "o-8", 700), rerunSafe,
+          repeatHandler);
+      assertThat(answer.status()).isEqualTo(201);
+    }
+    assertThat(repeatHandler.runs()).isEqualTo(1);
+    assertThat(Orders.count(db.pool())).isEqualTo(1);
+    Receipt completed = receiptOf("k8");
+    assertThat(completed.state()).isEqualTo(ReceiptState.COMPLETED);
+    assertThat(completed.runs()).isEqualTo(2);
+  }
+
+  @Test
+  void an_endpoint_not_declared_rerun_safe_keeps_a_dead_uncommitted_run_pending()
+      throws Exception {
+    instanceKilledBeforeItsCommit("k9", "o-9");
+    Orders repeatHandler = new Orders(db.pool(), receiptStore);
+    try (IdempotentEndpoints restarted = IdempotentEndpoints.builder(receipts).clock(later)
+        .build()) {
+      assertThat(restarted.handle(Orders.request("k9", "o-9", 700), Orders.POLICY,
+          repeatHandler).status()).isEqualTo(202);
+    }
+    assertThat(repeatHandler.runs()).isZero();
+    assertThat(Orders.count(db.pool())).isZero();
+    assertThat(receiptOf("k9").state()).isEqualTo(ReceiptState.PENDING);
   }
 }
