@@ -48,7 +48,9 @@ import javax.sql.DataSource;
  * <p><b>Schema.</b> Table {@code oncely_intent}, created by the versioned scripts under
  * {@code db/oncely/} ({@code V1__oncely_intents.sql}, {@code V2__oncely_meta.sql}, Flyway names),
  * applied by {@link #migrate}
- * or {@link Builder#migrate(boolean)}. Besides the record bytes, each row has SQL-readable columns
+ * or {@link Builder#migrate(boolean)}, in the schema the connections' {@code search_path} names
+ * first (normally {@code public}) or in the one {@link Builder#schema(String)} names. Besides the
+ * record bytes, each row has SQL-readable columns
  * derived on every write (state, revision, attempts, due time, business id, created, updated,
  * expiry, lease owner and expiry); the key is stored only as its SHA-256 lookup hash. A database
  * constraint keeps a business id unique per scope and operation across the fleet. Table
@@ -66,10 +68,14 @@ import javax.sql.DataSource;
  * overwrite the instance that took the intent over. A dead instance's intents become claimable when
  * its leases expire.
  *
- * <p><b>Transactions.</b> {@link #createInTransaction} writes a new intent through the caller's own
- * connection, inside the caller's transaction; see there.
+ * <p><b>Transactions.</b> {@link #createInTransaction} writes a new intent, and {@link
+ * #compareAndSetInTransaction} changes one, through the caller's own connection, inside the
+ * caller's transaction; see there. Two stores in two schemas of one database (an app's intents,
+ * and an Oncely server's receipts, which must not share a table with them) can both be written in
+ * one such transaction.
  *
- * <p>Defaults: owner {@code host/pid/random}, lease 30 s, no encryption, schema not migrated.
+ * <p>Defaults: owner {@code host/pid/random}, lease 30 s, no encryption, the tables on the
+ * connections' search path, schema not migrated.
  * Thread-safe. {@link #close()} stops lease renewal and releases this owner's leases; it does not
  * close the {@link DataSource}.
  */
@@ -83,6 +89,8 @@ public final class PostgresIntentStore implements IntentStore {
 
   private final DataSource dataSource;
   private final String name;
+  /** The table, schema-qualified when the builder named a schema. */
+  private final String table;
   private final String owner;
   private final Duration lease;
   private final double leaseSeconds;
@@ -93,11 +101,12 @@ public final class PostgresIntentStore implements IntentStore {
   private PostgresIntentStore(Builder b) {
     this.dataSource = b.dataSource;
     this.name = b.name;
+    this.table = Schema.qualified(b.schema, "oncely_intent");
     this.owner = b.owner;
     this.lease = b.lease;
     this.leaseSeconds = b.lease.toMillis() / 1000.0;
     this.codec = new RecordCodec(b.encryption);
-    this.leases = new LeaseKeeper(dataSource, owner, lease);
+    this.leases = new LeaseKeeper(dataSource, owner, lease, table);
     this.closing = new StoreClosing(name);
   }
 
@@ -122,9 +131,29 @@ public final class PostgresIntentStore implements IntentStore {
   public static int migrate(DataSource dataSource) {
     Objects.requireNonNull(dataSource, "dataSource");
     try (Connection c = dataSource.getConnection()) {
-      return Schema.migrate(c);
+      return Schema.migrate(c, null);
     } catch (SQLException e) {
       throw PgErrors.translate(e, "postgres", "migrating the schema");
+    }
+  }
+
+  /**
+   * Applies the missing schema versions as {@link #migrate(DataSource)} does, in the PostgreSQL
+   * schema {@code schema} (created if missing), for a store built with {@link
+   * Builder#schema(String) schema(schema)}. Each schema keeps its own versions.
+   *
+   * @return how many versions were applied (0 when the schema is current)
+   * @throws IllegalArgumentException if {@code schema} is not a plain lower-case name
+   * @throws DatabaseUnavailableException if the database cannot be reached
+   * @throws StoreException if a script fails; nothing is applied
+   */
+  public static int migrate(DataSource dataSource, String schema) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    Schema.checkName(schema);
+    try (Connection c = dataSource.getConnection()) {
+      return Schema.migrate(c, schema);
+    } catch (SQLException e) {
+      throw PgErrors.translate(e, "postgres", "migrating schema " + schema);
     }
   }
 
@@ -184,7 +213,7 @@ public final class PostgresIntentStore implements IntentStore {
 
   private void insert(Connection c, IntentRecord r, byte[] bytes) throws SQLException {
     byte[] lookup = RecordCodec.lookupKey(r.id());
-    try (PreparedStatement st = c.prepareStatement("INSERT INTO oncely_intent (lookup, scope,"
+    try (PreparedStatement st = c.prepareStatement("INSERT INTO " + table + " (lookup, scope,"
         + " operation, business_id, state, revision, attempts, due_at, created_at, updated_at,"
         + " expires_at, lease_owner, lease_until, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
         + " ?, CASE WHEN ? THEN clock_timestamp() + make_interval(secs => ?) END, ?)"
@@ -200,7 +229,8 @@ public final class PostgresIntentStore implements IntentStore {
       }
     }
     boolean idTaken;
-    try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM oncely_intent WHERE lookup = ?")) {
+    try (PreparedStatement st = c.prepareStatement(
+        "SELECT 1 FROM " + table + " WHERE lookup = ?")) {
       st.setBytes(1, lookup);
       try (ResultSet rs = st.executeQuery()) {
         idTaken = rs.next();
@@ -208,7 +238,7 @@ public final class PostgresIntentStore implements IntentStore {
     }
     boolean businessIdTaken = false;
     if (!idTaken && r.businessId() != null) {
-      try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM oncely_intent"
+      try (PreparedStatement st = c.prepareStatement("SELECT 1 FROM " + table
           + " WHERE scope = ? AND operation = ? AND business_id = ?")) {
         st.setString(1, r.id().scope());
         st.setString(2, r.id().operation());
@@ -253,20 +283,7 @@ public final class PostgresIntentStore implements IntentStore {
     byte[] bytes = codec.encode(replacement);
     boolean stored;
     try {
-      stored = run("replacing " + id, c -> {
-        try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET state = ?,"
-            + " revision = ?, attempts = ?, due_at = ?, created_at = ?, updated_at = ?,"
-            + " expires_at = ?, lease_owner = ?, lease_until = CASE WHEN ? THEN clock_timestamp()"
-            + " + make_interval(secs => ?) END, record = ? WHERE lookup = ? AND revision = ?"
-            + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= clock_timestamp())")) {
-          int next = bindDerived(st, 1, replacement);
-          st.setBytes(next, bytes);
-          st.setBytes(next + 1, RecordCodec.lookupKey(id));
-          st.setLong(next + 2, expected.revision());
-          st.setString(next + 3, owner);
-          return st.executeUpdate() == 1;
-        }
-      });
+      stored = run("replacing " + id, c -> update(c, expected, replacement, bytes));
     } catch (RuntimeException e) {
       leases.drop(id);
       throw e;
@@ -279,13 +296,77 @@ public final class PostgresIntentStore implements IntentStore {
     return stored;
   }
 
+  /**
+   * The compare-and-set of {@link #compareAndSet}, run through the caller's {@code connection}
+   * inside the caller's open transaction: the change commits or rolls back with the caller's
+   * business rows. Same rules: the replacement carries the next revision, and it is refused
+   * (false) when the stored revision is no longer {@code expected}'s or another owner holds a live
+   * lease on the record. Nothing is committed here; the caller commits or rolls back.
+   *
+   * <p>True means the row was changed in the caller's transaction: others see the replacement once
+   * the caller commits; after a rollback the record is {@code expected} again. From the statement
+   * to the end of the transaction the row is locked, so another writer of this record (a
+   * compare-and-set, a lease renewal) waits for the caller's commit or rollback, then sees its
+   * outcome: keep the transaction short. A replacement in state {@code NEW} or {@code IN_FLIGHT}
+   * holds this instance's lease, as {@link #compareAndSet} does; the lease this instance already
+   * renews on the record is left as it is whatever the outcome, since the caller may still roll
+   * back.
+   *
+   * <p>Under {@code REPEATABLE READ} or {@code SERIALIZABLE} a concurrent change of the same
+   * record aborts the caller's transaction ({@link StoreException}, SQLState {@code 40001})
+   * instead of returning false.
+   *
+   * @return whether the record was changed in the caller's transaction
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the ids or business ids differ, or the replacement's
+   *     revision is not the next one
+   * @throws StoreException if the statement fails; the caller's transaction is then aborted
+   */
+  public boolean compareAndSetInTransaction(Connection connection, IntentRecord expected,
+      IntentRecord replacement) {
+    Objects.requireNonNull(connection, "connection");
+    StoreRules.checkReplacement(expected, replacement);
+    checkOpen();
+    IntentId id = expected.id();
+    boolean changed;
+    try {
+      changed = update(connection, expected, replacement, codec.encode(replacement));
+    } catch (SQLException e) {
+      throw PgErrors.translate(e, name, "replacing " + id + " in the caller's transaction");
+    }
+    if (changed && held(replacement.state())) {
+      leases.hold(id);
+    }
+    return changed;
+  }
+
+  /**
+   * The compare-and-set statement: revision and lease checked, derived columns and lease written;
+   * returns whether the row was changed.
+   */
+  private boolean update(Connection c, IntentRecord expected, IntentRecord replacement,
+      byte[] bytes) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("UPDATE " + table + " SET state = ?,"
+        + " revision = ?, attempts = ?, due_at = ?, created_at = ?, updated_at = ?,"
+        + " expires_at = ?, lease_owner = ?, lease_until = CASE WHEN ? THEN clock_timestamp()"
+        + " + make_interval(secs => ?) END, record = ? WHERE lookup = ? AND revision = ?"
+        + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= clock_timestamp())")) {
+      int next = bindDerived(st, 1, replacement);
+      st.setBytes(next, bytes);
+      st.setBytes(next + 1, RecordCodec.lookupKey(expected.id()));
+      st.setLong(next + 2, expected.revision());
+      st.setString(next + 3, owner);
+      return st.executeUpdate() == 1;
+    }
+  }
+
   @Override
   public Optional<IntentRecord> get(IntentId id) {
     Objects.requireNonNull(id, "id");
     checkOpen();
     return Optional.ofNullable(run("reading " + id, c -> {
       try (PreparedStatement st = c.prepareStatement(
-          "SELECT " + COLUMNS + " FROM oncely_intent WHERE lookup = ?")) {
+          "SELECT " + COLUMNS + " FROM " + table + " WHERE lookup = ?")) {
         st.setBytes(1, RecordCodec.lookupKey(id));
         try (ResultSet rs = st.executeQuery()) {
           return rs.next() ? decodeRow(rs) : null;
@@ -302,7 +383,7 @@ public final class PostgresIntentStore implements IntentStore {
     Objects.requireNonNull(businessId, "businessId");
     checkOpen();
     return Optional.ofNullable(run("finding a business id in " + scope + "/" + operation, c -> {
-      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM oncely_intent"
+      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table
           + " WHERE scope = ? AND operation = ? AND business_id = ?")) {
         st.setString(1, scope);
         st.setString(2, operation);
@@ -321,7 +402,7 @@ public final class PostgresIntentStore implements IntentStore {
   public List<IntentRecord> listUnfinished() {
     checkOpen();
     return run("listing unfinished records", c -> {
-      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM oncely_intent"
+      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table
           + " WHERE state NOT IN " + TERMINAL + " ORDER BY created_at, lookup")) {
         return decodeAll(st);
       }
@@ -334,7 +415,7 @@ public final class PostgresIntentStore implements IntentStore {
     Objects.requireNonNull(visitor, "visitor");
     checkOpen();
     run("listing finished records", c -> {
-      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM oncely_intent"
+      try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS + " FROM " + table
           + " WHERE state IN " + TERMINAL)) {
         st.setFetchSize(256);
         try (ResultSet rs = st.executeQuery()) {
@@ -361,10 +442,10 @@ public final class PostgresIntentStore implements IntentStore {
     StoreRules.checkClaim(now, limit);
     checkOpen();
     List<IntentRecord> claimed = run("claiming due records", c -> {
-      try (PreparedStatement st = c.prepareStatement("WITH due AS (SELECT lookup FROM oncely_intent"
+      try (PreparedStatement st = c.prepareStatement("WITH due AS (SELECT lookup FROM " + table
           + " WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= clock_timestamp())"
           + " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED)"
-          + " UPDATE oncely_intent i SET lease_owner = ?,"
+          + " UPDATE " + table + " i SET lease_owner = ?,"
           + " lease_until = clock_timestamp() + make_interval(secs => ?)"
           + " FROM due WHERE i.lookup = due.lookup RETURNING i.lookup, i.revision, i.record")) {
         setTime(st, 1, now);
@@ -400,7 +481,7 @@ public final class PostgresIntentStore implements IntentStore {
     leases.drop(id);
     checkOpen();
     run("releasing the lease on " + id, c -> {
-      try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET lease_owner = NULL,"
+      try (PreparedStatement st = c.prepareStatement("UPDATE " + table + " SET lease_owner = NULL,"
           + " lease_until = NULL WHERE lookup = ? AND lease_owner = ?")) {
         st.setBytes(1, RecordCodec.lookupKey(id));
         st.setString(2, owner);
@@ -414,7 +495,7 @@ public final class PostgresIntentStore implements IntentStore {
     Objects.requireNonNull(now, "now");
     checkOpen();
     return run("purging expired records", c -> {
-      try (PreparedStatement st = c.prepareStatement("DELETE FROM oncely_intent"
+      try (PreparedStatement st = c.prepareStatement("DELETE FROM " + table
           + " WHERE state IN " + TERMINAL + " AND expires_at <= ?")) {
         setTime(st, 1, now);
         return st.executeUpdate();
@@ -438,8 +519,8 @@ public final class PostgresIntentStore implements IntentStore {
   private void releaseAll() {
     try {
       run("releasing the leases of " + owner, c -> {
-        try (PreparedStatement st = c.prepareStatement("UPDATE oncely_intent SET lease_owner = NULL,"
-            + " lease_until = NULL WHERE lease_owner = ?")) {
+        try (PreparedStatement st = c.prepareStatement("UPDATE " + table
+            + " SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?")) {
           st.setString(1, owner);
           return st.executeUpdate();
         }
@@ -515,6 +596,7 @@ public final class PostgresIntentStore implements IntentStore {
     private Duration lease = DEFAULT_LEASE;
     private StoreEncryption encryption;
     private boolean migrate;
+    private String schema;
 
     private Builder(DataSource dataSource) {
       this.dataSource = dataSource;
@@ -558,6 +640,22 @@ public final class PostgresIntentStore implements IntentStore {
       return this;
     }
 
+    /**
+     * The PostgreSQL schema that holds this store's tables (default none: the tables the
+     * connections' {@code search_path} finds, normally in {@code public}). Give a store a schema of
+     * its own when another store shares the database and must not share its table, such as an
+     * Oncely server's receipts beside the app's own intents: both can still be written in one
+     * transaction. Apply it with {@link PostgresIntentStore#migrate(DataSource, String)}, this
+     * builder's {@link #migrate(boolean)}, or Flyway with {@code schemas} set to it.
+     *
+     * @throws IllegalArgumentException if {@code schema} is not a plain lower-case name (letters,
+     *     digits and underscores, not starting with a digit, at most 63 characters)
+     */
+    public Builder schema(String schema) {
+      this.schema = Schema.checkName(schema);
+      return this;
+    }
+
     /** Whether {@link #build()} applies missing schema versions first (default false). */
     public Builder migrate(boolean migrate) {
       this.migrate = migrate;
@@ -578,11 +676,16 @@ public final class PostgresIntentStore implements IntentStore {
         owner = defaultOwner();
       }
       if (migrate) {
-        PostgresIntentStore.migrate(dataSource);
+        if (schema == null) {
+          PostgresIntentStore.migrate(dataSource);
+        } else {
+          PostgresIntentStore.migrate(dataSource, schema);
+        }
       }
       try (Connection c = dataSource.getConnection()) {
-        Schema.check(c, name);
-        MetaRows.checkCanary(c, new KeyCanary(encryption), new RecordCodec(encryption), name);
+        Schema.check(c, name, schema);
+        MetaRows.checkCanary(c, new KeyCanary(encryption), new RecordCodec(encryption), name,
+            schema);
       } catch (SQLException e) {
         throw PgErrors.translate(e, name, "checking the schema");
       }

@@ -4,6 +4,7 @@ import dev.oncely.client.IntentId;
 import dev.oncely.client.StoreException;
 import dev.oncely.server.internal.StatusTokens;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -28,7 +29,8 @@ public final class HandlerContext {
   private boolean pendingRequested;
   private @Nullable String pendingReference;
   private @Nullable String pendingReason;
-  private int transactionalChanges;
+  /** The receipt an open transactional change writes, until the app says how it ended. */
+  private @Nullable Receipt openChange;
 
   HandlerContext(InboundRequest request, @Nullable ReceiptStore store,
       @Nullable EndpointPolicy policy, Clock clock, @Nullable Receipt owned) {
@@ -65,18 +67,16 @@ public final class HandlerContext {
    * The key for the outbound call {@code step} (say {@code "charge"}) made while handling this
    * request: derived one-way from (scope, operation, key, step), so a re-run of the handler after
    * a crash sends the provider the same key and the provider's own idempotency holds. Use it as
-   * the key of an Oncely intent ({@code IntentSpec.builder().key(..)}), or as the provider's
-   * idempotency key.
+   * the key of an Oncely intent ({@code
+   * IntentSpec.builder().keyStrategy(KeyStrategy.existing(context.outboundKey("charge")))}), or
+   * as the provider's idempotency key. A {@link ReceiptRecovery} finds the same key from the
+   * receipt with {@link OutboundIntents#key(Receipt, String)}.
    *
    * @throws IllegalStateException if the request is unprotected
    * @throws IllegalArgumentException if {@code step} is blank
    */
   public String outboundKey(String step) {
-    Objects.requireNonNull(step, "step");
-    if (step.isBlank()) {
-      throw new IllegalArgumentException("step must not be blank");
-    }
-    return StatusTokens.outboundKey(receipt().id(), step);
+    return StatusTokens.outboundKey(receipt().id(), OutboundIntents.checkStep(step));
   }
 
   /**
@@ -85,10 +85,13 @@ public final class HandlerContext {
    * dies before its answer is stored, a repeat completes it through the app's {@link
    * ReceiptRecovery} from {@code reference}, or gets {@code 202} until an answer can be rendered.
    * For effects in a database transaction, record it in that same transaction instead (see
-   * {@code docs/server.md}, "Local effects atomic with the receipt"), so both commit or neither.
+   * {@code docs/server.md}, "Local effects atomic with the receipt", and {@link
+   * #beginTransactionalChange}), so both commit or neither.
    *
    * @throws ReceiptFencedException if this run no longer owns the receipt (its lease ran out and
    *     another repeat took it over): the effects must be rolled back if they can be
+   * @throws IllegalStateException if a transactional change is open (its transaction holds the
+   *     receipt's row)
    * @throws StoreException if the store failed; the recovery point may or may not be recorded
    */
   public synchronized void effectsCommitted(String reference) {
@@ -96,6 +99,7 @@ public final class HandlerContext {
     if (current == null) {
       return;
     }
+    checkNoOpenChange();
     Receipt next = current.toBuilder().revision(current.revision() + 1)
         .effectsCommitted(true).reference(reference).updatedAt(clock.instant()).build();
     write(next);
@@ -125,9 +129,9 @@ public final class HandlerContext {
       // renewal now would move the revision under it.
       return !fencedOut;
     }
-    if (transactionalChanges > 0) {
+    if (openChange != null) {
       // A change is open in the app's transaction (it holds the row); renewing now would wait on
-      // it and then fail on the revision it moves. The transaction is short; skip one renewal.
+      // it and then fail on the revision it moves. The change carries a fresh lease itself.
       return true;
     }
     Receipt next = current.toBuilder().revision(current.revision() + 1)
@@ -142,33 +146,63 @@ public final class HandlerContext {
   }
 
   /**
-   * Starts a change of the receipt that the app writes in its own transaction (the recovery point
-   * beside the business writes): returns the receipt to write, the current one's successor with
-   * effects committed and {@code reference}, and holds lease renewals until {@link
-   * #transactionalChangeEnded} says how the transaction ended.
+   * Starts a change of the receipt that the app writes in its own transaction, beside its
+   * business writes (the recovery point: {@code dev.oncely.server.postgres.PostgresReceipts} does
+   * this for PostgreSQL). Returns the receipt to write in place of {@link #receipt()}: its
+   * successor (the next revision) with effects committed, {@code reference}, and the lease renewed
+   * from now by the endpoint's lease. Until {@link #transactionalChangeEnded} says how the
+   * transaction ended, the core's lease renewals of this receipt are held (the transaction holds
+   * its row), no other change may start, and {@link #receipt()} stays the receipt the change
+   * replaces (the {@code expected} of the app's compare-and-set). One change at a time; after a
+   * rollback another may start.
    *
-   * @throws IllegalStateException if the request is unprotected
+   * @throws IllegalStateException if the request is unprotected, or a change is already open
    * @throws ReceiptFencedException if this run no longer owns the receipt
    */
   public synchronized Receipt beginTransactionalChange(String reference) {
+    Objects.requireNonNull(reference, "reference");
     Receipt owned = receipt();
+    checkNoOpenChange();
     if (fencedOut) {
       throw new ReceiptFencedException(owned.id());
     }
-    transactionalChanges++;
-    return owned.toBuilder().revision(owned.revision() + 1).effectsCommitted(true)
-        .reference(Objects.requireNonNull(reference, "reference"))
-        .updatedAt(clock.instant()).build();
+    Instant now = clock.instant();
+    openChange = owned.toBuilder().revision(owned.revision() + 1).effectsCommitted(true)
+        .reference(reference).lease(now.plus(policy.lease()), owned.leaseOwner())
+        .updatedAt(now).build();
+    return openChange;
   }
 
   /**
-   * Ends a change started by {@link #beginTransactionalChange}: {@code committed} is the receipt
-   * the transaction wrote if it committed, null if it rolled back.
+   * Ends the change {@link #beginTransactionalChange} started. Call it after the transaction
+   * ended: {@code committed} is the receipt that call returned if the transaction committed, null
+   * if it rolled back. When the commit's outcome is unknown (the connection broke during it), pass
+   * null: if it did commit, the run's next write of the receipt is refused on the revision and a
+   * repeat completes the request from the recovery point; nothing runs twice either way.
+   *
+   * @throws IllegalStateException if no change is open
+   * @throws IllegalArgumentException if {@code committed} is not the receipt the open change
+   *     writes
    */
   public synchronized void transactionalChangeEnded(@Nullable Receipt committed) {
-    transactionalChanges = Math.max(0, transactionalChanges - 1);
+    if (openChange == null) {
+      throw new IllegalStateException("no transactional change of the receipt is open");
+    }
+    if (committed != null && !committed.equals(openChange)) {
+      throw new IllegalArgumentException("the committed receipt is not the one"
+          + " beginTransactionalChange returned (revision " + committed.revision() + ", expected "
+          + openChange.revision() + ")");
+    }
+    openChange = null;
     if (committed != null) {
       current = committed;
+    }
+  }
+
+  private void checkNoOpenChange() {
+    if (openChange != null) {
+      throw new IllegalStateException("a transactional change of the receipt is open: end it"
+          + " with transactionalChangeEnded once its transaction committed or rolled back");
     }
   }
 

@@ -20,7 +20,11 @@ import java.util.Optional;
  * revision is the fencing of every later change, and its record format, key hashing, sealing and
  * purge are the client's. A receipt store holds receipts only: open a store of its own for it
  * (a client's intent found by {@link #get}, {@link #reserve} or {@link #findByStatusToken} is
- * refused as {@link dev.oncely.client.StoreCorruptedException}; listings skip it).
+ * refused as {@link dev.oncely.client.StoreCorruptedException}, listings skip it, and a client's
+ * scheduler on that store would drive receipts as intents). On PostgreSQL give it a schema of its
+ * own ({@code PostgresIntentStore.builder(ds).schema("oncely_receipts")}): the app's intents and
+ * the receipts then share the database, and one transaction ({@code
+ * dev.oncely.server.postgres.PostgresReceipts}), but not a table.
  *
  * <p>Thread-safe as the underlying store is. Every method may throw {@link StoreException} when
  * the store fails; nothing is then known to have changed.

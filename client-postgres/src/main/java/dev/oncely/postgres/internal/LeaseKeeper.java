@@ -27,13 +27,16 @@ public final class LeaseKeeper implements AutoCloseable {
   private final DataSource dataSource;
   private final String owner;
   private final Duration lease;
+  private final String table;
   private final Map<IntentId, byte[]> held = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
 
-  public LeaseKeeper(DataSource dataSource, String owner, Duration lease) {
+  /** Renews {@code owner}'s leases on rows of {@code table} (schema-qualified or not). */
+  public LeaseKeeper(DataSource dataSource, String owner, Duration lease, String table) {
     this.dataSource = dataSource;
     this.owner = owner;
     this.lease = lease;
+    this.table = table;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "oncely-pg-lease");
       t.setDaemon(true);
@@ -65,7 +68,7 @@ public final class LeaseKeeper implements AutoCloseable {
     }
     byte[][] keys = held.values().toArray(new byte[0][]);
     try (Connection c = dataSource.getConnection();
-        PreparedStatement st = c.prepareStatement("UPDATE oncely_intent"
+        PreparedStatement st = c.prepareStatement("UPDATE " + table
             + " SET lease_until = clock_timestamp() + make_interval(secs => ?)"
             + " WHERE lookup = ANY (?) AND lease_owner = ? AND lease_until > clock_timestamp()")) {
       Array array = c.createArrayOf("bytea", keys);

@@ -25,21 +25,22 @@ public final class MetaRows {
    *     or with or without one where {@code canary}'s setting differs
    * @throws StoreCorruptedException if the rows are damaged
    */
-  public static void checkCanary(Connection c, KeyCanary canary, RecordCodec codec, String name)
-      throws SQLException {
-    byte[] encrypted = read(c, "encrypted");
-    byte[] stored = read(c, "canary");
+  public static void checkCanary(Connection c, KeyCanary canary, RecordCodec codec, String name,
+      String schema) throws SQLException {
+    String meta = Schema.qualified(schema, "oncely_meta");
+    byte[] encrypted = read(c, meta, "encrypted");
+    byte[] stored = read(c, meta, "canary");
     if (encrypted == null && stored == null) {
-      adoptExistingRecords(c, codec, name);
-      try (PreparedStatement st = c.prepareStatement("INSERT INTO oncely_meta (name, value)"
+      adoptExistingRecords(c, codec, name, Schema.qualified(schema, "oncely_intent"));
+      try (PreparedStatement st = c.prepareStatement("INSERT INTO " + meta + " (name, value)"
           + " VALUES ('encrypted', ?), ('canary', ?) ON CONFLICT DO NOTHING")) {
         st.setBytes(1, new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
         st.setBytes(2, canary.bytes());
         st.executeUpdate();
       }
       // Another instance may have won the insert with its own setting: check what was kept.
-      encrypted = read(c, "encrypted");
-      stored = read(c, "canary");
+      encrypted = read(c, meta, "encrypted");
+      stored = read(c, meta, "canary");
     }
     if (encrypted == null || encrypted.length != 1) {
       throw new StoreCorruptedException(name + ": the store's metadata rows are missing or damaged");
@@ -49,9 +50,9 @@ public final class MetaRows {
   }
 
   /** Decodes one existing record with {@code codec}, if there is any. */
-  private static void adoptExistingRecords(Connection c, RecordCodec codec, String name)
-      throws SQLException {
-    try (PreparedStatement st = c.prepareStatement("SELECT record FROM oncely_intent LIMIT 1");
+  private static void adoptExistingRecords(Connection c, RecordCodec codec, String name,
+      String table) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement("SELECT record FROM " + table + " LIMIT 1");
         ResultSet rs = st.executeQuery()) {
       if (rs.next()) {
         codec.decode(rs.getBytes(1), name + ": an existing record");
@@ -59,8 +60,9 @@ public final class MetaRows {
     }
   }
 
-  private static byte[] read(Connection c, String row) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement("SELECT value FROM oncely_meta WHERE name = ?")) {
+  private static byte[] read(Connection c, String meta, String row) throws SQLException {
+    try (PreparedStatement st = c.prepareStatement(
+        "SELECT value FROM " + meta + " WHERE name = ?")) {
       st.setString(1, row);
       try (ResultSet rs = st.executeQuery()) {
         return rs.next() ? rs.getBytes(1) : null;

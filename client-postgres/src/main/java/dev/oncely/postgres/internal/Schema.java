@@ -14,7 +14,8 @@ import java.util.List;
 /**
  * The store's schema: the versioned SQL files under {@code db/oncely/} (Flyway names), applied in
  * order by {@link #migrate} under a transaction-scoped advisory lock, so instances starting together
- * apply each version once. Applied versions are recorded in {@code oncely_schema_version}.
+ * apply each version once. Applied versions are recorded in {@code oncely_schema_version}. A store
+ * built with a PostgreSQL schema of its own keeps all three tables there, its versions included.
  */
 public final class Schema {
   /** The newest schema version this code reads and writes. */
@@ -23,21 +24,54 @@ public final class Schema {
   private static final List<String> FILES =
       List.of("V1__oncely_intents.sql", "V2__oncely_meta.sql");
   private static final long LOCK_ID = 0x6f6e63656c79L; // "oncely"
+  private static final java.util.regex.Pattern NAME =
+      java.util.regex.Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
   private Schema() {}
 
-  /** Applies every missing version in one transaction; returns how many were applied. */
-  public static int migrate(Connection c) throws SQLException {
+  /**
+   * Returns {@code schema} if it is a name that needs no quoting in SQL (so it is written into
+   * statements as it is).
+   *
+   * @throws IllegalArgumentException if it is not: lower-case letters, digits and underscores,
+   *     not starting with a digit, at most 63 characters
+   */
+  public static String checkName(String schema) {
+    java.util.Objects.requireNonNull(schema, "schema");
+    if (!NAME.matcher(schema).matches()) {
+      throw new IllegalArgumentException("schema must be a plain lower-case PostgreSQL name"
+          + " (a-z, 0-9, _, not starting with a digit, at most 63 characters), was '" + schema
+          + "'");
+    }
+    return schema;
+  }
+
+  /** {@code table} in {@code schema}, or unqualified (found on the search path) if it is null. */
+  public static String qualified(String schema, String table) {
+    return schema == null ? table : schema + "." + table;
+  }
+
+  /**
+   * Applies every missing version in one transaction, in {@code schema} (created if missing) or,
+   * if it is null, where the search path puts new tables; returns how many were applied.
+   */
+  public static int migrate(Connection c, String schema) throws SQLException {
     boolean autoCommit = c.getAutoCommit();
     c.setAutoCommit(false);
     try {
       int applied = 0;
       try (Statement st = c.createStatement()) {
         st.execute("SELECT pg_advisory_xact_lock(" + LOCK_ID + ")");
+        if (schema != null) {
+          // The scripts name their tables unqualified, as Flyway runs them: for this transaction
+          // the schema is the only place they can land.
+          st.execute("CREATE SCHEMA IF NOT EXISTS " + checkName(schema));
+          st.execute("SET LOCAL search_path TO " + schema);
+        }
         st.execute("CREATE TABLE IF NOT EXISTS oncely_schema_version (version integer PRIMARY KEY,"
             + " script text NOT NULL, installed_at timestamptz NOT NULL DEFAULT clock_timestamp())");
       }
-      int installed = installedVersion(c);
+      int installed = installedVersion(c, null);
       for (int v = installed + 1; v <= FILES.size(); v++) {
         String file = FILES.get(v - 1);
         try (Statement st = c.createStatement()) {
@@ -66,26 +100,30 @@ public final class Schema {
    *
    * @throws StoreException naming what to do when it is missing or newer
    */
-  public static void check(Connection c, String name) throws SQLException {
-    if (!tableExists(c, "oncely_intent")) {
-      throw new StoreException(name + ": table oncely_intent is missing; apply the schema with"
-          + " PostgresIntentStore.migrate(dataSource), the builder's migrate(true), or Flyway"
-          + " (classpath:db/oncely)");
-    }
-    if (!tableExists(c, "oncely_meta")) {
-      throw new StoreException(name + ": table oncely_meta (schema version 2) is missing; apply"
-          + " it with PostgresIntentStore.migrate(dataSource), the builder's migrate(true), or"
+  public static void check(Connection c, String name, String schema) throws SQLException {
+    String migrate = schema == null ? "PostgresIntentStore.migrate(dataSource)"
+        : "PostgresIntentStore.migrate(dataSource, \"" + schema + "\")";
+    if (!tableExists(c, qualified(schema, "oncely_intent"))) {
+      throw new StoreException(name + ": table " + qualified(schema, "oncely_intent")
+          + " is missing; apply the schema with " + migrate + ", the builder's migrate(true), or"
           + " Flyway (classpath:db/oncely)");
     }
-    if (tableExists(c, "oncely_schema_version") && installedVersion(c) > CURRENT) {
+    if (!tableExists(c, qualified(schema, "oncely_meta"))) {
+      throw new StoreException(name + ": table " + qualified(schema, "oncely_meta")
+          + " (schema version 2) is missing; apply it with " + migrate + ", the builder's"
+          + " migrate(true), or Flyway (classpath:db/oncely)");
+    }
+    if (tableExists(c, qualified(schema, "oncely_schema_version"))
+        && installedVersion(c, schema) > CURRENT) {
       throw new StoreException(name + ": the schema was written by a newer version (schema "
-          + installedVersion(c) + ", this code knows " + CURRENT + ")");
+          + installedVersion(c, schema) + ", this code knows " + CURRENT + ")");
     }
   }
 
-  private static int installedVersion(Connection c) throws SQLException {
+  private static int installedVersion(Connection c, String schema) throws SQLException {
     try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT coalesce(max(version), 0) FROM oncely_schema_version")) {
+        ResultSet rs = st.executeQuery("SELECT coalesce(max(version), 0) FROM "
+            + qualified(schema, "oncely_schema_version"))) {
       rs.next();
       return rs.getInt(1);
     }
