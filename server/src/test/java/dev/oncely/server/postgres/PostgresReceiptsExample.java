@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
- * The example of {@code server/POSTGRES-NOTES.md} ("Local effects atomic with the receipt"), on the
+ * The example of {@code docs/server.md} ("Local effects atomic with the receipt"), on the
  * public API only: an order endpoint whose order row, outbound charge intent and receipt recovery
  * point commit in one PostgreSQL transaction. Run by {@link PostgresReceiptsExampleTest}.
  */

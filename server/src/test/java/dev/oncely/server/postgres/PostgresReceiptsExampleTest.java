@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.Test;
 
-/** The example in {@code server/POSTGRES-NOTES.md} works as printed. */
+/** The example in {@code docs/server.md} works as printed. */
 class PostgresReceiptsExampleTest {
   @Test
   void the_example_commits_one_order_charges_once_under_one_key_and_replays() throws Exception {
