@@ -68,9 +68,14 @@ public final class LeaseKeeper implements AutoCloseable {
     }
     byte[][] keys = held.values().toArray(new byte[0][]);
     try (Connection c = dataSource.getConnection();
+        // SKIP LOCKED: a row an app's transaction holds (a record changed in the caller's
+        // transaction) is renewed at a later tick instead of stalling every other renewal until
+        // that transaction ends; while the row is locked no one else can change it anyway.
         PreparedStatement st = c.prepareStatement("UPDATE " + table
             + " SET lease_until = clock_timestamp() + make_interval(secs => ?)"
-            + " WHERE lookup = ANY (?) AND lease_owner = ? AND lease_until > clock_timestamp()")) {
+            + " WHERE lookup IN (SELECT lookup FROM " + table + " WHERE lookup = ANY (?)"
+            + " AND lease_owner = ? AND lease_until > clock_timestamp()"
+            + " FOR UPDATE SKIP LOCKED)")) {
       Array array = c.createArrayOf("bytea", keys);
       st.setDouble(1, lease.toMillis() / 1000.0);
       st.setArray(2, array);
