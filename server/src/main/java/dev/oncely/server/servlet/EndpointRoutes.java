@@ -65,7 +65,9 @@ public final class EndpointRoutes {
         p = p.substring(0, p.length() - 3);
       }
       this.anyRest = rest;
-      this.segments = p.isEmpty() ? new String[0] : p.substring(1).split("/", -1);
+      // "/" is the root path: no segments, as matches() reads the path "/".
+      this.segments = p.isEmpty() || p.equals("/") ? new String[0]
+          : p.substring(1).split("/", -1);
       this.policy = policy;
     }
 
