@@ -4,16 +4,18 @@ import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.StoreLockedException;
+import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
 
 /**
- * Reports a {@link StoreException} that stopped the start (the intent store could not be opened)
- * as "APPLICATION FAILED TO START", naming the {@code oncely.store.*} properties that chose the
- * store and what to do for the kind of failure (a store another process holds, a damaged or
- * undecryptable file). Registered in {@code META-INF/spring.factories}; Boot hands it the
- * environment.
+ * Reports a {@link StoreException} that stopped the start (the intent store, or the server half's
+ * receipt store, could not be opened) as "APPLICATION FAILED TO START", naming the properties that
+ * chose the store ({@code oncely.store.*}, or {@code oncely.server.store.*} when the bean that
+ * failed is the receipt store) and what to do for the kind of failure (a store another process
+ * holds, a damaged or undecryptable file). Registered in {@code META-INF/spring.factories}; Boot
+ * hands it the environment.
  */
 class OncelyStoreFailureAnalyzer extends AbstractFailureAnalyzer<StoreException> {
   private final Environment environment;
@@ -22,8 +24,14 @@ class OncelyStoreFailureAnalyzer extends AbstractFailureAnalyzer<StoreException>
     this.environment = environment;
   }
 
+  /** The bean name of the server half's receipt store. */
+  private static final String RECEIPT_STORE = "oncelyReceiptStore";
+
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, StoreException cause) {
+    if (failedBean(rootFailure, RECEIPT_STORE)) {
+      return receiptStore(cause);
+    }
     String engine = environment.getProperty("oncely.store.engine");
     String path = environment.getProperty("oncely.store.path");
     String description = "Oncely's intent store could not be opened: " + cause.getMessage()
@@ -31,6 +39,44 @@ class OncelyStoreFailureAnalyzer extends AbstractFailureAnalyzer<StoreException>
             + " and oncely-client-postgres, else mapdb)" : engine)
         + "\n    oncely.store.path: " + (path == null ? "(unset: oncely/intents.db)" : path);
     return new FailureAnalysis(description, action(cause), cause);
+  }
+
+  private FailureAnalysis receiptStore(StoreException cause) {
+    String engine = environment.getProperty("oncely.server.store.engine");
+    String path = environment.getProperty("oncely.server.store.path");
+    String description = "Oncely's receipt store could not be opened: " + cause.getMessage()
+        + "\n\n    oncely.server.store.engine: " + (engine == null ? "(unset: mapdb)" : engine)
+        + "\n    oncely.server.store.path: "
+        + (path == null ? "(unset: oncely/receipts.db)" : path);
+    return new FailureAnalysis(description, receiptAction(cause), cause);
+  }
+
+  private static String receiptAction(StoreException cause) {
+    if (cause instanceof StoreLockedException) {
+      return "Another process holds the receipt store file: stop the other instance, or give"
+          + " each instance its own oncely.server.store.path (a fleet shares receipts through"
+          + " oncely.server.store.engine=postgres).";
+    }
+    if (cause instanceof StoreCorruptedException) {
+      return "The receipt store file at oncely.server.store.path failed its checks. Keep it (it"
+          + " may hold pending receipts) and inspect it with the oncely CLI (docs/operations.md)"
+          + " before starting again.";
+    }
+    return "Check oncely.server.store.engine and oncely.server.store.path (or, for postgres, the"
+        + " DataSource and oncely.server.store.migrate), then start again.";
+  }
+
+  /** Whether the creation of bean {@code name} is among the causes of {@code failure}. */
+  private static boolean failedBean(Throwable failure, String name) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof BeanCreationException e && name.equals(e.getBeanName())) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   private static String action(StoreException cause) {
