@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *       would reach the other handler through Spring but the route through the table.
  * </ul>
  *
- * Anything else is refused, naming both sides. Not thread-safe.
+ * Anything else is refused, naming both sides. A property route names no handler method, so it
+ * is matched as written: the second rule applies to annotated routes only. Not thread-safe.
  */
 final class RouteTableBuilder {
   private final List<Route> routes = new ArrayList<>();
@@ -90,6 +91,9 @@ final class RouteTableBuilder {
               + ": both match some paths and neither is the more specific, so the table cannot"
               + " tell which operation a request is");
         }
+      }
+      if (a.property != null) {
+        continue; // a property route names no handler: it is matched as written
       }
       for (Other o : others) {
         if ((o.methods.isEmpty() || o.methods.contains(a.method)) && a.pattern.overlaps(o.pattern)
