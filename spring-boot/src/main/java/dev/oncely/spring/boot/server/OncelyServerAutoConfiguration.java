@@ -141,10 +141,16 @@ public class OncelyServerAutoConfiguration {
     return registration;
   }
 
+  /**
+   * The recovery point, writing in the app's transactions when the receipts are the starter's
+   * PostgreSQL store on the transaction's DataSource.
+   */
   @Bean
   @ConditionalOnMissingBean
-  TransactionalRecoveryPoint oncelyRecoveryPoint() {
-    return new TransactionalRecoveryPoint();
+  TransactionalRecoveryPoint oncelyRecoveryPoint(ReceiptStore receipts,
+      ObjectProvider<ReceiptTransactions> transactions) {
+    ReceiptTransactions t = transactions.getIfUnique();
+    return new TransactionalRecoveryPoint(t == null ? null : t.writeFor(receipts));
   }
 
   /** A handler method of an idempotent endpoint may take its {@code HandlerContext}. */

@@ -132,11 +132,11 @@ public class OncelyServerProperties {
     private Path path = Path.of("oncely", "receipts.db");
 
     /**
-     * Name of the DataSource bean of the postgres receipt store. Default: the application's
-     * DataSource. It must not hold the client's intents (oncely.store.engine=postgres on the
-     * same database and schema).
+     * PostgreSQL schema of the postgres receipt store, on the application's DataSource: a table
+     * of its own beside the client's intents, in the same database (one transaction can write
+     * business rows and the recovery point).
      */
-    private @Nullable String dataSource;
+    private String schema = "oncely_receipts";
 
     /** Whether the postgres receipt store applies missing schema versions at start-up. */
     private boolean migrate = true;
@@ -157,12 +157,12 @@ public class OncelyServerProperties {
       this.path = path;
     }
 
-    public @Nullable String getDataSource() {
-      return dataSource;
+    public String getSchema() {
+      return schema;
     }
 
-    public void setDataSource(@Nullable String dataSource) {
-      this.dataSource = dataSource;
+    public void setSchema(String schema) {
+      this.schema = schema;
     }
 
     public boolean isMigrate() {

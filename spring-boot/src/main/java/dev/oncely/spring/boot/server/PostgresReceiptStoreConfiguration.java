@@ -1,81 +1,104 @@
 package dev.oncely.spring.boot.server;
 
-import dev.oncely.client.IntentStore;
+import dev.oncely.client.StoreException;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.server.ReceiptStore;
 import dev.oncely.spring.boot.OncelyPropertyException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /**
  * The receipt store in PostgreSQL ({@code oncely.server.store.engine=postgres}), when {@code
- * oncely-client-postgres} is on the classpath: a {@link PostgresIntentStore} on the DataSource
- * bean {@code oncely.server.store.data-source} names, else the application's DataSource.
+ * oncely-client-postgres} is on the classpath: a {@link PostgresIntentStore} on the application's
+ * DataSource, in the schema {@code oncely.server.store.schema} ({@code oncely_receipts} by
+ * default; created and migrated at start-up unless {@code oncely.server.store.migrate=false}).
  *
- * <p>The store keeps its rows in table {@code oncely_intent} of the connection's schema, the
- * table the client's PostgreSQL store uses, and receipts and intents cannot share one table (the
- * client's due work would drive receipts; a receipt read would meet intents). So when the
- * starter's own client store is PostgreSQL on that same DataSource, the start is refused: give
- * the client another engine ({@code oncely.store.engine=mapdb}) or the receipts another database
- * or schema (a DataSource of their own whose connections use another {@code search_path}, named
- * by {@code oncely.server.store.data-source}). Closing it (with the context) releases this
+ * <p>Receipts and intents cannot share a table (a client's due work would drive receipts as
+ * intents), but they may share the database and one transaction: the schema of their own keeps
+ * them apart from the client's PostgreSQL store, which uses the table its connections' search path
+ * finds. A schema that is that one, while the starter's client store is PostgreSQL on the same
+ * DataSource, is refused at start-up. With spring-jdbc on the classpath, {@link
+ * TransactionalRecoveryPoint} writes recovery points in the app's transactions on this DataSource
+ * ({@link PostgresTransactionalWrite}). Closing the store (with the context) releases this
  * instance's leases; the data source stays the app's.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = "dev.oncely.postgres.PostgresIntentStore")
 @ConditionalOnProperty(prefix = "oncely.server.store", name = "engine", havingValue = "postgres")
-class PostgresReceiptStoreConfiguration {
+class PostgresReceiptStoreConfiguration implements ReceiptTransactions {
   /** The bean name of the starter's client store (OncelyAutoConfiguration's stores). */
   private static final String CLIENT_STORE = "oncelyIntentStore";
+  private static final boolean JDBC = ClassUtils.isPresent(
+      "org.springframework.jdbc.datasource.DataSourceUtils",
+      PostgresReceiptStoreConfiguration.class.getClassLoader());
+
+  /** The store this configuration built, and how to write in its DataSource's transactions. */
+  private volatile @Nullable Built built;
+
+  private record Built(ReceiptStore receipts, @Nullable TransactionalWrite write) {}
 
   @Bean
   @ConditionalOnMissingBean(ReceiptStore.class)
   ReceiptStore oncelyReceiptStore(ListableBeanFactory beans, ObjectProvider<DataSource> dataSources,
       OncelyServerProperties properties) {
     OncelyServerProperties.Store store = properties.getStore();
-    DataSource appDataSource = dataSources.getIfUnique();
-    DataSource dataSource = store.getDataSource() == null ? appDataSource
-        : named(beans, store.getDataSource());
+    DataSource dataSource = dataSources.getIfUnique();
     if (dataSource == null) {
       throw new OncelyPropertyException("oncely.server.store.engine", "postgres", "is postgres,"
-          + " which needs a DataSource bean (or oncely.server.store.data-source naming one);"
-          + " found none, or several without a primary one", null);
+          + " which needs a DataSource bean; found none, or several without a primary one", null);
     }
-    if (dataSource == appDataSource && clientStoreIsPostgres(beans)) {
-      throw new OncelyPropertyException("oncely.server.store.engine", "postgres", "is postgres"
-          + " on the DataSource where the client's intent store (oncely.store.engine, postgres"
-          + " by default with a DataSource) keeps its intents, in the same oncely_intent table:"
-          + " receipts and intents need stores of their own. Set oncely.store.engine=mapdb, or"
-          + " give the receipts a DataSource of their own (another database or schema) named by"
-          + " oncely.server.store.data-source", null);
+    PostgresIntentStore.Builder builder = PostgresIntentStore.builder(dataSource)
+        .name("receipts").migrate(store.isMigrate());
+    ServerSettings.set("oncely.server.store.schema", "schema", store.getSchema(),
+        builder::schema);
+    if (clientStoreIsPostgres(beans) && store.getSchema().equals(searchPathSchema(dataSource))) {
+      throw new OncelyPropertyException("oncely.server.store.schema", store.getSchema(), "is the"
+          + " schema where the client's intent store (oncely.store.engine, postgres by default"
+          + " with a DataSource) keeps its intents on the same DataSource: receipts and intents"
+          + " need tables of their own. Name another schema (the default is oncely_receipts)",
+          null);
     }
-    return ReceiptStore.on(PostgresIntentStore.builder(dataSource).name("receipts")
-        .migrate(store.isMigrate()).build());
+    PostgresIntentStore postgres = builder.build();
+    ReceiptStore receipts = ReceiptStore.on(postgres);
+    built = new Built(receipts, JDBC ? new PostgresTransactionalWrite(postgres, dataSource)
+        : null);
+    return receipts;
   }
 
-  private static DataSource named(ListableBeanFactory beans, String name) {
-    try {
-      return beans.getBean(name, DataSource.class);
-    } catch (NoSuchBeanDefinitionException e) {
-      throw new OncelyPropertyException("oncely.server.store.data-source", name,
-          "names no DataSource bean", e);
-    }
+  @Override
+  public @Nullable TransactionalWrite writeFor(ReceiptStore receipts) {
+    Built b = built;
+    return b != null && b.receipts == receipts ? b.write : null;
   }
 
   private static boolean clientStoreIsPostgres(ListableBeanFactory beans) {
     if (!beans.containsBean(CLIENT_STORE)) {
       return false;
     }
-    @Nullable Class<?> type = beans.getType(CLIENT_STORE, false);
-    return type != null && PostgresIntentStore.class.isAssignableFrom(type)
-        && IntentStore.class.isAssignableFrom(type);
+    Class<?> type = beans.getType(CLIENT_STORE, false);
+    return type != null && PostgresIntentStore.class.isAssignableFrom(type);
+  }
+
+  /** The schema unqualified table names resolve to on {@code dataSource}'s connections. */
+  private static @Nullable String searchPathSchema(DataSource dataSource) {
+    try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT current_schema()")) {
+      return rs.next() ? rs.getString(1) : null;
+    } catch (SQLException e) {
+      throw new StoreException("reading the search path's schema failed (SQLState "
+          + e.getSQLState() + ")", e);
+    }
   }
 }

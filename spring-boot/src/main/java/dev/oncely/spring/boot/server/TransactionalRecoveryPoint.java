@@ -5,6 +5,7 @@ import dev.oncely.server.ReceiptFencedException;
 import dev.oncely.server.servlet.IdempotencyFilter;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.ClassUtils;
@@ -29,29 +30,41 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  *
  * <ul>
  *   <li>Inside a Spring-managed transaction ({@code @Transactional}, a {@code
- *       TransactionTemplate}; joined transactions count as the outermost one): recorded right
- *       after that transaction commits, on the same thread, before the handler goes on; never if
- *       it rolls back (the receipt is then released or kept as the handler's end decides).
- *   <li>Outside one, or without spring-tx: recorded at once ({@link
+ *       TransactionTemplate}; joined transactions count as the outermost one) on the DataSource of
+ *       the starter's PostgreSQL receipt store ({@code oncely.server.store.engine=postgres}):
+ *       written in that transaction, beside the business rows, so both commit or neither ({@code
+ *       PostgresReceipts}); the core learns how it ended when it ends.
+ *   <li>Inside any other Spring-managed transaction: recorded right after it commits, on the same
+ *       thread, before the handler goes on; never if it rolls back (the receipt is then released
+ *       or kept as the handler's end decides). One short write behind the effects: a process that
+ *       dies between the two leaves the receipt processing without it, and the repeat after the
+ *       lease follows the endpoint's {@code rerunSafe} (false: pending until recovered, never a
+ *       blind second run).
+ *   <li>Outside a transaction, or without spring-tx: recorded at once ({@link
  *       HandlerContext#effectsCommitted}).
  *   <li>Outside an idempotent request (no route served it, or it carries no key where none is
  *       required): nothing is recorded, as for an unprotected {@link HandlerContext}.
  * </ul>
  *
- * <p>Recorded after the commit, the recovery point is one short write behind the effects: a
- * process that dies between the two leaves the receipt processing without it, and the repeat
- * after the lease follows the endpoint's {@code rerunSafe} (false: pending until recovered, never
- * a blind second run). Only the thread serving the request sees its receipt.
- *
- * <p>Thread-safe; one bean per application context.
+ * <p>Only the thread serving the request sees its receipt. One recovery point per transaction.
+ * Thread-safe; one bean per application context.
  */
 public final class TransactionalRecoveryPoint {
   private static final boolean TRANSACTIONS = ClassUtils.isPresent(
       "org.springframework.transaction.support.TransactionSynchronizationManager",
       TransactionalRecoveryPoint.class.getClassLoader());
 
-  /** Creates the recovery point; the starter defines it as a bean. */
-  public TransactionalRecoveryPoint() {}
+  private final @Nullable TransactionalWrite inTransaction;
+
+  /** A recovery point that records after the commit, or at once outside a transaction. */
+  public TransactionalRecoveryPoint() {
+    this(null);
+  }
+
+  /** A recovery point that writes in the transaction when {@code inTransaction} can. */
+  TransactionalRecoveryPoint(@Nullable TransactionalWrite inTransaction) {
+    this.inTransaction = inTransaction;
+  }
 
   /**
    * The receipt context of the idempotent request the current thread serves.
@@ -68,14 +81,18 @@ public final class TransactionalRecoveryPoint {
 
   /**
    * Records that the current request's effects are committed and {@code reference} names them:
-   * after the current transaction commits, or now outside one.
+   * in the current transaction when the receipts are there, else after it commits, or now outside
+   * one.
    *
    * @param reference what the effects created (an order id), for the app's {@code
    *     ReceiptRecovery}
    * @throws NullPointerException if {@code reference} is null
    * @throws ReceiptFencedException if this run no longer owns its receipt (its lease ran out and a
-   *     repeat took it over); inside a transaction it is thrown from the commit, after the
-   *     effects committed
+   *     repeat took it over): written in the transaction, nothing was written and the transaction
+   *     must roll back (let it propagate); recorded after the commit, it is thrown from the
+   *     commit, after the effects committed
+   * @throws IllegalStateException if another recovery point of this request is open in a
+   *     transaction
    * @throws dev.oncely.client.StoreException if the receipt store failed; the recovery point may
    *     or may not be recorded
    */
@@ -85,7 +102,10 @@ public final class TransactionalRecoveryPoint {
     if (context.isEmpty() || !context.get().isProtected()) {
       return;
     }
-    if (TRANSACTIONS && Transactions.recordAfterCommit(context.get(), reference)) {
+    if (TRANSACTIONS && Transactions.active()) {
+      if (inTransaction == null || !inTransaction.writeInTransaction(context.get(), reference)) {
+        Transactions.recordAfterCommit(context.get(), reference);
+      }
       return;
     }
     context.get().effectsCommitted(reference);
@@ -95,19 +115,20 @@ public final class TransactionalRecoveryPoint {
   private static final class Transactions {
     private Transactions() {}
 
-    /** Registers the write for after the current transaction's commit; false outside one. */
-    static boolean recordAfterCommit(HandlerContext context, String reference) {
-      if (!TransactionSynchronizationManager.isSynchronizationActive()
-          || !TransactionSynchronizationManager.isActualTransactionActive()) {
-        return false;
-      }
+    /** Whether a transaction runs on this thread and takes synchronizations. */
+    static boolean active() {
+      return TransactionSynchronizationManager.isSynchronizationActive()
+          && TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /** Registers the write for after the current transaction's commit. */
+    static void recordAfterCommit(HandlerContext context, String reference) {
       TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
         @Override
         public void afterCommit() {
           context.effectsCommitted(reference);
         }
       });
-      return true;
     }
   }
 }
