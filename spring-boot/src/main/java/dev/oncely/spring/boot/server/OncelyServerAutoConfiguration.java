@@ -10,6 +10,8 @@ import dev.oncely.server.servlet.EndpointRoutes;
 import dev.oncely.spring.boot.OncelyAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -45,8 +47,9 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  *       is known, serving the routes read from the {@link IdempotentEndpoint} methods and the
  *       {@code oncely.server.endpoints} properties once the handler mappings are ready (an {@link
  *       EndpointRoutes} bean of the app's replaces both);
- *   <li>a {@link TransactionalRecoveryPoint}, and {@code HandlerContext} as a handler method
- *       argument.
+ *   <li>a {@link TransactionalRecoveryPoint}, {@code HandlerContext} as a handler method
+ *       argument, and a {@link ReceiptPurge} of finished receipts past their retention ({@code
+ *       oncely.server.purge.*}).
  * </ul>
  *
  * <p>Every bean but the filter's plumbing is {@link ConditionalOnMissingBean}: an app's own bean
@@ -139,6 +142,26 @@ public class OncelyServerAutoConfiguration {
     registration.setOrder(order != null ? order : environment.getProperty(
         "spring.security.filter.order", Integer.class, SECURITY_DEFAULT_ORDER) + AFTER_SECURITY);
     return registration;
+  }
+
+  /** The purge of finished receipts, while the context runs. */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBooleanProperty(name = "oncely.server.purge.enabled", matchIfMissing = true)
+  ReceiptPurge oncelyReceiptPurge(ReceiptStore receipts, OncelyServerProperties properties) {
+    OncelyServerProperties.Purge purge = properties.getPurge();
+    ServerSettings.set("oncely.server.purge.interval", "interval", purge.getInterval(),
+        value -> positive("interval", value));
+    ServerSettings.set("oncely.server.purge.step", "step", purge.getStep(),
+        value -> positive("step", value));
+    return new ReceiptPurge(receipts, purge.getInterval(), purge.getStep(), Clock.systemUTC());
+  }
+
+  private static Duration positive(String what, Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, was " + value);
+    }
+    return value;
   }
 
   /**

@@ -47,6 +47,8 @@ public class OncelyServerProperties {
 
   private final Store store = new Store();
 
+  private final Purge purge = new Purge();
+
   /**
    * Routes by operation name, beside the @IdempotentEndpoint methods, each with method (POST),
    * path, key-required, in-progress-wait, retention, lease, rerun-safe, max-body-bytes,
@@ -105,6 +107,10 @@ public class OncelyServerProperties {
 
   public Store getStore() {
     return store;
+  }
+
+  public Purge getPurge() {
+    return purge;
   }
 
   public Map<String, Endpoint> getEndpoints() {
@@ -171,6 +177,42 @@ public class OncelyServerProperties {
 
     public void setMigrate(boolean migrate) {
       this.migrate = migrate;
+    }
+  }
+
+  /** The purge of finished receipts past their endpoint's retention. */
+  public static class Purge {
+    /** Whether finished receipts are purged while the application runs. */
+    private boolean enabled = true;
+
+    /** Time between two purges. */
+    private Duration interval = Duration.ofMinutes(5);
+
+    /** Span of expiry time one purge write removes (bounds each write, not the total). */
+    private Duration step = Duration.ofMinutes(1);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getInterval() {
+      return interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
+    }
+
+    public Duration getStep() {
+      return step;
+    }
+
+    public void setStep(Duration step) {
+      this.step = step;
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.InMemoryIntentStore;
 import dev.oncely.client.IntentStore;
+import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.micrometer.OncelyServerMetrics;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.persistence.SqliteIntentStore;
@@ -23,12 +24,19 @@ import dev.oncely.spring.boot.StarterFailureAnalyzers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -175,7 +183,9 @@ class ServerAutoConfigurationTest {
       "oncely.server.endpoints[payments.create].path=/files/*.json | oncely.server.endpoints"
           + "[payments.create].path cannot be routed: the segment *.json mixes literal text",
       "oncely.server.endpoints[payments.create].method=PO ST | oncely.server.endpoints"
-          + "[payments.create].method must be an HTTP method, was PO ST"})
+          + "[payments.create].method must be an HTTP method, was PO ST",
+      "oncely.server.purge.interval=0s | oncely.server.purge.interval must be positive, was PT0S",
+      "oncely.server.purge.step=-1m | oncely.server.purge.step must be positive, was PT-1M"})
   void a_refused_property_fails_the_start_naming_the_property(String property, String expected) {
     String[] routed = property.contains(".path=") ? new String[0]
         : new String[] {"oncely.server.endpoints[payments.create].path=/payments"};
@@ -188,6 +198,19 @@ class ServerAutoConfigurationTest {
       String name = property.substring(0, property.indexOf('='));
       assertThat(analysis.getAction()).startsWith("Change " + name);
     });
+  }
+
+  @Test
+  void a_postgres_schema_that_is_not_a_plain_name_fails_the_start_naming_the_property() {
+    // Never connected: the name is refused before the store is built.
+    enabled().withBean(DataSource.class, PGSimpleDataSource::new)
+        .withPropertyValues("oncely.server.store.engine=postgres",
+            "oncely.server.store.schema=Receipts").run(context -> {
+          FailureAnalysis analysis =
+              StarterFailureAnalyzers.properties(context.getStartupFailure());
+          assertThat(analysis.getDescription()).contains("oncely.server.store.schema must be a"
+              + " plain lower-case PostgreSQL name");
+        });
   }
 
   @Test
@@ -241,6 +264,50 @@ class ServerAutoConfigurationTest {
               "first PENDING", "second PENDING", "first PENDING_ANSWERED",
               "second PENDING_ANSWERED");
         });
+  }
+
+  @Test
+  void finished_receipts_past_their_retention_are_purged_while_the_context_runs()
+      throws Exception {
+    CountDownLatch purged = new CountDownLatch(2);
+    ReceiptStore counted = ReceiptStore.on(new ForwardingIntentStore(new InMemoryIntentStore()) {
+      @Override
+      public int purgeExpired(Instant now) {
+        purged.countDown();
+        return super.purgeExpired(now);
+      }
+    });
+    enabled().withBean(ReceiptStore.class, () -> counted)
+        .withPropertyValues("oncely.server.purge.interval=20ms").run(context -> {
+          assertThat(context.getBean(ReceiptPurge.class).isRunning()).isTrue();
+          assertThat(purged.await(20, TimeUnit.SECONDS)).as("two purges ran").isTrue();
+        });
+    enabled().withPropertyValues("oncely.server.purge.enabled=false").run(context ->
+        assertThat(context).hasNotFailed().doesNotHaveBean(ReceiptPurge.class));
+  }
+
+  @Test
+  void a_purge_removes_finished_receipts_past_retention_and_keeps_pending_ones()
+      throws Exception {
+    try (ReceiptStore receipts = ReceiptStore.on(new InMemoryIntentStore());
+        IdempotentEndpoints endpoints = IdempotentEndpoints.builder(receipts).build()) {
+      EndpointPolicy policy = EndpointPolicy.builder("payments.create")
+          .retention(Duration.ofMinutes(1)).build();
+      endpoints.handle(request("Idempotency-Key", "\"done\""), policy,
+          handler -> ServerAnswer.json(201, "{}"));
+      endpoints.handle(request("Idempotency-Key", "\"waiting\""), policy, handler -> {
+        handler.pending("charge-7", "the provider has not answered");
+        return ServerAnswer.json(202, "{}");
+      });
+      Clock later = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(2));
+
+      int removed = new ReceiptPurge(receipts, Duration.ofMinutes(5), Duration.ofMinutes(1),
+          later).purgeNow();
+
+      assertThat(removed).isEqualTo(1);
+      assertThat(receipts.listUnfinished()).extracting(r -> r.reference())
+          .containsExactly("charge-7");
+    }
   }
 
   @Test
