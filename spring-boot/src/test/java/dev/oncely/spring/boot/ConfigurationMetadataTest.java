@@ -2,10 +2,12 @@ package dev.oncely.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.spring.boot.server.OncelyServerProperties;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.convert.DurationStyle;
 import tools.jackson.databind.JsonNode;
@@ -14,7 +16,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The IDE metadata the configuration processor wrote (merged with the hand-written defaults of
  * properties whose default is a library constant) states the defaults {@link OncelyProperties}
- * really has, so it cannot drift from {@code RetryPolicy} and {@code RetryBudget}.
+ * and {@link OncelyServerProperties} really have, so it cannot drift from {@code RetryPolicy} and
+ * {@code RetryBudget}, and covers every {@code oncely.server.*} property.
  */
 class ConfigurationMetadataTest {
   @Test
@@ -28,10 +31,14 @@ class ConfigurationMetadataTest {
       }
     }
     OncelyProperties defaults = new OncelyProperties();
+    OncelyServerProperties server = new OncelyServerProperties();
+    // Unset means "computed at start-up" (from the DataSource, the dialect, Spring Security's
+    // order, the process) or, for the route map, empty.
+    Set<String> noDefault = Set.of("oncely.store.engine", "oncely.key-retention",
+        "oncely.server.endpoints", "oncely.server.filter-order", "oncely.server.instance");
 
     assertThat(properties.values()).allSatisfy(p -> assertThat(p.has("description")).isTrue());
-    assertThat(properties.values()).filteredOn(p -> !p.get("name").asString().equals(
-        "oncely.store.engine") && !p.get("name").asString().equals("oncely.key-retention"))
+    assertThat(properties.values()).filteredOn(p -> !noDefault.contains(p.get("name").asString()))
         .allSatisfy(p -> assertThat(p.has("defaultValue")).as(p.get("name").asString()).isTrue());
     assertThat(properties.get("oncely.retry.max-attempts").get("defaultValue").asInt())
         .isEqualTo(defaults.getRetry().getMaxAttempts());
@@ -53,6 +60,33 @@ class ConfigurationMetadataTest {
         .isEqualTo(defaults.getBudget().getRefillPerSecond());
     assertThat(properties.get("oncely.store.path").get("defaultValue").asString())
         .isEqualTo(defaults.getStore().getPath().toString());
+
+    assertThat(properties.keySet()).filteredOn(name -> name.startsWith("oncely.server."))
+        .containsExactlyInAnyOrder("oncely.server.enabled", "oncely.server.dialect",
+            "oncely.server.scope", "oncely.server.status-path", "oncely.server.instance",
+            "oncely.server.filter-order", "oncely.server.endpoints",
+            "oncely.server.store.engine", "oncely.server.store.path",
+            "oncely.server.store.schema", "oncely.server.store.migrate",
+            "oncely.server.purge.enabled", "oncely.server.purge.interval",
+            "oncely.server.purge.step");
+    assertThat(properties.get("oncely.server.enabled").get("defaultValue").asBoolean())
+        .isEqualTo(server.isEnabled()).isFalse();
+    assertThat(properties.get("oncely.server.dialect").get("defaultValue").asString())
+        .isEqualToIgnoringCase(server.getDialect().name());
+    assertThat(properties.get("oncely.server.scope").get("defaultValue").asString())
+        .isEqualTo(server.getScope());
+    assertThat(properties.get("oncely.server.status-path").get("defaultValue").asString())
+        .isEqualTo(server.getStatusPath());
+    assertThat(properties.get("oncely.server.store.engine").get("defaultValue").asString())
+        .isEqualToIgnoringCase(server.getStore().getEngine().name());
+    assertThat(properties.get("oncely.server.store.path").get("defaultValue").asString())
+        .isEqualTo(server.getStore().getPath().toString());
+    assertThat(properties.get("oncely.server.store.schema").get("defaultValue").asString())
+        .isEqualTo(server.getStore().getSchema());
+    assertThat(duration(properties, "oncely.server.purge.interval"))
+        .isEqualTo(server.getPurge().getInterval());
+    assertThat(duration(properties, "oncely.server.purge.step"))
+        .isEqualTo(server.getPurge().getStep());
   }
 
   private static Duration duration(Map<String, JsonNode> properties, String name) {
