@@ -43,6 +43,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.mock.env.MockEnvironment;
 
 /**
  * The server half's wiring, each question in a real context ({@link WebApplicationContextRunner},
@@ -222,6 +223,26 @@ class ServerAutoConfigurationTest {
               assertThat(e.property()).isEqualTo("oncely.server.store.path");
               assertThat(e).hasMessageContaining("is the client's intent store file too");
             }));
+  }
+
+  @Test
+  void a_receipt_file_another_process_holds_is_reported_with_the_server_store_properties() {
+    Path receipts = dir.resolve("held-receipts.db");
+    try (IntentStore held = MapDbIntentStore.open(receipts)) {
+      runner().withPropertyValues("oncely.server.enabled=true",
+          "oncely.server.store.path=" + receipts).run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = StarterFailureAnalyzers.stores(
+                context.getStartupFailure(), new MockEnvironment()
+                    .withProperty("oncely.server.store.path", receipts.toString()));
+            assertThat(analysis.getDescription())
+                .startsWith("Oncely's receipt store could not be opened")
+                .contains("oncely.server.store.engine: (unset: mapdb)")
+                .contains("oncely.server.store.path: " + receipts)
+                .doesNotContain("oncely.store.path");
+            assertThat(analysis.getAction()).contains("its own oncely.server.store.path");
+          });
+    }
   }
 
   @Test
