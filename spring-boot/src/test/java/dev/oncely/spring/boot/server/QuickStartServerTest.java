@@ -17,7 +17,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The quick start of {@code spring-boot/SERVER-QUICKSTART.md} as written: {@link
+ * The quick start of {@code docs/server.md} as written: {@link
  * QuickStartServerApp} with its one property ({@code quickstart-server.properties}, the snippet's
  * {@code application.properties}), asked the snippet's three {@code curl} requests, then a new
  * key that shows what was charged. Only the port and the store files differ (a free port, a temp

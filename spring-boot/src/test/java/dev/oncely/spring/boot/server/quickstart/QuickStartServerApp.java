@@ -11,7 +11,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The server half's 30-second quick start ({@code spring-boot/SERVER-QUICKSTART.md}), kept
+ * The server half's 30-second quick start ({@code docs/server.md}), kept
  * compiling and working by {@code QuickStartServerTest}: a Boot app whose payment endpoint charges
  * once per idempotency key.
  */
