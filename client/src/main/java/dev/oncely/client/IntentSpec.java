@@ -1,8 +1,9 @@
 package dev.oncely.client;
 
-import dev.oncely.client.internal.Fingerprints;
 import dev.oncely.client.internal.HttpParts;
+import dev.oncely.client.internal.IntentFingerprints;
 import dev.oncely.client.internal.ParsedUrls;
+import dev.oncely.payload.Fingerprints;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -492,7 +493,7 @@ public final class IntentSpec {
       if (keyStrategy.needsBusinessId() && businessId == null) {
         throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
       }
-      String fingerprint = Fingerprints.ofPayload(body, mediaType,
+      String fingerprint = IntentFingerprints.ofPayload(body, mediaType,
           HttpParts.contentCoding(headers), volatileFields, maxBodyBytes);
       IntentId id;
       try {

@@ -1,6 +1,6 @@
 package dev.oncely.client;
 
-import dev.oncely.client.internal.Fingerprints;
+import dev.oncely.client.internal.Digests;
 import java.nio.charset.StandardCharsets;
 
 /** Short labels for keys that are safe to log: the first 6 bytes of SHA-256, hex, prefixed "k#". */
@@ -10,7 +10,7 @@ final class KeyHashes {
   private KeyHashes() {}
 
   static String shortHash(String key) {
-    byte[] digest = Fingerprints.sha256().digest(key.getBytes(StandardCharsets.UTF_8));
+    byte[] digest = Digests.sha256().digest(key.getBytes(StandardCharsets.UTF_8));
     char[] out = new char[14];
     out[0] = 'k';
     out[1] = '#';

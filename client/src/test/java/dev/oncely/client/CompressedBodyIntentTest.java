@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.internal.Fingerprints;
 import dev.oncely.client.testing.GzipRequestInterceptor;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.client.testing.Wiring;
+import dev.oncely.payload.Fingerprints;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
@@ -162,8 +162,9 @@ class CompressedBodyIntentTest {
     }
   }
 
-  private static String jsonFingerprint(String json) throws IOException {
-    return Fingerprints.ofJson(json.getBytes(StandardCharsets.UTF_8), Set.of());
+  private static String jsonFingerprint(String json) {
+    return Fingerprints.ofPayload(json.getBytes(StandardCharsets.UTF_8), "application/json",
+        Set.of());
   }
 
   /** Every request the server saw is the first one's coding, bytes and key. */

@@ -1,8 +1,7 @@
 package dev.oncely.benchmarks.micro;
 
 import dev.oncely.benchmarks.internal.Payloads;
-import dev.oncely.client.internal.Fingerprints;
-import java.io.IOException;
+import dev.oncely.payload.Fingerprints;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -14,7 +13,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
-/** Fingerprinting a JSON body: parse, sort keys, re-write, SHA-256. */
+/** Fingerprinting a JSON body (oncely-payload's rule): parse, sort keys, re-write, SHA-256. */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -33,7 +32,7 @@ public class FingerprintBenchmark {
 
   /** One fingerprint. */
   @Benchmark
-  public String fingerprintJson() throws IOException {
-    return Fingerprints.ofJson(json, List.of());
+  public String fingerprintJson() {
+    return Fingerprints.ofPayload(json, "application/json", List.of());
   }
 }

@@ -6,6 +6,7 @@ import dev.oncely.client.IntentStore;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.event.IntentEvent;
+import dev.oncely.payload.Fingerprints;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;

@@ -312,8 +312,9 @@ public final class InterceptedCall {
     IntentId id = intentIdOf(original, memory, key);
     // Refusals of the payload (malformed JSON, a body not in its declared coding, decoded past
     // the limit) leave with their own type, before anything is stored or sent.
-    String fingerprint = Fingerprints.ofPayload(body, mediaType, HttpParts.contentCoding(headers),
-        identity != null ? identity.volatileFields() : Set.of(), c.maxBodyBytes());
+    String fingerprint = IntentFingerprints.ofPayload(body, mediaType,
+        HttpParts.contentCoding(headers), identity != null ? identity.volatileFields() : Set.of(),
+        c.maxBodyBytes());
     try {
       // Created already claimed, before the first byte: one durable write, and a crash during
       // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.

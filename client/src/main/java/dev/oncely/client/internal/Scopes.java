@@ -26,7 +26,7 @@ public final class Scopes {
     for (String name : CREDENTIALS) {
       for (String value : request.headers(name)) {
         if (sha == null) {
-          sha = Fingerprints.sha256();
+          sha = Digests.sha256();
           sha.update("oncely-scope".getBytes(StandardCharsets.UTF_8));
         }
         sha.update((byte) 0);

@@ -13,7 +13,7 @@ import dev.oncely.client.IntentTag;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.internal.Fingerprints;
+import dev.oncely.payload.Fingerprints;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
@@ -199,7 +199,8 @@ class CompressedBodySpringTest {
     assertThat(kit.ledger().size()).isEqualTo(1);
     IntentRecord record = record();
     assertThat(record.fingerprint()).as("the fingerprint of the decoded JSON")
-        .isEqualTo(Fingerprints.ofJson(BODY.getBytes(StandardCharsets.UTF_8), Set.of()));
+        .isEqualTo(Fingerprints.ofPayload(BODY.getBytes(StandardCharsets.UTF_8),
+            "application/json", Set.of()));
     assertThat(record.headers()).containsEntry("Content-Encoding", List.of("gzip"))
         .doesNotContainKey("Authorization");
   }

@@ -1,4 +1,4 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -61,8 +61,8 @@ class FingerprintsTest {
 
   @Test
   void the_version_2_form_of_a_nested_unsorted_document_is_pinned() throws IOException {
-    // Known answers computed before the member sort moved into the output buffer (issue 20): a
-    // persisted fingerprint must never change with the implementation.
+    // Known answers computed before the member sort moved into the output buffer: a persisted
+    // fingerprint must never change with the implementation.
     byte[] doc = ("{\"z\":{\"k\":[{\"b\":1,\"a\":2.50},{\"d\":\"\u00e9\",\"c\":null}],"
         + "\"j\":true},\"amount\":1000,\"m\":{\"y\":{\"q\":1,\"p\":[3,2,1]},\"x\":\"s\"},"
         + "\"a\":\"first\"}").getBytes(StandardCharsets.UTF_8);
@@ -144,6 +144,15 @@ class FingerprintsTest {
   }
 
   @Test
+  void a_refusal_of_malformed_json_never_quotes_the_body() {
+    byte[] body = "{\"card\":\"4111-1111\", secret}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> Fingerprints.ofPayload(body, JSON, List.of()))
+        .isInstanceOf(MalformedPayloadException.class)
+        .hasNoCause()
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("4111").doesNotContain("secret"));
+  }
+
+  @Test
   void a_large_document_with_deep_nesting_is_fingerprinted_in_order() throws IOException {
     StringBuilder a = new StringBuilder();
     StringBuilder b = new StringBuilder();
@@ -160,17 +169,19 @@ class FingerprintsTest {
     assertThat(json(a.toString())).isEqualTo(json(b.toString()));
   }
 
-  /** One policy for both entry points (issue 27). */
+  /** One policy for every caller: the client's two entry points and the server half. */
   @Test
   void the_payload_policy_refuses_malformed_json_and_volatile_fields_on_bytes_but_not_no_payload() {
     byte[] malformed = "{\"amount\":".getBytes(StandardCharsets.UTF_8);
     byte[] raw = "raw".getBytes(StandardCharsets.UTF_8);
 
     assertThatThrownBy(() -> Fingerprints.ofPayload(malformed, JSON, List.of()))
-        .isInstanceOf(dev.oncely.client.InvalidIntentException.class)
+        .isInstanceOfSatisfying(MalformedPayloadException.class, e -> assertThat(e.problem())
+            .isEqualTo(MalformedPayloadException.Problem.MALFORMED_JSON))
         .hasMessageContaining("not one well-formed JSON value");
     assertThatThrownBy(() -> Fingerprints.ofPayload(raw, "text/plain", List.of("sentAt")))
-        .isInstanceOf(dev.oncely.client.InvalidIntentException.class)
+        .isInstanceOfSatisfying(MalformedPayloadException.class, e -> assertThat(e.problem())
+            .isEqualTo(MalformedPayloadException.Problem.VOLATILE_FIELDS_WITHOUT_JSON))
         .hasMessageContaining("need a JSON body");
     assertThat(Fingerprints.ofPayload(new byte[0], JSON, List.of("sentAt")))
         .isEqualTo(Fingerprints.ofBytes(new byte[0], JSON));

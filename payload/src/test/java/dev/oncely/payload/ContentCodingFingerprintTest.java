@@ -1,10 +1,8 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.BodyTooLargeException;
-import dev.oncely.client.InvalidIntentException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -96,7 +94,7 @@ class ContentCodingFingerprintTest {
     assertThat(coded(deflatedThenGzipped, JSON, "deflate, gzip"))
         .isEqualTo(plain(utf8(BODY), JSON));
     assertThatThrownBy(() -> coded(deflatedThenGzipped, JSON, "gzip, deflate"))
-        .isInstanceOf(InvalidIntentException.class)
+        .isInstanceOf(MalformedPayloadException.class)
         .hasMessageContaining("declared deflate but is not");
   }
 
@@ -125,7 +123,7 @@ class ContentCodingFingerprintTest {
     assertThat(coded(withFields, JSON, "gzip")).isEqualTo(plain(utf8(BODY), JSON));
     withFields[header.length - 1] ^= 1;
     assertThatThrownBy(() -> coded(withFields, JSON, "gzip"))
-        .isInstanceOf(InvalidIntentException.class)
+        .isInstanceOf(MalformedPayloadException.class)
         .hasMessageContaining("header checksum");
   }
 
@@ -140,21 +138,21 @@ class ContentCodingFingerprintTest {
         Arrays.copyOf(gzip, 12), concat(gzip, utf8("garbage")), concat(gzip, new byte[20]),
         badCrc, badLength, deflate(utf8(BODY), false))) {
       assertThatThrownBy(() -> coded(notGzip, JSON, "gzip"))
-          .isInstanceOf(InvalidIntentException.class)
+          .isInstanceOf(MalformedPayloadException.class)
           .hasMessageContaining("declared gzip but is not");
     }
     assertThatThrownBy(() -> coded(utf8(BODY), JSON, "deflate"))
-        .isInstanceOf(InvalidIntentException.class)
+        .isInstanceOf(MalformedPayloadException.class)
         .hasMessageContaining("declared deflate but is not");
     assertThatThrownBy(() -> coded(concat(deflate(utf8(BODY), false), new byte[] {0}), JSON,
         "deflate"))
-        .isInstanceOf(InvalidIntentException.class);
+        .isInstanceOf(MalformedPayloadException.class);
   }
 
   @Test
   void gzipped_json_that_is_malformed_once_decoded_is_refused_as_json() throws IOException {
     assertThatThrownBy(() -> coded(gzip(utf8("{\"amount\":")), JSON, "gzip"))
-        .isInstanceOf(InvalidIntentException.class)
+        .isInstanceOf(MalformedPayloadException.class)
         .hasMessageContaining("not one well-formed JSON value")
         .hasMessageContaining("once decoded from Content-Encoding 'gzip'");
   }
@@ -170,7 +168,7 @@ class ContentCodingFingerprintTest {
     assertThat(coded(gzip(atLimit), "text/plain", "gzip"))
         .isEqualTo(plain(atLimit, "text/plain"));
     assertThatThrownBy(() -> coded(gzip(pastLimit), "text/plain", "gzip"))
-        .isInstanceOfSatisfying(BodyTooLargeException.class, e -> {
+        .isInstanceOfSatisfying(PayloadTooLargeException.class, e -> {
           assertThat(e.limit()).isEqualTo(LIMIT);
           assertThat(e.size()).isGreaterThan(LIMIT);
           assertThat(e.getMessage()).contains("once decoded").contains("'gzip'");
@@ -178,7 +176,7 @@ class ContentCodingFingerprintTest {
     byte[] bomb = gzip(new byte[64 * 1024 * 1024]);
     assertThat(bomb.length).isLessThan(128 * 1024);
     assertThatThrownBy(() -> coded(bomb, "application/octet-stream", "gzip"))
-        .isInstanceOfSatisfying(BodyTooLargeException.class,
+        .isInstanceOfSatisfying(PayloadTooLargeException.class,
             e -> assertThat(e.size()).isLessThan(LIMIT + 64 * 1024));
   }
 
@@ -215,7 +213,7 @@ class ContentCodingFingerprintTest {
         .isEqualTo(Fingerprints.ofPayload(later, JSON, "gzip", Set.of("sentAt"), LIMIT));
 
     assertThatThrownBy(() -> Fingerprints.ofPayload(first, JSON, "br", Set.of("sentAt"), LIMIT))
-        .isInstanceOf(InvalidIntentException.class)
+        .isInstanceOf(MalformedPayloadException.class)
         .hasMessageContaining("volatileFields").hasMessageContaining("'br'");
   }
 

@@ -1,9 +1,10 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The framing of a {@code multipart/*} body (RFC 2046, section 5.1.1), read so that a fingerprint
@@ -42,11 +43,11 @@ final class MultipartParts {
    * The framing of {@code mediaType}, or null when it is not {@code multipart/*}, declares no
    * boundary or one twice, or its parameters do not parse.
    */
-  static Framing framingOf(String mediaType) {
+  static @Nullable Framing framingOf(@Nullable String mediaType) {
     if (mediaType == null) {
       return null;
     }
-    String[] segments = splitParameters(mediaType);
+    String @Nullable [] segments = splitParameters(mediaType);
     if (segments == null) {
       return null;
     }
@@ -55,7 +56,7 @@ final class MultipartParts {
       return null;
     }
     StringBuilder rest = new StringBuilder(essence);
-    String boundary = null;
+    @Nullable String boundary = null;
     for (int i = 1; i < segments.length; i++) {
       String segment = segments[i].trim();
       if (segment.isEmpty()) {
@@ -66,7 +67,7 @@ final class MultipartParts {
         return null;
       }
       String name = segment.substring(0, eq).trim().toLowerCase(Locale.ROOT);
-      String value = unquote(segment.substring(eq + 1).trim());
+      @Nullable String value = unquote(segment.substring(eq + 1).trim());
       if (value == null) {
         return null;
       }
@@ -86,7 +87,7 @@ final class MultipartParts {
    * The parts of {@code body} framed by {@code boundary}, in order; null when the bytes do not
    * follow the framing.
    */
-  static List<Part> parse(byte[] body, String boundary) {
+  static @Nullable List<Part> parse(byte[] body, String boundary) {
     byte[] delimiter = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
     int at = delimiterAt(body, 0, delimiter, true);
     if (at < 0) {
@@ -98,7 +99,7 @@ final class MultipartParts {
       pos = afterLineEnd(body, pos);
       // The CRLF before a delimiter belongs to the delimiter, not to the content it ends.
       int next = pos < 0 ? -1 : delimiterAt(body, pos, delimiter, false);
-      Part part = next < 0 ? null : part(body, pos, next);
+      @Nullable Part part = next < 0 ? null : part(body, pos, next);
       if (part == null) {
         return null;
       }
@@ -141,7 +142,7 @@ final class MultipartParts {
   }
 
   /** The part in {@code [from, to)}, or null when its header lines never end. */
-  private static Part part(byte[] body, int from, int to) {
+  private static @Nullable Part part(byte[] body, int from, int to) {
     if (from == to) {
       return new Part(from, from, from, from);
     }
@@ -178,7 +179,7 @@ final class MultipartParts {
   }
 
   /** The type and its parameter segments, split at semicolons outside quotes; null if unclosed. */
-  private static String[] splitParameters(String mediaType) {
+  private static String @Nullable [] splitParameters(String mediaType) {
     List<String> segments = new ArrayList<>();
     boolean quoted = false;
     int start = 0;
@@ -201,7 +202,7 @@ final class MultipartParts {
   }
 
   /** A token as it is, a quoted string without its quotes and escapes; null if malformed. */
-  private static String unquote(String value) {
+  private static @Nullable String unquote(String value) {
     if (!value.startsWith("\"")) {
       return value.indexOf('"') < 0 ? value : null;
     }

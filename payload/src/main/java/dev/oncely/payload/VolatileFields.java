@@ -1,8 +1,9 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The members a fingerprint leaves out, as a matcher that follows a streaming parse. A field is a
@@ -71,11 +72,11 @@ final class VolatileFields {
     return descend(null, index);
   }
 
-  private VolatileFields descend(String name, int index) {
+  private VolatileFields descend(@Nullable String name, int index) {
     if (fields.isEmpty()) {
       return NONE;
     }
-    List<Field> next = null;
+    @Nullable List<Field> next = null;
     for (Field f : fields) {
       if (f.parent.length > depth && matches(f.parent[depth], name, index)) {
         if (next == null) {
@@ -87,7 +88,7 @@ final class VolatileFields {
     return next == null ? NONE : new VolatileFields(next, depth + 1);
   }
 
-  private static boolean matches(String segment, String name, int index) {
+  private static boolean matches(String segment, @Nullable String name, int index) {
     if (name != null) {
       return segment.equals(name);
     }

@@ -1,4 +1,4 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The version 2 canonical form of one JSON value, built in one streaming pass (jackson-core only):
@@ -104,7 +105,7 @@ final class CanonicalJson {
     put('{');
     int first = members;
     boolean sorted = true;
-    List<String> removed = null;
+    @Nullable List<String> removed = null;
     for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
       String name = parser.currentName();
       JsonToken valueToken = parser.nextToken();

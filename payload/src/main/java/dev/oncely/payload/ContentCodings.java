@@ -1,7 +1,6 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
-import dev.oncely.client.BodyTooLargeException;
-import dev.oncely.client.InvalidIntentException;
+import dev.oncely.payload.MalformedPayloadException.Problem;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -10,6 +9,7 @@ import java.util.Set;
 import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The content codings of a request body ({@code Content-Encoding}, RFC 9110 section 8.4), as
@@ -37,7 +37,7 @@ final class ContentCodings {
    * The codings of a {@code Content-Encoding} value, in the order they were applied: lower case,
    * without {@code identity} and empty members. Empty for null or a body sent as it is.
    */
-  static List<String> parse(String contentCoding) {
+  static List<String> parse(@Nullable String contentCoding) {
     if (contentCoding == null) {
       return List.of();
     }
@@ -60,20 +60,19 @@ final class ContentCodings {
    * {@code body} with {@code codings} undone, the last applied first.
    *
    * @param declared the {@code Content-Encoding} as the request declared it, for messages
-   * @throws InvalidIntentException if the body does not decode as declared
-   * @throws BodyTooLargeException if a step decodes to more than {@code limit} bytes
+   * @throws MalformedPayloadException if the body does not decode as declared
+   * @throws PayloadTooLargeException if a step decodes to more than {@code limit} bytes
    */
   static byte[] decode(byte[] body, List<String> codings, long limit, String declared) {
     byte[] bytes = body;
     for (int i = codings.size() - 1; i >= 0; i--) {
       String coding = codings.get(i);
       Output out = new Output(limit, declared);
-      String failure = coding.equals("deflate") ? inflateEither(bytes, out)
+      @Nullable String failure = coding.equals("deflate") ? inflateEither(bytes, out)
           : gunzip(bytes, out);
       if (failure != null) {
-        throw new InvalidIntentException("body", "is declared " + coding + " but is not ("
-            + failure + "; Content-Encoding '" + declared + "'): a server could not read it, so"
-            + " it is neither stored nor sent; send the bytes the header declares");
+        throw new MalformedPayloadException(Problem.NOT_AS_CODED, "is declared " + coding
+            + " but is not (" + failure + "; Content-Encoding '" + declared + "')");
       }
       bytes = out.bytes();
     }
@@ -84,7 +83,7 @@ final class ContentCodings {
    * Decodes one or more gzip members (RFC 1952) into {@code out}; null, or why the bytes are not
    * gzip.
    */
-  private static String gunzip(byte[] in, Output out) {
+  private static @Nullable String gunzip(byte[] in, Output out) {
     int pos = 0;
     do {
       int start = pos;
@@ -155,7 +154,7 @@ final class ContentCodings {
    * Decodes a zlib stream (RFC 1950, what RFC 9110 calls deflate) or, when the bytes are not one,
    * a raw deflate stream (RFC 1951, what some clients send under that name) into {@code out}.
    */
-  private static String inflateEither(byte[] in, Output out) {
+  private static @Nullable String inflateEither(byte[] in, Output out) {
     if (inflate(in, 0, false, out, null) == in.length) {
       return null;
     }
@@ -168,7 +167,8 @@ final class ContentCodings {
    * Inflates the stream at {@code from} into {@code out}; returns how many input bytes the stream
    * took, or -1 when it is damaged or ends early.
    */
-  private static int inflate(byte[] in, int from, boolean raw, Output out, CRC32 crc) {
+  private static int inflate(byte[] in, int from, boolean raw, Output out,
+      @Nullable CRC32 crc) {
     Inflater inflater = new Inflater(raw);
     try {
       inflater.setInput(in, from, in.length - from);
@@ -210,7 +210,7 @@ final class ContentCodings {
 
     void write(byte[] chunk, int n) {
       if (size + (long) n > limit || size + (long) n > MAX_ARRAY) {
-        throw BodyTooLargeException.decoded(size + (long) n, limit, declared);
+        throw new PayloadTooLargeException(size + (long) n, limit, declared);
       }
       if (size + n > bytes.length) {
         bytes = Arrays.copyOf(bytes, (int) Math.max(size + n, Math.min(MAX_ARRAY,

@@ -1,15 +1,10 @@
-package dev.oncely.client.internal;
+package dev.oncely.payload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.IntentId;
-import dev.oncely.client.IntentRecord;
-import dev.oncely.client.IntentState;
-import dev.oncely.client.InvalidIntentException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import okhttp3.MediaType;
@@ -166,7 +161,7 @@ class MultipartFingerprintTest {
     byte[] body = bytesOf(invoice("b1"));
     assertThatThrownBy(() -> Fingerprints.ofPayload(body,
         "multipart/form-data; boundary=b1", List.of("amount")))
-        .isInstanceOf(InvalidIntentException.class);
+        .isInstanceOf(MalformedPayloadException.class);
   }
 
   @Test
@@ -177,35 +172,9 @@ class MultipartFingerprintTest {
         new MultipartParts.Part(20, 20, 20, 20));
   }
 
-  @Test
-  void a_form_recorded_with_its_boundary_hashed_is_compared_by_its_stored_parts()
-      throws IOException {
-    MultipartBody stored = invoice("b1");
-    byte[] storedBytes = bytesOf(stored);
-    String storedType = stored.contentType().toString();
-    // An earlier release hashed a multipart body as media type (boundary included) and bytes.
-    IntentRecord earlier = record(storedBytes, storedType,
-        Fingerprints.ofBytes(storedBytes, storedType));
-
-    MultipartBody again = invoice("b2");
-    assertThat(Admission.samePayload(earlier, record(bytesOf(again),
-        again.contentType().toString(), fingerprint(again)))).isTrue();
-    MultipartBody changed = form("b2").addFormDataPart("amount", "999").build();
-    assertThat(Admission.samePayload(earlier, record(bytesOf(changed),
-        changed.contentType().toString(), fingerprint(changed)))).isFalse();
-  }
-
   private static byte[] bytesOf(RequestBody body) throws IOException {
     Buffer bytes = new Buffer();
     body.writeTo(bytes);
     return bytes.readByteArray();
-  }
-
-  private static IntentRecord record(byte[] body, String mediaType, String fingerprint) {
-    Instant now = Instant.parse("2026-11-30T08:00:00Z");
-    return IntentRecord.builder().id(IntentId.of("tenant-42", "upload-invoice", "k-1"))
-        .method("POST").url("https://api.example.test/invoices").body(body, mediaType)
-        .fingerprint(fingerprint).state(IntentState.PENDING).createdAt(now).updatedAt(now)
-        .expiresAt(now.plusSeconds(3600)).build();
   }
 }
