@@ -1,8 +1,8 @@
 package dev.oncely.server.internal;
 
-import dev.oncely.client.BodyTooLargeException;
-import dev.oncely.client.InvalidIntentException;
-import dev.oncely.client.internal.Fingerprints;
+import dev.oncely.payload.Fingerprints;
+import dev.oncely.payload.MalformedPayloadException;
+import dev.oncely.payload.PayloadTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -68,10 +68,10 @@ public final class Payloads {
     try {
       return new Fingerprint(Fingerprints.ofPayload(body, mediaType, contentCoding,
           volatileFields, maxBytes));
-    } catch (BodyTooLargeException e) {
+    } catch (PayloadTooLargeException e) {
       return new TooLarge();
-    } catch (InvalidIntentException e) {
-      return new Malformed(e.getMessage());
+    } catch (MalformedPayloadException e) {
+      return new Malformed(e.detail());
     }
   }
 }
