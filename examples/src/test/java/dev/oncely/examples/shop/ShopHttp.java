@@ -3,6 +3,8 @@ package dev.oncely.examples.shop;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import okhttp3.ConnectionPool;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -23,9 +25,14 @@ final class ShopHttp {
     this(baseUrl, Duration.ofSeconds(20));
   }
 
+  /**
+   * A client whose connections are not kept between calls: a connection pooled from a shop that
+   * was killed since would fail the next call before it reaches the new one.
+   */
   ShopHttp(String baseUrl, Duration readTimeout) {
     this.client = new OkHttpClient.Builder()
         .retryOnConnectionFailure(false)
+        .connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS))
         .readTimeout(readTimeout)
         .build();
     this.base = baseUrl.endsWith("/") ? baseUrl : baseUrl + "/";
