@@ -12,7 +12,7 @@ import java.util.Random;
  * What one demo run does: how many payment intents, at what concurrency, against which faults, when
  * the SDK's child JVM is killed, and how that child is launched. Immutable and thread-safe.
  *
- * <p>Defaults (issue 4): {@value #DEFAULT_INTENTS} intents at concurrency {@value
+ * <p>Defaults: {@value #DEFAULT_INTENTS} intents at concurrency {@value
  * #DEFAULT_CONCURRENCY}, seed {@value #DEFAULT_SEED}, faults {@value #DEFAULT_FAULTS}, a share
  * {@value #DEFAULT_SLOW_SHARE} of payments answered {@code 202} and finished later, an attempt
  * timeout of {@value #DEFAULT_ATTEMPT_TIMEOUT_MS} ms, the child launched with this JVM's {@code
@@ -21,6 +21,8 @@ import java.util.Random;
 public final class DemoSettings {
   /** Default number of payment intents. */
   public static final int DEFAULT_INTENTS = 1000;
+  /** Default number of payment intents of the shop lane ({@code demo --shop}). */
+  public static final int DEFAULT_SHOP_INTENTS = 300;
   /** Default number of intents in flight at once. */
   public static final int DEFAULT_CONCURRENCY = 32;
   /** Default seed of faults, slow payments and the kill point. */

@@ -19,6 +19,8 @@ public final class LoadSettings {
   public static final int DEFAULT_MAX_ATTEMPTS = 20;
   /** Default per-attempt timeout. */
   public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(5);
+  /** Default longest backoff between two attempts: the client's own default. */
+  public static final Duration DEFAULT_MAX_DELAY = dev.oncely.client.RetryPolicy.DEFAULT_MAX_DELAY;
   /** Default deadline of one drive. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(2);
   /** What {@link Builder#statusUrlTemplate(String)} accepts, worded for messages. */
@@ -34,6 +36,7 @@ public final class LoadSettings {
   private final Duration attemptTimeout;
   private final Duration deadline;
   private final int maxAttempts;
+  private final Duration maxDelay;
   private final long seed;
   private final boolean retryBudget;
   private final boolean interceptor;
@@ -51,6 +54,7 @@ public final class LoadSettings {
     this.attemptTimeout = b.attemptTimeout;
     this.deadline = b.deadline;
     this.maxAttempts = b.maxAttempts;
+    this.maxDelay = b.maxDelay;
     this.seed = b.seed;
     this.retryBudget = b.retryBudget;
     this.interceptor = b.interceptor;
@@ -117,6 +121,11 @@ public final class LoadSettings {
   /** Attempts per drive, the first included. */
   public int maxAttempts() {
     return maxAttempts;
+  }
+
+  /** The longest backoff between two attempts ({@code RetryPolicy.maxDelay}). */
+  public Duration maxDelay() {
+    return maxDelay;
   }
 
   /** Seed of the backoff jitter (keys stay random). */
@@ -194,6 +203,7 @@ public final class LoadSettings {
     private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
     private Duration deadline = DEFAULT_DEADLINE;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration maxDelay = DEFAULT_MAX_DELAY;
     private long seed;
     private boolean retryBudget;
     private boolean interceptor;
@@ -255,6 +265,16 @@ public final class LoadSettings {
     /** @throws IllegalArgumentException if not in [1, 1000] */
     public Builder maxAttempts(int n) {
       this.maxAttempts = SettingRules.inRange("max-attempts", n, 1, 1000);
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if not in [200 ms, 1 h] (200 ms is the client's base delay,
+     *     which the cap may not undercut)
+     */
+    public Builder maxDelay(Duration d) {
+      this.maxDelay = SettingRules.inRange("max-delay", d,
+          dev.oncely.client.RetryPolicy.DEFAULT_BASE_DELAY, Duration.ofHours(1));
       return this;
     }
 

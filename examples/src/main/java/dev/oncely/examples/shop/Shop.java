@@ -117,7 +117,9 @@ public final class Shop implements AutoCloseable {
       throw new IllegalStateException(closed ? "the shop is closed" : "the shop is started");
     }
     try {
-      tomcatDir = Files.createTempDirectory("oncely-shop-tomcat-");
+      // Next to the store, not in the temp directory: a killed shop leaves it behind, and the
+      // next one on the same files reuses it.
+      tomcatDir = Files.createDirectories(settings.tomcatDir());
       Tomcat t = new Tomcat();
       t.setBaseDir(tomcatDir.toString());
       Connector connector = new Connector();

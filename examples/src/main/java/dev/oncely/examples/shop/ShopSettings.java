@@ -17,7 +17,8 @@ import java.util.Objects;
  * <p>Files, for {@code store = shop.db}: the receipts in a {@code MapDbIntentStore} at {@code
  * shop.db} (plus MapDB's {@code shop.db.a}, {@code .b}, {@code .journal}, {@code .lock}); the
  * payments in SQLite at {@code shop.db.payments}; the provider charges the shop sends, as the
- * client's intents, in a second {@code MapDbIntentStore} at {@code shop.db.outbound}.
+ * client's intents, in a second {@code MapDbIntentStore} at {@code shop.db.outbound}; Tomcat's
+ * working directory at {@code shop.db.tomcat}.
  */
 public final class ShopSettings {
   /** Default port. */
@@ -66,6 +67,11 @@ public final class ShopSettings {
   /** The outbound charges' store file: {@code <store>.outbound}. */
   public Path outboundFile() {
     return store.resolveSibling(store.getFileName() + ".outbound");
+  }
+
+  /** Tomcat's working directory: {@code <store>.tomcat}, removed when the shop closes. */
+  public Path tomcatDir() {
+    return store.resolveSibling(store.getFileName() + ".tomcat");
   }
 
   /** The dialect of the idempotency answers and of the shop's own refusals. */
