@@ -74,7 +74,7 @@ public record ShopLaneReport(long intents, long completed, long pending, ShopSta
     lines.add(row("client JVM SIGKILLed", clientKilledAt < 0 ? "no (finished first)"
         : "at " + num(clientKilledAt) + "/" + num(intents), ""));
     lines.add(row("shop JVM SIGKILLed", "at " + num(shopKilledAt) + "/" + num(intents), ""));
-    lines.add(row("  after restart: taken over", num(shop.event("takenOver")), ""));
+    lines.add(row("  after restart: takeover events", num(shop.event("takenOver")), ""));
     lines.add(row("  after restart: recovered from ledger", num(shop.event("recovered")), ""));
     lines.add(row("wall time", String.format(Locale.ROOT, "%.1f s", wall.toMillis() / 1000.0),
         ""));

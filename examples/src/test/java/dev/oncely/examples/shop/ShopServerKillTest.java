@@ -202,20 +202,21 @@ class ShopServerKillTest {
         InMemoryIntentStore clientStore = new InMemoryIntentStore();
         IdempotentClient oncely = oncelyClient(clientStore)) {
       ShopProcess shop = rig.startShop(null);
+      // Three plain OkHttp payers take the even orders, three Oncely payers the odd ones, each
+      // one order at a time, so the shop always has a few requests in flight to be killed under.
       ConcurrentLinkedQueue<Integer> plainOrders = new ConcurrentLinkedQueue<>();
-      List<CompletableFuture<?>> work = new ArrayList<>();
-      Map<Integer, CompletableFuture<IntentOutcome>> viaOncely = new LinkedHashMap<>();
+      ConcurrentLinkedQueue<Integer> oncelyOrders = new ConcurrentLinkedQueue<>();
+      Map<Integer, IntentOutcome> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
       for (int i = 0; i < orders; i++) {
         if (i % 2 == 0) {
           keys.put("o-" + i, newKey());
           plainOrders.add(i);
         } else {
-          CompletableFuture<IntentOutcome> f = oncely.submit(spec(rig, i));
-          viaOncely.put(i, f);
-          work.add(f);
+          oncelyOrders.add(i);
         }
       }
       PlainPayer plain = new PlainPayer(rig);
+      List<CompletableFuture<?>> work = new ArrayList<>();
       for (int w = 0; w < 3; w++) {
         work.add(CompletableFuture.runAsync(() -> {
           for (Integer i = plainOrders.poll(); i != null; i = plainOrders.poll()) {
@@ -227,6 +228,11 @@ class ShopServerKillTest {
               Thread.currentThread().interrupt();
               throw new IllegalStateException(e);
             }
+          }
+        }));
+        work.add(CompletableFuture.runAsync(() -> {
+          for (Integer i = oncelyOrders.poll(); i != null; i = oncelyOrders.poll()) {
+            outcomes.put(i, payThroughOncely(oncely, spec(rig, i)));
           }
         }));
       }
@@ -272,12 +278,13 @@ class ShopServerKillTest {
         throw new AssertionError("a client failed; shop stderr: " + shop.stderrText(),
             e.getCause());
       }
-      for (Map.Entry<Integer, CompletableFuture<IntentOutcome>> e : viaOncely.entrySet()) {
-        IntentOutcome outcome = e.getValue().get();
+      for (Map.Entry<Integer, IntentOutcome> e : outcomes.entrySet()) {
+        IntentOutcome outcome = e.getValue();
         assertThat(outcome).as("o-%d", e.getKey()).isInstanceOf(IntentOutcome.Completed.class);
         assertThat(((IntentOutcome.Completed) outcome).response().status()).isEqualTo(201);
         keys.put("o-" + e.getKey(), outcome.id().key());
       }
+      assertThat(outcomes).hasSize(orders / 2);
       ShopStats stats = new ShopHttp(rig.baseUrl()).stats();
       assertThat(stats.effects()).as(stats.toString()).isEqualTo(orders);
       assertThat(stats.duplicates()).isZero();
@@ -291,6 +298,20 @@ class ShopServerKillTest {
       assertThat(sigkills + halts).as("kills before the workload ended")
           .isGreaterThanOrEqualTo(Math.min(KILLS, 1));
     }
+  }
+
+  /**
+   * Executes {@code spec} until it completes, within {@link #PATIENCE}: an outcome still pending
+   * (the shop was down longer than a drive's deadline) is executed again, which continues the
+   * same record with its key, as an app's resume would.
+   */
+  private static IntentOutcome payThroughOncely(IdempotentClient oncely, IntentSpec spec) {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    IntentOutcome outcome = oncely.execute(spec);
+    while (outcome instanceof IntentOutcome.Pending && System.nanoTime() < deadline) {
+      outcome = oncely.execute(spec);
+    }
+    return outcome;
   }
 
   /** Reads the child's lines until {@code after} lines of {@code step}; false if it ended. */
