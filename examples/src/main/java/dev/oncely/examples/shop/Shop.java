@@ -336,9 +336,11 @@ public final class Shop implements AutoCloseable {
         opened.add(ledger);
         ProviderCharges provider = null;
         if (settings.provider() != null) {
-          provider = new ProviderCharges(settings.provider(),
-              MapDbIntentStore.open(settings.outboundFile()), settings.providerTimeout());
-          opened.add(provider);
+          IntentStore outbound = MapDbIntentStore.open(settings.outboundFile());
+          opened.add(outbound);
+          provider = new ProviderCharges(settings.provider(), outbound,
+              settings.providerTimeout());
+          opened.set(opened.size() - 1, provider); // it closes the store with its client
         }
         return new Shop(this, receipts, ledger, provider);
       } catch (RuntimeException e) {

@@ -22,7 +22,8 @@ import java.util.TreeMap;
  * <pre>{@code
  * {"effects":2,"duplicates":0,"repeatsFound":0,"receipts":{"processing":0,"pending":0},
  *  "events":{"reserved":2,"replayed":1,...},
- *  "effectsPerKeyHash":{"3kq0c1":1,"x7d2ma":1},"effectsPerOrder":{"o-1":1,"o-2":1}}
+ *  "effectsPerKeyHash":{"k#7c35c5a1785d":1,"k#e01b9f3a22c4":1},
+ *  "effectsPerOrder":{"o-1":1,"o-2":1}}
  * }</pre>
  */
 public final class ShopStats {
