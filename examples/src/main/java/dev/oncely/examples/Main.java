@@ -4,6 +4,7 @@ import dev.oncely.examples.cli.Command;
 import dev.oncely.examples.cli.DemoCommand;
 import dev.oncely.examples.cli.LoadCommand;
 import dev.oncely.examples.cli.ServerCommand;
+import dev.oncely.examples.cli.ShopCommand;
 import dev.oncely.examples.cli.UsageException;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -29,6 +30,7 @@ public final class Main {
     Map<String, Supplier<Command>> m = new LinkedHashMap<>();
     m.put("demo", DemoCommand::new);
     m.put("server", ServerCommand::new);
+    m.put("shop", ShopCommand::new);
     m.put("run", LoadCommand::run);
     m.put("resume", LoadCommand::resume);
     COMMANDS = Collections.unmodifiableMap(m);

@@ -20,11 +20,12 @@ import java.util.Set;
  */
 public final class LoadCommand implements Command {
   private static final Set<String> VALUED = Set.of("target", "intents", "concurrency", "store",
-      "dialect", "attempt-timeout-ms", "deadline-ms", "max-attempts", "seed", "engine", "entry",
+      "dialect", "attempt-timeout-ms", "deadline-ms", "max-attempts", "max-delay-ms", "seed",
+      "engine", "entry",
       "progress-ms", "status-url-pointer", "status-url-template");
   private static final Set<String> FLAGS = Set.of("retry-budget");
   private static final String OPTIONS = " [--dialect ietf|stripe] [--attempt-timeout-ms T]"
-      + " [--deadline-ms D] [--seed S] [--concurrency C] [--max-attempts A]"
+      + " [--deadline-ms D] [--seed S] [--concurrency C] [--max-attempts A] [--max-delay-ms M]"
       + " [--engine sqlite|mapdb] [--entry intent-api|interceptor] [--retry-budget]"
       + " [--progress-ms P]"
       + " [--status-url-pointer JSON-POINTER --status-url-template PATH-WITH-{}]";
@@ -109,6 +110,8 @@ public final class LoadCommand implements Command {
     }
     b.concurrency(o.intValue("concurrency", LoadSettings.DEFAULT_CONCURRENCY, 1, 1024));
     b.maxAttempts(o.intValue("max-attempts", LoadSettings.DEFAULT_MAX_ATTEMPTS, 1, 1000));
+    b.maxDelay(Duration.ofMillis(o.intValue("max-delay-ms",
+        (int) LoadSettings.DEFAULT_MAX_DELAY.toMillis(), 200, 3_600_000)));
     b.attemptTimeout(Duration.ofMillis(o.intValue("attempt-timeout-ms",
         (int) LoadSettings.DEFAULT_ATTEMPT_TIMEOUT.toMillis(), 1, 3_600_000)));
     b.deadline(Duration.ofMillis(o.intValue("deadline-ms",

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The one-command demonstration (issue 4, section 2): the {@link SdkScenario} (durable store,
+ * The one-command demonstration: the {@link SdkScenario} (durable store,
  * SIGKILL, resume) and then the {@link NaiveScenario} with the same workload and faults; progress
  * on stderr, the comparison table and the verdict on stdout.
  *
@@ -24,6 +24,7 @@ public final class Demo {
   private RunSummary sdk;
   private RunSummary interceptor;
   private RunSummary naive;
+  private ShopLaneReport shopLane;
 
   /** A demo with {@code settings} reporting progress on {@code bar}. */
   public Demo(DemoSettings settings, ProgressBar bar) {
@@ -69,6 +70,32 @@ public final class Demo {
     return exact ? Command.EXIT_OK : Command.EXIT_FAILURE;
   }
 
+  /**
+   * Runs the Oncely-to-Oncely lane ({@link ShopLane}) alone, prints its table and verdict, and
+   * returns {@link Command#EXIT_OK} when both hops made every payment exactly once.
+   */
+  public int runShopLane(PrintStream out) throws InterruptedException {
+    ShopLane lane = new ShopLane(settings, bar);
+    bar.message(String.format(Locale.ROOT, "Oncely client -> Oncely server: %,d payments at"
+        + " concurrency %d through the reference shop (Tomcat, the server half's filter,"
+        + " receipts in MapDB, payments in SQLite), which charges each at a provider; the client"
+        + " is SIGKILLed once %,d payments exist and resumed, the shop once the resumed client"
+        + " made %s of the rest, and restarted (seed %d)", settings.intents(),
+        settings.concurrency(), lane.clientKillAt(), percent(lane.shopKillShare()),
+        settings.seed()));
+    try {
+      shopLane = lane.run();
+    } catch (DemoFailedException e) {
+      bar.message("demo failed: " + e.getMessage());
+      return Command.EXIT_FAILURE;
+    }
+    out.println();
+    out.print(shopLane.render());
+    out.flush();
+    return shopLane.exactlyOnce() && shopLane.completed() == settings.intents()
+        ? Command.EXIT_OK : Command.EXIT_FAILURE;
+  }
+
   /** The faults in words, for example "drops 8% of answers after charging, ...". */
   static String describe(FaultPlan f) {
     List<String> parts = new ArrayList<>();
@@ -110,6 +137,11 @@ public final class Demo {
   /** The interceptor's result, or null before {@link #run} got that far. */
   public RunSummary interceptorResult() {
     return interceptor;
+  }
+
+  /** The shop lane's result, or null before {@link #runShopLane} ended. */
+  public ShopLaneReport shopLaneResult() {
+    return shopLane;
   }
 
   /** The naive client's result, or null before {@link #run} got that far. */

@@ -1,5 +1,6 @@
 package dev.oncely.examples.demo;
 
+import dev.oncely.examples.SettingRules;
 import dev.oncely.examples.server.FaultPlan;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -11,7 +12,7 @@ import java.util.Random;
  * What one demo run does: how many payment intents, at what concurrency, against which faults, when
  * the SDK's child JVM is killed, and how that child is launched. Immutable and thread-safe.
  *
- * <p>Defaults (issue 4): {@value #DEFAULT_INTENTS} intents at concurrency {@value
+ * <p>Defaults: {@value #DEFAULT_INTENTS} intents at concurrency {@value
  * #DEFAULT_CONCURRENCY}, seed {@value #DEFAULT_SEED}, faults {@value #DEFAULT_FAULTS}, a share
  * {@value #DEFAULT_SLOW_SHARE} of payments answered {@code 202} and finished later, an attempt
  * timeout of {@value #DEFAULT_ATTEMPT_TIMEOUT_MS} ms, the child launched with this JVM's {@code
@@ -20,6 +21,8 @@ import java.util.Random;
 public final class DemoSettings {
   /** Default number of payment intents. */
   public static final int DEFAULT_INTENTS = 1000;
+  /** Default number of payment intents of the shop lane ({@code demo --shop}). */
+  public static final int DEFAULT_SHOP_INTENTS = 300;
   /** Default number of intents in flight at once. */
   public static final int DEFAULT_CONCURRENCY = 32;
   /** Default seed of faults, slow payments and the kill point. */
@@ -147,19 +150,13 @@ public final class DemoSettings {
 
     /** @throws IllegalArgumentException if {@code n} is not in [1, 1,000,000] */
     public Builder intents(int n) {
-      if (n < 1 || n > 1_000_000) {
-        throw new IllegalArgumentException("intents must be in [1, 1000000], was " + n);
-      }
-      this.intents = n;
+      this.intents = SettingRules.inRange("intents", n, 1, 1_000_000);
       return this;
     }
 
     /** @throws IllegalArgumentException if {@code n} is not in [1, 1024] */
     public Builder concurrency(int n) {
-      if (n < 1 || n > 1024) {
-        throw new IllegalArgumentException("concurrency must be in [1, 1024], was " + n);
-      }
-      this.concurrency = n;
+      this.concurrency = SettingRules.inRange("concurrency", n, 1, 1024);
       return this;
     }
 
@@ -181,20 +178,17 @@ public final class DemoSettings {
 
     /** @throws IllegalArgumentException if {@code share} is not in [0, 1] */
     public Builder slowShare(double share) {
-      if (!(share >= 0.0 && share <= 1.0)) {
-        throw new IllegalArgumentException("slowShare must be in [0, 1], was " + share);
-      }
-      this.slowShare = share;
+      this.slowShare = SettingRules.share("slowShare", share);
       return this;
     }
 
-    /** @throws IllegalArgumentException if {@code timeout} is null or not in [10 ms, 60 s] */
+    /**
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is not in [10 ms, 60 s]
+     */
     public Builder attemptTimeout(Duration timeout) {
-      if (timeout == null || timeout.toMillis() < 10 || timeout.toMillis() > 60_000) {
-        throw new IllegalArgumentException(
-            "attemptTimeout must be in [10ms, 60s], was " + timeout);
-      }
-      this.attemptTimeout = timeout;
+      this.attemptTimeout = SettingRules.inRange("attemptTimeout", timeout, Duration.ofMillis(10),
+          Duration.ofSeconds(60));
       return this;
     }
 
@@ -206,10 +200,7 @@ public final class DemoSettings {
 
     /** @throws IllegalArgumentException if {@code classPath} is null or blank */
     public Builder classPath(String classPath) {
-      if (classPath == null || classPath.isBlank()) {
-        throw new IllegalArgumentException("classPath must not be blank");
-      }
-      this.classPath = classPath;
+      this.classPath = SettingRules.notBlank("classPath", classPath);
       return this;
     }
 

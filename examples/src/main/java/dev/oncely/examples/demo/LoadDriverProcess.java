@@ -11,14 +11,18 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * One load-driver child JVM ({@code java -cp CLASSPATH dev.oncely.examples.Main run|resume ...}):
- * started with {@link ProcessBuilder}, its stdout and stderr drained on daemon threads so it never
- * blocks on a full pipe, killed with SIGKILL by {@link #killHard()}. Keeps the last stdout line
- * (the driver's JSON summary) and the last {@value #STDERR_TAIL_LINES} stderr lines for
+ * One child JVM running a subcommand of {@link #MAIN_CLASS} ({@code java -cp CLASSPATH
+ * dev.oncely.examples.Main run|resume|shop ...}): started with {@link ProcessBuilder}, its stdout
+ * and stderr drained on daemon threads so it never blocks on a full pipe, killed with SIGKILL by
+ * {@link #killHard()}. Keeps the first stdout line (the {@code shop}'s URL), the last one (the
+ * load driver's JSON summary) and the last {@value #STDERR_TAIL_LINES} stderr lines for
  * diagnostics.
  */
 public final class LoadDriverProcess implements AutoCloseable {
@@ -33,6 +37,7 @@ public final class LoadDriverProcess implements AutoCloseable {
   private final Thread stderrReader;
   private final Deque<String> stderrTail = new ArrayDeque<>();
   private volatile String lastStdoutLine;
+  private final CompletableFuture<String> firstStdoutLine = new CompletableFuture<>();
 
   private LoadDriverProcess(String subcommand, Process process) {
     this.subcommand = subcommand;
@@ -40,8 +45,9 @@ public final class LoadDriverProcess implements AutoCloseable {
     this.stdoutReader = drain(process.getInputStream(), subcommand + "-stdout", line -> {
       if (!line.isBlank()) {
         lastStdoutLine = line;
+        firstStdoutLine.complete(line);
       }
-    });
+    }, () -> firstStdoutLine.complete(null));
     this.stderrReader = drain(process.getErrorStream(), subcommand + "-stderr", line -> {
       synchronized (stderrTail) {
         stderrTail.addLast(line);
@@ -49,7 +55,7 @@ public final class LoadDriverProcess implements AutoCloseable {
           stderrTail.removeFirst();
         }
       }
-    });
+    }, () -> { });
   }
 
   /**
@@ -131,6 +137,20 @@ public final class LoadDriverProcess implements AutoCloseable {
   }
 
   /**
+   * Waits for the child's first stdout line (the {@code shop} prints its URL there once it
+   * listens).
+   *
+   * @return the line, or null if the child's stdout ended first or {@code timeout} passed
+   */
+  public String awaitFirstLine(Duration timeout) throws InterruptedException {
+    try {
+      return firstStdoutLine.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      return null;
+    }
+  }
+
+  /**
    * The summary of a child that exited.
    *
    * @throws IllegalArgumentException if its last stdout line is not the driver's JSON summary
@@ -159,7 +179,8 @@ public final class LoadDriverProcess implements AutoCloseable {
     stderrReader.join(TimeUnit.SECONDS.toMillis(10));
   }
 
-  private static Thread drain(InputStream in, String name, Consumer<String> lines) {
+  private static Thread drain(InputStream in, String name, Consumer<String> lines,
+      Runnable ended) {
     Thread t = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(
           new InputStreamReader(in, StandardCharsets.UTF_8))) {
@@ -168,6 +189,8 @@ public final class LoadDriverProcess implements AutoCloseable {
         }
       } catch (IOException e) {
         // The pipe closes when the child is killed; what was read is kept.
+      } finally {
+        ended.run();
       }
     }, "oncely-demo-" + name);
     t.setDaemon(true);

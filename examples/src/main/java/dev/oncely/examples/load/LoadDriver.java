@@ -296,6 +296,7 @@ public final class LoadDriver {
   private static RetryPolicy policy(LoadSettings s) {
     return RetryPolicy.builder()
         .maxAttempts(s.maxAttempts())
+        .maxDelay(s.maxDelay())
         .attemptTimeout(s.attemptTimeout())
         .deadline(s.deadline())
         .build();

@@ -1,6 +1,8 @@
 package dev.oncely.examples.load;
 
 import dev.oncely.client.dialect.StatusUrlResolver;
+import dev.oncely.examples.SettingRules;
+import dev.oncely.examples.server.ServerDialect;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -17,6 +19,8 @@ public final class LoadSettings {
   public static final int DEFAULT_MAX_ATTEMPTS = 20;
   /** Default per-attempt timeout. */
   public static final Duration DEFAULT_ATTEMPT_TIMEOUT = Duration.ofSeconds(5);
+  /** Default longest backoff between two attempts: the client's own default. */
+  public static final Duration DEFAULT_MAX_DELAY = dev.oncely.client.RetryPolicy.DEFAULT_MAX_DELAY;
   /** Default deadline of one drive. */
   public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(2);
   /** What {@link Builder#statusUrlTemplate(String)} accepts, worded for messages. */
@@ -32,6 +36,7 @@ public final class LoadSettings {
   private final Duration attemptTimeout;
   private final Duration deadline;
   private final int maxAttempts;
+  private final Duration maxDelay;
   private final long seed;
   private final boolean retryBudget;
   private final boolean interceptor;
@@ -49,6 +54,7 @@ public final class LoadSettings {
     this.attemptTimeout = b.attemptTimeout;
     this.deadline = b.deadline;
     this.maxAttempts = b.maxAttempts;
+    this.maxDelay = b.maxDelay;
     this.seed = b.seed;
     this.retryBudget = b.retryBudget;
     this.interceptor = b.interceptor;
@@ -115,6 +121,11 @@ public final class LoadSettings {
   /** Attempts per drive, the first included. */
   public int maxAttempts() {
     return maxAttempts;
+  }
+
+  /** The longest backoff between two attempts ({@code RetryPolicy.maxDelay}). */
+  public Duration maxDelay() {
+    return maxDelay;
   }
 
   /** Seed of the backoff jitter (keys stay random). */
@@ -192,6 +203,7 @@ public final class LoadSettings {
     private Duration attemptTimeout = DEFAULT_ATTEMPT_TIMEOUT;
     private Duration deadline = DEFAULT_DEADLINE;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration maxDelay = DEFAULT_MAX_DELAY;
     private long seed;
     private boolean retryBudget;
     private boolean interceptor;
@@ -204,30 +216,19 @@ public final class LoadSettings {
      * @throws IllegalArgumentException if {@code url} is not an absolute http(s) URL
      */
     public Builder target(String url) {
-      Objects.requireNonNull(url, "target");
-      if (!(url.startsWith("http://") || url.startsWith("https://")) || url.length() < 10) {
-        throw new IllegalArgumentException(
-            "target must be an absolute http(s) URL, was '" + url + "'");
-      }
-      this.target = url;
+      this.target = SettingRules.httpUrl("target", url);
       return this;
     }
 
     /** @throws IllegalArgumentException if not in [1, 10,000,000] */
     public Builder intents(int n) {
-      if (n < 1 || n > 10_000_000) {
-        throw new IllegalArgumentException("intents must be in [1, 10000000], was " + n);
-      }
-      this.intents = n;
+      this.intents = SettingRules.inRange("intents", n, 1, 10_000_000);
       return this;
     }
 
     /** @throws IllegalArgumentException if not in [1, 1024] */
     public Builder concurrency(int n) {
-      if (n < 1 || n > 1024) {
-        throw new IllegalArgumentException("concurrency must be in [1, 1024], was " + n);
-      }
-      this.concurrency = n;
+      this.concurrency = SettingRules.inRange("concurrency", n, 1, 1024);
       return this;
     }
 
@@ -239,11 +240,7 @@ public final class LoadSettings {
 
     /** @throws IllegalArgumentException if not {@code ietf} or {@code stripe} */
     public Builder dialect(String name) {
-      String d = Objects.requireNonNull(name, "dialect").trim().toLowerCase(Locale.ROOT);
-      if (!d.equals("ietf") && !d.equals("stripe")) {
-        throw new IllegalArgumentException("dialect must be ietf or stripe, was '" + name + "'");
-      }
-      this.dialect = d;
+      this.dialect = ServerDialect.parse(name).name().toLowerCase(Locale.ROOT);
       return this;
     }
 
@@ -255,22 +252,29 @@ public final class LoadSettings {
 
     /** @throws IllegalArgumentException if not positive */
     public Builder attemptTimeout(Duration d) {
-      this.attemptTimeout = positive("attempt-timeout", d);
+      this.attemptTimeout = SettingRules.positive("attempt-timeout", d);
       return this;
     }
 
     /** @throws IllegalArgumentException if not positive */
     public Builder deadline(Duration d) {
-      this.deadline = positive("deadline", d);
+      this.deadline = SettingRules.positive("deadline", d);
       return this;
     }
 
     /** @throws IllegalArgumentException if not in [1, 1000] */
     public Builder maxAttempts(int n) {
-      if (n < 1 || n > 1000) {
-        throw new IllegalArgumentException("max-attempts must be in [1, 1000], was " + n);
-      }
-      this.maxAttempts = n;
+      this.maxAttempts = SettingRules.inRange("max-attempts", n, 1, 1000);
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if not in [200 ms, 1 h] (200 ms is the client's base delay,
+     *     which the cap may not undercut)
+     */
+    public Builder maxDelay(Duration d) {
+      this.maxDelay = SettingRules.inRange("max-delay", d,
+          dev.oncely.client.RetryPolicy.DEFAULT_BASE_DELAY, Duration.ofHours(1));
       return this;
     }
 
@@ -334,14 +338,6 @@ public final class LoadSettings {
             "status-url-pointer and status-url-template go together: set both or neither");
       }
       return new LoadSettings(this);
-    }
-
-    private static Duration positive(String name, Duration d) {
-      Objects.requireNonNull(d, name);
-      if (d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + d.toMillis() + " ms");
-      }
-      return d;
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.oncely.examples.server;
 
+import dev.oncely.examples.SettingRules;
 import dev.oncely.testing.FingerprintRule;
 import dev.oncely.testing.IdempotentServer;
 import dev.oncely.testing.MismatchAnswer;
@@ -263,10 +264,7 @@ public final class ReferenceServer implements AutoCloseable {
      * @throws IllegalArgumentException if not in [0, 65535]
      */
     public Builder port(int port) {
-      if (port < 0 || port > 65535) {
-        throw new IllegalArgumentException("port must be in [0, 65535], was " + port);
-      }
-      this.port = port;
+      this.port = SettingRules.inRange("port", port, 0, 65535);
       return this;
     }
 
@@ -288,10 +286,7 @@ public final class ReferenceServer implements AutoCloseable {
      * @throws IllegalArgumentException if not in [0, 1]
      */
     public Builder slowShare(double share) {
-      if (!(share >= 0.0 && share <= 1.0)) {
-        throw new IllegalArgumentException("slowShare must be in [0, 1], was " + share);
-      }
-      this.slowShare = share;
+      this.slowShare = SettingRules.share("slowShare", share);
       return this;
     }
 
@@ -301,12 +296,8 @@ public final class ReferenceServer implements AutoCloseable {
      * @throws IllegalArgumentException if negative or above {@link FaultPlan#MAX_DURATION}
      */
     public Builder slowFor(Duration delay) {
-      Objects.requireNonNull(delay, "slowFor");
-      if (delay.isNegative() || delay.compareTo(FaultPlan.MAX_DURATION) > 0) {
-        throw new IllegalArgumentException(
-            "slowFor must be between 0 and " + FaultPlan.MAX_DURATION + ", was " + delay);
-      }
-      this.slowFor = delay;
+      this.slowFor = SettingRules.inRange("slowFor", delay, Duration.ZERO,
+          FaultPlan.MAX_DURATION);
       return this;
     }
 
@@ -326,11 +317,7 @@ public final class ReferenceServer implements AutoCloseable {
      * @throws IllegalArgumentException if not in [0, 3600]
      */
     public Builder retryAfterSeconds(int seconds) {
-      if (seconds < 0 || seconds > 3600) {
-        throw new IllegalArgumentException(
-            "retryAfterSeconds must be in [0, 3600], was " + seconds);
-      }
-      this.retryAfterSeconds = seconds;
+      this.retryAfterSeconds = SettingRules.inRange("retryAfterSeconds", seconds, 0, 3600);
       return this;
     }
 

@@ -254,6 +254,8 @@ class LoadCommandTest {
     LoadCli zeroConcurrency = LoadCli.main(LoadCli.args("run", "http://127.0.0.1:9/p", store(),
         "--intents", "3", "--concurrency", "0"));
     LoadCli noIntents = LoadCli.main(LoadCli.args("run", "http://127.0.0.1:9/p", store()));
+    LoadCli tinyMaxDelay = LoadCli.main(LoadCli.args("run", "http://127.0.0.1:9/p", store(),
+        "--intents", "3", "--max-delay-ms", "100"));
 
     assertThat(noTarget.exitCode).isEqualTo(2);
     assertThat(noTarget.stderr).contains("--target is required");
@@ -263,5 +265,8 @@ class LoadCommandTest {
     assertThat(zeroConcurrency.stderr).contains("--concurrency").contains("'0'");
     assertThat(noIntents.exitCode).isEqualTo(2);
     assertThat(noIntents.stderr).contains("--intents is required");
+    assertThat(tinyMaxDelay.exitCode).isEqualTo(2);
+    assertThat(tinyMaxDelay.stderr)
+        .contains("--max-delay-ms of run must be an integer in [200, 3600000], was '100'");
   }
 }
