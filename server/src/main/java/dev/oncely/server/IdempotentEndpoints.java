@@ -216,7 +216,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
         return pendingAnswer(held);
       }
       if (repeat instanceof Repeat.Recover) {
-        ServerAnswer recovered = recover(request, policy, handler, held);
+        ServerAnswer recovered = recover(request, policy, handler, held, false);
         if (recovered != null) {
           return recovered;
         }
@@ -238,7 +238,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
             if (recovery == null) {
               return pendingAnswer(taken);
             }
-            ServerAnswer recovered = recover(request, policy, handler, taken);
+            ServerAnswer recovered = recover(request, policy, handler, taken, true);
             if (recovered != null) {
               return recovered;
             }
@@ -278,7 +278,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
    * changed under it (the caller reads it again).
    */
   private @Nullable ServerAnswer recover(InboundRequest request, EndpointPolicy policy,
-      EndpointHandler handler, Receipt pending) throws Exception {
+      EndpointHandler handler, Receipt pending, boolean takenOverJustNow) throws Exception {
     RecoveryDecision decision = decide(pending);
     Instant now = clock.instant();
     if (decision instanceof RecoveryDecision.Answer a) {
@@ -298,7 +298,9 @@ public final class IdempotentEndpoints implements AutoCloseable {
       if (!store.replace(pending, taken)) {
         return null;
       }
-      emit(ReceiptEvent.Kind.TAKEN_OVER, pending.id());
+      if (!takenOverJustNow) {
+        emit(ReceiptEvent.Kind.TAKEN_OVER, pending.id());
+      }
       return run(request, policy, handler, taken);
     }
     RecoveryDecision.Unknown unknown = (RecoveryDecision.Unknown) decision;

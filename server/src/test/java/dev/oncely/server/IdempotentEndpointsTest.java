@@ -1092,6 +1092,8 @@ class IdempotentEndpointsTest {
       assertThat(handler.runs()).isEqualTo(1);
       assertThat(receipt("k1").runs()).isEqualTo(2);
       assertThat(recoveries.get()).isEqualTo(1);
+      assertThat(kinds()).as("one takeover, counted once")
+          .filteredOn(k -> k == ReceiptEvent.Kind.TAKEN_OVER).hasSize(1);
     }
 
     @Test
