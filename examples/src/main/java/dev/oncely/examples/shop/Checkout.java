@@ -71,6 +71,11 @@ final class Checkout {
     PaymentLedger.Charge charge = ledger.charge(receipt.statusToken(), receipt.id().safeKey(),
         request, providerCharge);
     probe.reached(ShopStep.BUSINESS_COMMITTED, request.order());
+    if (!charge.created() && !charge.payment().pays(request)) {
+      // The key's receipt was purged after its retention and the key came back with another
+      // payment: the payment it made stands, and this one is refused, never answered with it.
+      return answers.keyReused();
+    }
     recordRecoveryPoint(context, charge.payment());
     probe.reached(ShopStep.RECOVERY_POINT_RECORDED, request.order());
     return answers.created(charge.payment());

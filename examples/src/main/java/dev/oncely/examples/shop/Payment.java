@@ -27,6 +27,12 @@ record Payment(String id, String receipt, String keyHash, long amount, String cu
     Objects.requireNonNull(createdAt, "createdAt");
   }
 
+  /** Whether this payment is the one {@code request} asks for. */
+  boolean pays(PaymentRequest request) {
+    return amount == request.amount() && currency.equals(request.currency())
+        && Objects.equals(order, request.order()) && Objects.equals(customer, request.customer());
+  }
+
   /** The path of its resource, also its {@code Location}. */
   String location() {
     return "/payments/" + id;

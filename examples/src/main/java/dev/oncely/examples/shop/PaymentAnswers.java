@@ -44,6 +44,16 @@ final class PaymentAnswers {
         "invalid_request_error", invalid.param());
   }
 
+  /**
+   * {@code 422}: the key already paid for another payment (its receipt's retention ended and the
+   * key came back with another body); stored and replayed, no payment made.
+   */
+  ServerAnswer keyReused() {
+    return error(422, "key-reused-after-retention", "The key already made another payment",
+        "This Idempotency-Key made a payment with other details before its receipt's retention"
+        + " ended; use a new key for a new payment.", "idempotency_error", null);
+  }
+
   /** {@code 402}: the provider refused the charge; stored and replayed, no payment made. */
   ServerAnswer declined(int providerStatus) {
     return error(402, "charge-declined", "The charge was declined", "The payment provider"

@@ -1,5 +1,6 @@
 package dev.oncely.examples.shop;
 
+import dev.oncely.client.InMemoryIntentStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +10,7 @@ import dev.oncely.server.ServerDialect;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.FaultScript;
 import dev.oncely.testing.IdempotentServer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -104,6 +106,23 @@ class ShopTest {
     assertThat(stats.effects()).isEqualTo(1);
     assertThat(stats.event("reserved")).isEqualTo(1);
     assertThat(stats.event("replayed")).isEqualTo(1);
+  }
+
+  @Test
+  void a_key_back_after_its_receipt_was_purged_with_another_payment_is_refused_and_pays_nothing()
+      throws Exception {
+    InMemoryIntentStore receipts = new InMemoryIntentStore();
+    Shop shop = start(Shop.builder(settings().build()).receiptStore(receipts));
+    ShopHttp http = new ShopHttp(shop.baseUrl());
+
+    assertThat(http.pay(K1, ShopHttp.payment(1)).status()).isEqualTo(201);
+    receipts.purgeExpired(Instant.now().plus(Duration.ofDays(30)));
+    ShopHttp.Answer another = http.pay(K1, ShopHttp.payment(2));
+
+    assertThat(another.status()).isEqualTo(422);
+    assertThat(new String(another.body(), StandardCharsets.UTF_8))
+        .contains("key-reused-after-retention");
+    assertThat(http.stats().effects()).isEqualTo(1);
   }
 
   @Test
