@@ -24,7 +24,8 @@ import java.util.Set;
  * <p>{@code --only} takes any of {@value #SCENARIOS} and the opt-in {@value #OPT_IN}, which
  * only {@code --only} runs; {@code --out} defaults to
  * {@code benchmarks/results} ({@code benchmarks/results/profile} with {@code --profile}, which
- * runs {@link ProfileRun} instead of the scenarios). Exit code 0 on success, 2 on bad usage.
+ * runs {@link ProfileRun} instead of the scenarios; {@code benchmarks/results/server} for
+ * {@code --only server}). Exit code 0 on success, 2 on bad usage.
  */
 public final class Main {
   static final String SCENARIOS = "throughput,commit,resume,claim,scale,retry,outage,waits,micro";
@@ -100,7 +101,10 @@ public final class Main {
       return 0;
     }
     if (out == null) {
-      out = Path.of("benchmarks", "results");
+      // An opt-in scenario run alone keeps its results beside the suite's, not over them.
+      List<String> optIn = Arrays.asList(OPT_IN.split(","));
+      out = optIn.containsAll(only) ? Path.of("benchmarks", "results", String.join("-", only))
+          : Path.of("benchmarks", "results");
     }
     String command = COMMAND + (args.length == 0 ? "" : " " + String.join(" ", args));
     Results results = new Results(Machine.describe(settings, command));

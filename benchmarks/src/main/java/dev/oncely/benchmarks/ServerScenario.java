@@ -382,9 +382,10 @@ final class ServerScenario {
         + EndpointServer.ANSWER_BYTES + "-byte JSON payment; protected, the same servlet behind IdempotencyFilter with the"
         + " default EndpointPolicy (key required, 30 s lease, 24 h retention). Requests: plain"
         + " OkHttp POSTs of a ~750-byte JSON body, each with a fresh random Idempotency-Key, from"
-        + " the same JVM. PostgreSQL: client-postgres's test server (14, fsync on, on the same"
-        + " cores), PostgresIntentStore on a HikariCP pool of " + POOL + "."
-        + (pgNote == null ? "" : " " + pgNote) + " JIT settled before measuring (" + settled
+        + " the same JVM. "
+        + (pgNote == null ? "PostgreSQL: client-postgres's test server (" + pg.settings()
+            + "), its processes on the same cores, PostgresIntentStore on a HikariCP pool of "
+            + POOL + "." : pgNote) + " JIT settled before measuring (" + settled
         + "); windows with compiler CPU above " + Math.round(settings.jitQuiet() * 100)
         + " % of the process's were refused and re-run: " + refused + " refused. Failed"
         + " requests: " + failures + (firstError == null ? "." : "; first: " + firstError)

@@ -65,6 +65,24 @@ public final class BenchPostgres implements AutoCloseable {
     return poolSize;
   }
 
+  /** What the server runs with, as it says: version, fsync, synchronous_commit, wal_sync_method. */
+  public String settings() {
+    StringBuilder out = new StringBuilder("PostgreSQL");
+    try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+      for (String name : new String[] {"server_version", "fsync", "synchronous_commit",
+          "wal_sync_method"}) {
+        try (java.sql.ResultSet rs = st.executeQuery("SHOW " + name)) {
+          rs.next();
+          out.append(name.equals("server_version") ? " " : ", " + name + "=")
+              .append(rs.getString(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("reading the server's settings failed: " + e, e);
+    }
+    return out.toString();
+  }
+
   /** Deletes every row of the store's table, so the next store starts empty. */
   public void truncate() {
     try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
