@@ -21,12 +21,19 @@ import java.util.Set;
  *     [--profile-seconds N] [--out DIR]
  * </pre>
  *
- * <p>{@code --only} takes any of {@value #SCENARIOS}; {@code --out} defaults to
+ * <p>{@code --only} takes any of {@value #SCENARIOS} and the opt-in {@value #OPT_IN}, which
+ * only {@code --only} runs; {@code --out} defaults to
  * {@code benchmarks/results} ({@code benchmarks/results/profile} with {@code --profile}, which
- * runs {@link ProfileRun} instead of the scenarios). Exit code 0 on success, 2 on bad usage.
+ * runs {@link ProfileRun} instead of the scenarios; {@code benchmarks/results/server} for
+ * {@code --only server}). Exit code 0 on success, 2 on bad usage.
  */
 public final class Main {
   static final String SCENARIOS = "throughput,commit,resume,claim,scale,retry,outage,waits,micro";
+  /**
+   * Scenarios run only when {@code --only} names them: the server half's (it starts Tomcat and a
+   * PostgreSQL server), kept out of the suite's default run and of the build's smoke test.
+   */
+  static final String OPT_IN = "server";
   static final String COMMAND = "mvn -B -q -pl benchmarks -am package -DskipTests"
       + " && java -jar benchmarks/target/oncely-benchmarks.jar";
 
@@ -70,9 +77,9 @@ public final class Main {
           case "--only" -> {
             only = new LinkedHashSet<>(Arrays.asList(value(arg, argv).split(",")));
             for (String s : only) {
-              if (!Arrays.asList(SCENARIOS.split(",")).contains(s)) {
+              if (!Arrays.asList((SCENARIOS + "," + OPT_IN).split(",")).contains(s)) {
                 throw new IllegalArgumentException("unknown scenario '" + s + "'; known: "
-                    + SCENARIOS);
+                    + SCENARIOS + "," + OPT_IN);
               }
             }
           }
@@ -83,7 +90,7 @@ public final class Main {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
           + " [--scale-intents N] [--waits-intents N] [--jit-quiet SHARE] [--only " + SCENARIOS
-          + "] [--out DIR]");
+          + "," + OPT_IN + "] [--out DIR]");
       System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
           + " [--profile-c N] [--profile-seconds N] [--out DIR]");
       return 2;
@@ -94,7 +101,10 @@ public final class Main {
       return 0;
     }
     if (out == null) {
-      out = Path.of("benchmarks", "results");
+      // An opt-in scenario run alone keeps its results beside the suite's, not over them.
+      List<String> optIn = Arrays.asList(OPT_IN.split(","));
+      out = optIn.containsAll(only) ? Path.of("benchmarks", "results", String.join("-", only))
+          : Path.of("benchmarks", "results");
     }
     String command = COMMAND + (args.length == 0 ? "" : " " + String.join(" ", args));
     Results results = new Results(Machine.describe(settings, command));
@@ -102,7 +112,7 @@ public final class Main {
     for (String scenario : only) {
       long t0 = System.nanoTime();
       System.out.println("== " + scenario);
-      scenario(scenario, settings, waitsIntents, results);
+      scenario(scenario, settings, waitsIntents, results, out);
       System.out.printf(Locale.ROOT, "   (%s took %.1f s)%n", scenario, (System.nanoTime() - t0) / 1e9);
       results.write(out);
     }
@@ -115,7 +125,7 @@ public final class Main {
   }
 
   private static void scenario(String name, Settings settings, int waitsIntents,
-      Results results) {
+      Results results, Path out) {
     switch (name) {
       case "throughput" -> new ThroughputScenario(settings, results).run();
       case "commit" -> new CommitScenario(settings, results).run();
@@ -127,6 +137,7 @@ public final class Main {
       case "waits" -> new WaitsScenario(waitsIntents > 0 ? waitsIntents
           : "smoke".equals(settings.name()) ? 20 : 1000, settings.reps(), results).run();
       case "micro" -> new MicroScenario(settings, results).run();
+      case "server" -> new ServerScenario(settings, results, out).run();
       default -> throw new IllegalArgumentException("unknown scenario " + name);
     }
   }

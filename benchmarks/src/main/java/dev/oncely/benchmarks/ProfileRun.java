@@ -165,6 +165,11 @@ final class ProfileRun {
         {"com/github/benmanes/caffeine", "Caffeine"},
         {"java/util/logging", "JDK logging"},
         {"sun/util/logging", "JDK logging"},
+        {"org/apache/catalina", "Tomcat"},
+        {"org/apache/coyote", "Tomcat"},
+        {"org/apache/tomcat", "Tomcat"},
+        {"org/postgresql", "PostgreSQL JDBC"},
+        {"com/zaxxer/hikari", "HikariCP"},
     };
     private final Map<String, Long> owners = new HashMap<>();
     private final Map<String, Long> leaves = new HashMap<>();
@@ -214,6 +219,21 @@ final class ProfileRun {
         }
       }
       return null;
+    }
+
+    /** Samples (or bytes, or nanoseconds) over every stack kept. */
+    long total() {
+      return total;
+    }
+
+    /** The {@code n} largest owners and their shares, as one line of text. */
+    String topOwners(int n) {
+      StringBuilder out = new StringBuilder();
+      for (Map.Entry<String, Long> e : top(owners, n)) {
+        out.append(out.length() == 0 ? "" : ", ").append(e.getKey()).append(String.format(
+            Locale.ROOT, " %.0f %%", 100.0 * e.getValue() / Math.max(1, total)));
+      }
+      return out.toString();
     }
 
     String summary(String what) {

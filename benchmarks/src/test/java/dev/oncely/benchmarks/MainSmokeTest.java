@@ -32,6 +32,12 @@ class MainSmokeTest {
   }
 
   @Test
+  void the_server_scenario_runs_only_when_named() {
+    assertThat(Main.SCENARIOS.split(",")).doesNotContain("server");
+    assertThat(Main.OPT_IN.split(",")).contains("server");
+  }
+
+  @Test
   void an_unknown_scenario_is_bad_usage(@TempDir Path out) {
     assertThat(Main.run(new String[] {"--only", "nope", "--out", out.toString()})).isEqualTo(2);
   }

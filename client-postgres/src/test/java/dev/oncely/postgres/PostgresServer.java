@@ -32,8 +32,8 @@ import org.tukaani.xz.XZInputStream;
  * dir (off linux x86_64, Debian's installed PostgreSQL under {@code /usr/lib/postgresql} is used). PostgreSQL refuses to run as root, and CI runs as root: then the server runs as the system
  * user {@value #USER}, created with {@code useradd} if missing, via {@code runuser}. Data lives in
  * a fresh temp dir owned by that user, the server listens on a free port of 127.0.0.1 only, with
- * {@code fsync} off (tests kill clients, never the machine), and is stopped and deleted on
- * {@link #close()} or JVM exit.
+ * {@code fsync} off (tests kill clients, never the machine; {@link #startDurable()} keeps it on,
+ * for measurements), and is stopped and deleted on {@link #close()} or JVM exit.
  */
 final class PostgresServer implements AutoCloseable {
   static final String USER = "oncely-pg";
@@ -47,14 +47,16 @@ final class PostgresServer implements AutoCloseable {
   private final Path log;
   private final int port;
   private final List<String> asUser;
+  private final boolean fsync;
   private boolean running;
 
-  private PostgresServer(Path bin, Path data, int port, List<String> asUser) {
+  private PostgresServer(Path bin, Path data, int port, List<String> asUser, boolean fsync) {
     this.bin = bin;
     this.data = data;
     this.log = data.resolveSibling(data.getFileName() + ".log");
     this.port = port;
     this.asUser = asUser;
+    this.fsync = fsync;
   }
 
   /** The server shared by every test class of this JVM, started on first use. */
@@ -67,6 +69,18 @@ final class PostgresServer implements AutoCloseable {
 
   /** Starts a new server of its own (for tests that stop and restart it). */
   static PostgresServer start() {
+    return start(false);
+  }
+
+  /**
+   * Starts a new server of its own with {@code fsync} on, so every commit waits for its WAL to
+   * reach the disk as on a production server: for measurements (the benchmarks), not tests.
+   */
+  static PostgresServer startDurable() {
+    return start(true);
+  }
+
+  private static PostgresServer start(boolean fsync) {
     try {
       Path bin = unpackBinaries();
       List<String> asUser = unprivilegedPrefix();
@@ -78,7 +92,7 @@ final class PostgresServer implements AutoCloseable {
       if (!asUser.isEmpty()) {
         exec(List.of("chown", "-R", USER, parent.toString()));
       }
-      PostgresServer server = new PostgresServer(bin, data, freePort(), asUser);
+      PostgresServer server = new PostgresServer(bin, data, freePort(), asUser, fsync);
       server.run(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres",
           "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
       server.startServer();
@@ -136,7 +150,8 @@ final class PostgresServer implements AutoCloseable {
       try {
         run(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l",
             log.toString(), "-w", "-t", "60", "-o", "-p " + port + " -h 127.0.0.1 -k " + data
-                + " -F -c max_connections=200 -c shared_buffers=32MB", "start"));
+                + (fsync ? "" : " -F") + " -c max_connections=200 -c shared_buffers=32MB",
+            "start"));
         running = true;
         return;
       } catch (IllegalStateException e) {

@@ -1,8 +1,11 @@
 package dev.oncely.server;
 
 import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoredResponse;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -11,8 +14,9 @@ import org.jspecify.annotations.Nullable;
  * fingerprint of the request (method, path and payload) it was reserved with, its {@link
  * ReceiptState}, the revision every change is compared and set on (the fencing token of its
  * owner), the lease of the owner while it is {@link ReceiptState#PROCESSING}, the stored answer
- * once {@link ReceiptState#COMPLETED}, and what the app recorded while it ran (a reference,
- * "effects committed"). Immutable.
+ * once {@link ReceiptState#COMPLETED}, what the app recorded while it ran (a reference, "effects
+ * committed"), and the notes operators appended when they resolved it by hand (kept through every
+ * later change). Immutable.
  */
 public final class Receipt {
   private final IntentId id;
@@ -30,6 +34,7 @@ public final class Receipt {
   private final Instant createdAt;
   private final Instant updatedAt;
   private final Instant expiresAt;
+  private final List<IntentRecord.Note> notes;
 
   Receipt(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
@@ -47,6 +52,7 @@ public final class Receipt {
     this.createdAt = Objects.requireNonNull(b.createdAt, "createdAt");
     this.updatedAt = Objects.requireNonNull(b.updatedAt, "updatedAt");
     this.expiresAt = Objects.requireNonNull(b.expiresAt, "expiresAt");
+    this.notes = List.copyOf(b.notes);
     if (state == ReceiptState.COMPLETED && answer == null) {
       throw new IllegalArgumentException("a completed receipt holds its answer");
     }
@@ -142,6 +148,14 @@ public final class Receipt {
     return expiresAt;
   }
 
+  /**
+   * The operator notes of the receipt's audit trail, oldest first (who resolved it by hand, when
+   * and why); unmodifiable. Every change built with {@link #toBuilder()} keeps them.
+   */
+  public List<IntentRecord.Note> notes() {
+    return notes;
+  }
+
   /** Whether the owner's lease has run out at {@code now}. */
   public boolean leaseExpiredAt(Instant now) {
     return leaseUntil != null && !now.isBefore(leaseUntil);
@@ -180,7 +194,8 @@ public final class Receipt {
         && statusToken.equals(r.statusToken)
         && createdAt.equals(r.createdAt)
         && updatedAt.equals(r.updatedAt)
-        && expiresAt.equals(r.expiresAt);
+        && expiresAt.equals(r.expiresAt)
+        && notes.equals(r.notes);
   }
 
   @Override
@@ -208,6 +223,7 @@ public final class Receipt {
     private @Nullable Instant createdAt;
     private @Nullable Instant updatedAt;
     private @Nullable Instant expiresAt;
+    private List<IntentRecord.Note> notes = List.of();
 
     Builder() {}
 
@@ -227,6 +243,7 @@ public final class Receipt {
       createdAt = r.createdAt;
       updatedAt = r.updatedAt;
       expiresAt = r.expiresAt;
+      notes = r.notes;
     }
 
     /** Scope, operation and key. */
@@ -311,6 +328,20 @@ public final class Receipt {
     /** When a finished receipt may be purged. */
     public Builder expiresAt(Instant expiresAt) {
       this.expiresAt = expiresAt;
+      return this;
+    }
+
+    /** The operator notes (default none); {@link #addNote} appends one. */
+    public Builder notes(List<IntentRecord.Note> notes) {
+      this.notes = List.copyOf(notes);
+      return this;
+    }
+
+    /** Appends one operator note to the notes already set. */
+    public Builder addNote(IntentRecord.Note note) {
+      List<IntentRecord.Note> all = new ArrayList<>(notes);
+      all.add(Objects.requireNonNull(note, "note"));
+      this.notes = List.copyOf(all);
       return this;
     }
 

@@ -12,7 +12,8 @@ import java.util.Set;
 
 /**
  * What one measured window cost the client: CPU time and bytes allocated by every thread of the
- * process except the server's, and the time the JIT compiler spent inside the window.
+ * process except the server's, and the time the JIT compiler spent inside the window; and what
+ * the server's own threads used of both.
  *
  * <p>CPU is the process's CPU time (every thread, including GC and compiler threads, which the
  * client's work causes) minus the CPU time of the server's threads, read per thread with {@link
@@ -48,9 +49,10 @@ public final class CostMeter {
    *     compilation, as {@link CompilationMXBean} counts it: inflated when the machine is busy)
    * @param compilerCpuNanos CPU time of the JIT compiler threads during the window, or -1 where
    *     it cannot be read (it comes from {@code /proc/self/task}, so Linux only)
+   * @param serverAllocatedBytes bytes allocated by the server's threads
    */
   public record Cost(long clientCpuNanos, long serverCpuNanos, long clientAllocatedBytes,
-      long compileMillis, long compilerCpuNanos) {
+      long compileMillis, long compilerCpuNanos, long serverAllocatedBytes) {
     /**
      * Whether the JIT was busy enough to distort the window: its CPU time (or, where that is not
      * known, its compile time) above {@code share} of the client's CPU time, and above two ticks
@@ -123,7 +125,7 @@ public final class CostMeter {
 
   /** Marks the start of a window. */
   public void start() {
-    allocated0 = allocatedByClientThreads();
+    allocated0 = allocatedByThread();
     serverCpu0 = serverCpu();
     compileMillis0 = compileMillis();
     compilerCpu0 = compilerCpuNanos();
@@ -136,14 +138,20 @@ public final class CostMeter {
     long compilerCpu = compilerCpuNanos();
     long compile = compileMillis();
     long serverCpu = serverCpu();
-    Map<Long, Long> allocated = allocatedByClientThreads();
+    Map<Long, Long> allocated = allocatedByThread();
     long bytes = 0;
+    long serverBytes = 0;
     for (Map.Entry<Long, Long> e : allocated.entrySet()) {
-      bytes += e.getValue() - allocated0.getOrDefault(e.getKey(), 0L);
+      long delta = e.getValue() - allocated0.getOrDefault(e.getKey(), 0L);
+      if (serverThreads.contains(e.getKey())) {
+        serverBytes += delta;
+      } else {
+        bytes += delta;
+      }
     }
     long server = serverCpu - serverCpu0;
     return new Cost(processCpu - processCpu0 - server, server, bytes, compile - compileMillis0,
-        compilerCpu < 0 || compilerCpu0 < 0 ? -1 : compilerCpu - compilerCpu0);
+        compilerCpu < 0 || compilerCpu0 < 0 ? -1 : compilerCpu - compilerCpu0, serverBytes);
   }
 
   private long serverCpu() {
@@ -157,12 +165,12 @@ public final class CostMeter {
     return sum;
   }
 
-  private Map<Long, Long> allocatedByClientThreads() {
+  private static Map<Long, Long> allocatedByThread() {
     long[] ids = THREADS.getAllThreadIds();
     long[] bytes = THREADS.getThreadAllocatedBytes(ids);
     Map<Long, Long> out = new HashMap<>();
     for (int i = 0; i < ids.length; i++) {
-      if (bytes[i] >= 0 && !serverThreads.contains(ids[i])) {
+      if (bytes[i] >= 0) {
         out.put(ids[i], bytes[i]);
       }
     }

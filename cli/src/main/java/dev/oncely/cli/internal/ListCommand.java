@@ -5,6 +5,7 @@ import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.IntentStore;
+import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;
@@ -58,6 +59,11 @@ public final class ListCommand extends StoreCommand {
     }
     table.print(out);
     out.println(records.size() + " unfinished, " + reconcile + " need reconciliation");
+    long receipts = records.stream().filter(ReceiptRecords::isReceipt).count();
+    if (receipts > 0) {
+      out.println("(" + receipts + " of them are server receipts: `oncely receipts list` shows"
+          + " their leases and references)");
+    }
     return OncelyCli.EXIT_OK;
   }
 }

@@ -3,12 +3,7 @@ package dev.oncely.cli.internal;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -26,8 +21,6 @@ import picocli.CommandLine.Parameters;
  * </ul>
  */
 public final class RecordRef {
-  private static final int MIN_HASH_DIGITS = 4;
-
   @Parameters(index = "0", arity = "0..1", paramLabel = "KEY_HASH",
       description = "The short key hash from `list` (k#0a1b2c...), or a unique prefix of it:"
           + " unfinished records first, then finished ones.")
@@ -65,67 +58,20 @@ public final class RecordRef {
       if (scope == null) {
         throw CliException.usage("--key needs --scope and --operation");
       }
-      IntentId id = id(scope, operation, key);
+      IntentId id = RecordSearch.id(scope, operation, key);
       return store.get(id).orElseThrow(() -> CliException.failure("no record " + id));
     }
     if (businessId != null && scope != null) {
       return store.findByBusinessId(scope, operation, businessId).orElseThrow(() ->
           CliException.failure("no record with that business id in " + scope + "/" + operation));
     }
-    String digits = hash == null ? null : hashDigits();
+    String digits = hash == null ? null : RecordSearch.hashDigits(hash);
     Predicate<IntentRecord> named = r -> (digits != null
         ? r.id().safeKey().startsWith("k#" + digits) : businessId.equals(r.businessId()))
         && (scope == null || (r.id().scope().equals(scope)
             && r.id().operation().equals(operation)));
-    List<IntentRecord> matches = store.listUnfinished().stream().filter(named)
-        .collect(Collectors.toList());
     String what = digits != null ? "k#" + digits : "business id " + businessId;
-    if (matches.isEmpty()) {
-      List<IntentId> ids = new ArrayList<>();
-      try {
-        store.forEachFinished(r -> {
-          if (named.test(r)) {
-            ids.add(r.id());
-          }
-        });
-      } catch (UnsupportedOperationException e) {
-        throw CliException.failure("no unfinished record matches " + what + "; this store cannot"
-            + " search finished records by " + (digits != null ? "key hash" : "business id alone")
-            + ": name a finished one with --business-id or --key plus --scope and --operation");
-      }
-      // Re-read through the store: a match is verified like any other read.
-      matches = ids.stream().map(store::get).flatMap(Optional::stream)
-          .collect(Collectors.toList());
-      if (matches.isEmpty()) {
-        throw CliException.failure("no record matches " + what + " (unfinished or finished)");
-      }
-    }
-    if (matches.size() > 1) {
-      throw CliException.usage(what + " matches " + matches.size() + " records: "
-          + matches.stream().map(r -> r.id().toString() + " " + r.state())
-              .collect(Collectors.joining(", ")) + "; give more digits or --scope and --operation");
-    }
-    return matches.get(0);
-  }
-
-  /** The hex digits of the hash, lower case, without {@code k#}. */
-  private String hashDigits() {
-    String wanted = hash.trim().toLowerCase(Locale.ROOT);
-    if (wanted.startsWith("k#")) {
-      wanted = wanted.substring(2);
-    }
-    if (wanted.length() < MIN_HASH_DIGITS || !wanted.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-      throw CliException.usage("a key hash is k# and at least " + MIN_HASH_DIGITS
-          + " hex digits, was '" + hash + "'");
-    }
-    return wanted;
-  }
-
-  private static IntentId id(String scope, String operation, String key) {
-    try {
-      return IntentId.of(scope, operation, key);
-    } catch (IllegalArgumentException e) {
-      throw CliException.usage(e.getMessage());
-    }
+    return RecordSearch.unique(store, named, what, "record", "name a finished one with"
+        + " --business-id or --key plus --scope and --operation");
   }
 }

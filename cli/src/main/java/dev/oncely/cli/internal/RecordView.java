@@ -1,20 +1,15 @@
 package dev.oncely.cli.internal;
 
+import static dev.oncely.cli.internal.Redaction.line;
+import static dev.oncely.cli.internal.Redaction.seconds;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoredResponse;
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
 
 /**
  * One record as an operator sees it. Keys appear only as their short hash, and header values
@@ -23,16 +18,16 @@ import java.util.Map;
  * is printed as stored; the client writes reasons without any value the server sent.
  */
 final class RecordView {
-  private static final String REDACTED = "<redacted>";
-
   private final IntentRecord record;
   private final Instant now;
   private final boolean reveal;
+  private final Redaction redaction;
 
   RecordView(IntentRecord record, Instant now, boolean reveal) {
     this.record = record;
     this.now = now;
     this.reveal = reveal;
+    this.redaction = new Redaction(reveal);
   }
 
   String age() {
@@ -90,11 +85,11 @@ final class RecordView {
     }
     o.put("method", record.method());
     o.put("url", record.url());
-    o.set("headers", headersJson(record.headers()));
-    o.set("body", bodyJson(record.body(), record.mediaType()));
+    o.set("headers", redaction.headersJson(record.headers()));
+    o.set("body", redaction.bodyJson(record.body(), record.mediaType()));
     ObjectNode trace = o.putObject("traceContext");
     record.traceContext().forEach(trace::put);
-    o.put("pollUrl", record.pollUrl() == null || reveal ? record.pollUrl() : REDACTED);
+    o.put("pollUrl", redaction.value(record.pollUrl()));
     StoredResponse response = record.lastResponse();
     if (response == null) {
       o.putNull("lastResponse");
@@ -102,8 +97,8 @@ final class RecordView {
       ObjectNode r = o.putObject("lastResponse");
       r.put("status", response.status());
       r.put("replayed", record.replayed());
-      r.set("headers", headersJson(response.headers()));
-      r.set("body", bodyJson(response.body(), response.header("Content-Type")));
+      r.set("headers", redaction.headersJson(response.headers()));
+      r.set("body", redaction.bodyJson(response.body(), response.header("Content-Type")));
     }
     ArrayNode notes = o.putArray("auditTrail");
     for (IntentRecord.Note note : record.notes()) {
@@ -133,12 +128,12 @@ final class RecordView {
         : "until " + seconds(record.expiresAt()));
     line(out, "request", record.method() + " " + record.url());
     if (record.keyHeader() != null) {
-      out.println("  " + record.keyHeader() + ": " + (reveal ? record.keyValue() : REDACTED));
+      out.println("  " + record.keyHeader() + ": " + redaction.value(record.keyValue()));
     }
-    printHeaders(out, "  ", record.headers());
-    line(out, "request body", bodyText(record.body(), record.mediaType()));
+    redaction.printHeaders(out, "  ", record.headers());
+    line(out, "request body", redaction.bodyText(record.body(), record.mediaType()));
     if (record.pollUrl() != null) {
-      line(out, "poll url", reveal ? record.pollUrl() : REDACTED + " (--reveal prints it)");
+      line(out, "poll url", reveal ? record.pollUrl() : Redaction.REDACTED + " (--reveal prints it)");
     }
     record.traceContext().forEach((name, value) -> line(out, "trace " + name, value));
     StoredResponse response = record.lastResponse();
@@ -146,8 +141,8 @@ final class RecordView {
       line(out, "last response", "none");
     } else {
       line(out, "last response", response.status() + (record.replayed() ? " (replayed)" : ""));
-      printHeaders(out, "  ", response.headers());
-      line(out, "response body", bodyText(response.body(), response.header("Content-Type")));
+      redaction.printHeaders(out, "  ", response.headers());
+      line(out, "response body", redaction.bodyText(response.body(), response.header("Content-Type")));
     }
     if (record.notes().isEmpty()) {
       line(out, "audit trail", "none");
@@ -157,67 +152,6 @@ final class RecordView {
       for (IntentRecord.Note note : record.notes()) {
         out.println("  " + seconds(note.at()) + "  " + note.author() + ": " + note.text());
       }
-    }
-  }
-
-  private static Instant seconds(Instant instant) {
-    return instant.truncatedTo(ChronoUnit.SECONDS);
-  }
-
-  private static void line(PrintWriter out, String label, String value) {
-    out.printf("%-16s %s%n", label + ":", value == null ? "-" : value);
-  }
-
-  private void printHeaders(PrintWriter out, String indent, Map<String, List<String>> headers) {
-    headers.forEach((name, values) -> {
-      for (String value : values) {
-        out.println(indent + name + ": " + (reveal ? value : REDACTED));
-      }
-    });
-  }
-
-  private ObjectNode headersJson(Map<String, List<String>> headers) {
-    ObjectNode o = Json.MAPPER.createObjectNode();
-    headers.forEach((name, values) -> {
-      ArrayNode array = o.putArray(name);
-      values.forEach(v -> array.add(reveal ? v : REDACTED));
-    });
-    return o;
-  }
-
-  private ObjectNode bodyJson(byte[] body, String mediaType) {
-    ObjectNode o = Json.MAPPER.createObjectNode();
-    o.put("bytes", body.length);
-    o.put("mediaType", mediaType);
-    if (reveal) {
-      String text = utf8(body);
-      if (text != null) {
-        o.put("text", text);
-      } else {
-        o.put("base64", Base64.getEncoder().encodeToString(body));
-      }
-    }
-    return o;
-  }
-
-  private String bodyText(byte[] body, String mediaType) {
-    String type = mediaType == null ? "" : ", " + mediaType;
-    if (!reveal) {
-      return body.length + " bytes" + type + " " + REDACTED + " (--reveal prints it)";
-    }
-    String text = utf8(body);
-    return body.length + " bytes" + type + ": "
-        + (text != null ? text : "base64 " + Base64.getEncoder().encodeToString(body));
-  }
-
-  private static String utf8(byte[] bytes) {
-    try {
-      return StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      return null;
     }
   }
 }

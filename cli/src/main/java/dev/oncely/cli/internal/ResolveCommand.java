@@ -101,6 +101,9 @@ public final class ResolveCommand extends StoreCommand {
           + MAX_FINISHED_RETENTION.toDays() + " days, was " + finishedRetention);
     }
     IntentRecord record = ref.find(store);
+    refuseReceipt(record, verdict == Verdict.rejected
+        ? "release it: its next repeat would run the handler again"
+        : "store an answer the server never gave");
     if (record.state().isTerminal()) {
       throw CliException.refused(record.id() + " is already " + record.state()
           + "; a finished record is never rewritten");

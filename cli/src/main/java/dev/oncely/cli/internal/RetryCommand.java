@@ -70,6 +70,7 @@ public final class RetryCommand extends StoreCommand {
       throw CliException.usage("--author must not be blank");
     }
     IntentRecord record = ref.find(store);
+    refuseReceipt(record, "send a receipt's record as if it were a request");
     Instant now = context.clock().instant();
     RetryRules.check(record, now);
     Dialect answers = drive ? DialectNames.parse("--dialect", dialect) : null;

@@ -3,6 +3,7 @@ package dev.oncely.cli.internal;
 import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
+import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,6 +36,10 @@ public final class ShowCommand extends StoreCommand {
       Json.print(out, view.detailJson());
     } else {
       view.printDetail(out);
+      if (ReceiptRecords.isReceipt(record)) {
+        out.println("(a server receipt: `oncely receipts show` reads its lease, reference and"
+            + " answer)");
+      }
     }
     return OncelyCli.EXIT_OK;
   }

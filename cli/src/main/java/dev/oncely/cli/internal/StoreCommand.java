@@ -2,8 +2,10 @@ package dev.oncely.cli.internal;
 
 import dev.oncely.cli.LeaseView;
 import dev.oncely.cli.OncelyCli;
+import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
+import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -42,15 +44,32 @@ abstract class StoreCommand implements Callable<Integer> {
    * naming the instance that drives the record now; otherwise, the record changed meanwhile.
    */
   static CliException notStored(IntentStore store, IntentRecord record, String doing) {
+    return notStored(store, record.id(), doing);
+  }
+
+  /** {@link #notStored(IntentStore, IntentRecord, String)} for the record of {@code id}. */
+  static CliException notStored(IntentStore store, IntentId id, String doing) {
     Optional<String> lease = store instanceof LeaseView leases
-        ? leases.liveLeaseOfAnother(record.id()) : Optional.empty();
+        ? leases.liveLeaseOfAnother(id) : Optional.empty();
     if (lease.isPresent()) {
-      return CliException.refused(record.id() + " is being driven by " + lease.get()
+      return CliException.refused(id + " is being driven by " + lease.get()
           + "; nothing was written. Its drive ends with a stored state (or its lease runs out if"
           + " that instance died): run `show` again and decide on that state.");
     }
-    return CliException.refused(record.id() + " changed while it was being " + doing
+    return CliException.refused(id + " changed while it was being " + doing
         + "; nothing was written. Run `show` again and decide on the new state.");
+  }
+
+  /**
+   * Refuses to {@code doing} a server receipt with an intent command: a receipt's states mean
+   * other things (a REJECTED record is a RELEASED receipt, whose next repeat runs the handler).
+   */
+  static void refuseReceipt(IntentRecord record, String doing) {
+    if (ReceiptRecords.isReceipt(record)) {
+      throw CliException.refused(record.id() + " is a server receipt, not a client's intent;"
+          + " nothing was written. `oncely receipts resolve` answers or releases a pending one"
+          + " (an intent's verdict would " + doing + ").");
+    }
   }
 
   /** Does the command's work; returns the exit code (normally {@link OncelyCli#EXIT_OK}). */

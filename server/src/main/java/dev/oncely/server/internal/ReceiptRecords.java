@@ -30,6 +30,8 @@ import java.time.Instant;
  *   <tr><td>answer</td><td>{@code lastResponse} (sealed when encryption is on)</td></tr>
  *   <tr><td>runs</td><td>{@code attempts}</td></tr>
  *   <tr><td>status token</td><td>{@code businessId} (indexed: the status URL finds it)</td></tr>
+ *   <tr><td>operator notes</td><td>{@code notes} (the audit trail the operator CLI appends
+ *       to)</td></tr>
  *   <tr><td>lease owner, reference, effects committed</td><td>the body, a small JSON document of
  *       media type {@value #MEDIA_TYPE} (the request body itself is never kept)</td></tr>
  * </table>
@@ -72,6 +74,7 @@ public final class ReceiptRecords {
         .updatedAt(receipt.updatedAt())
         .expiresAt(receipt.expiresAt())
         .revision(receipt.revision())
+        .notes(receipt.notes())
         .build();
   }
 
@@ -97,7 +100,8 @@ public final class ReceiptRecords {
         .statusToken(record.businessId() == null ? "" : record.businessId())
         .createdAt(record.createdAt())
         .updatedAt(record.updatedAt())
-        .expiresAt(record.expiresAt());
+        .expiresAt(record.expiresAt())
+        .notes(record.notes());
     readDocument(record, b);
     return b.build();
   }
