@@ -22,11 +22,25 @@ public final class ParsedUrls {
     if (e != null && e.text.equals(url)) {
       return e.url;
     }
+    if (!httpScheme(url)) {
+      // HttpUrl.parse refuses it too, but by throwing and catching an exception, which costs more
+      // than building a whole record (a server receipt's URL is not http).
+      return null;
+    }
     HttpUrl parsed = HttpUrl.parse(url);
     if (parsed != null) {
       CACHE[slot] = new Entry(url, parsed);
     }
     return parsed;
+  }
+
+  /** Whether {@code url} starts (after the whitespace HttpUrl skips) with http: or https:. */
+  private static boolean httpScheme(String url) {
+    int i = 0;
+    while (i < url.length() && url.charAt(i) <= ' ') {
+      i++;
+    }
+    return url.regionMatches(true, i, "http:", 0, 5) || url.regionMatches(true, i, "https:", 0, 6);
   }
 
   /**
