@@ -183,7 +183,7 @@ public final class EndpointPolicy {
     }
 
     /**
-     * The handler's lease (default 30 s, 1 s to 1 h). It is renewed every third of itself while
+     * The handler's lease (default 30 s, 1 s to 1 h). It is renewed once a third of it is spent while
      * the handler runs, so only a dead or frozen owner loses it.
      *
      * @throws IllegalArgumentException if outside 1 s to 1 h

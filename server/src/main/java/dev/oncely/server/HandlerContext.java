@@ -4,6 +4,7 @@ import dev.oncely.client.IntentId;
 import dev.oncely.client.StoreException;
 import dev.oncely.server.internal.StatusTokens;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -143,6 +144,24 @@ public final class HandlerContext {
     } catch (ReceiptFencedException e) {
       return false;
     }
+  }
+
+  /**
+   * Renews the lease if a third of it has run since it was last written (the core's renewal
+   * sweep asks every running handler's context this).
+   *
+   * @return false if this run no longer owns the receipt
+   */
+  synchronized boolean renewLeaseIfDue() {
+    if (current == null || fencedOut) {
+      return !fencedOut;
+    }
+    Instant until = current.leaseUntil();
+    Duration left = until == null ? Duration.ZERO : Duration.between(clock.instant(), until);
+    if (left.compareTo(policy.lease().multipliedBy(2).dividedBy(3)) > 0) {
+      return true;
+    }
+    return renewLease();
   }
 
   /**

@@ -22,8 +22,9 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -41,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>The payload is fingerprinted by the client's rule and bound to the request's method and
  *       path (one key sent to another resource of the same route is another request); {@code (s,
  *       o, k)} is reserved on the store's unique constraint with a lease: one short write.
- *   <li>The request that reserved runs the handler, its lease renewed every third of the lease.
+ *   <li>The request that reserved runs the handler, its lease renewed once a third of it is spent
+ *       (one sweep every 250 ms for all running handlers).
  *       Its answer is stored when it is 2xx, 3xx or a business 4xx (see {@code KeptAnswers});
  *       otherwise, or when the handler throws, the reservation is released, unless the handler
  *       recorded that effects are committed or declared the outcome pending.
@@ -59,6 +61,11 @@ public final class IdempotentEndpoints implements AutoCloseable {
   /** How often a repeat that waits re-reads the store when no local change wakes it. */
   private static final long WAIT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
   private static final int MAX_ROUNDS = 16;
+  /**
+   * How often running handlers' leases are looked at: a quarter of the shortest lease a policy
+   * may set (1 s), so a lease is renewed before two thirds of it are spent.
+   */
+  private static final long RENEWAL_SWEEP_MILLIS = 250;
 
   private final ReceiptStore store;
   private final ServerDialect dialect;
@@ -71,6 +78,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
   private final String statusPath;
   private final Settlements settlements = new Settlements();
   private final ScheduledExecutorService renewals;
+  private final Set<HandlerContext> running = ConcurrentHashMap.newKeySet();
 
   private IdempotentEndpoints(Builder b) {
     this.store = b.store;
@@ -83,6 +91,8 @@ public final class IdempotentEndpoints implements AutoCloseable {
     this.instance = b.instance;
     this.statusPath = b.statusPath;
     this.renewals = DaemonScheduler.create("oncely-receipt-leases");
+    renewals.scheduleWithFixedDelay(this::renewDueLeases, RENEWAL_SWEEP_MILLIS,
+        RENEWAL_SWEEP_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /** A builder for endpoints whose receipts live in {@code store}. */
@@ -361,9 +371,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
   private ServerAnswer run(InboundRequest request, EndpointPolicy policy,
       EndpointHandler handler, Receipt owned) throws Exception {
     HandlerContext context = new HandlerContext(request, store, policy, clock, owned);
-    long every = Math.max(1, policy.lease().toMillis() / 3);
-    ScheduledFuture<?> renewal = renewals.scheduleWithFixedDelay(() -> renew(context), every,
-        every, TimeUnit.MILLISECONDS);
+    running.add(context);
     ServerAnswer answer = null;
     Throwable failure = null;
     try {
@@ -371,7 +379,7 @@ public final class IdempotentEndpoints implements AutoCloseable {
     } catch (Exception | Error e) {
       failure = e;
     } finally {
-      renewal.cancel(false);
+      running.remove(context);
     }
     ServerAnswer result = settle(context, policy, answer, failure);
     if (failure != null) {
@@ -383,9 +391,20 @@ public final class IdempotentEndpoints implements AutoCloseable {
     return result;
   }
 
+  /**
+   * One sweep of the renewal thread: renews the lease of every running handler whose lease is a
+   * third spent. One periodic task for all handlers, so a request pays a set insertion and
+   * removal for its renewals, not a timer of its own.
+   */
+  private void renewDueLeases() {
+    for (HandlerContext context : running) {
+      renew(context);
+    }
+  }
+
   private void renew(HandlerContext context) {
     try {
-      if (!context.renewLease()) {
+      if (!context.renewLeaseIfDue()) {
         LOG.log(Level.WARNING, "lost the receipt of " + context.receipt().id().operation() + " "
             + context.receipt().id().safeKey() + " while its handler runs: another run took it"
             + " over after the lease ran out");
