@@ -4,7 +4,6 @@ import dev.oncely.client.IntentId;
 import dev.oncely.client.StoreException;
 import dev.oncely.server.internal.StatusTokens;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +25,8 @@ public final class HandlerContext {
   private final Clock clock;
   private @Nullable Receipt current;
   private boolean fencedOut;
+  /** When this run last wrote its receipt (or took it), on the monotonic clock. */
+  private long lastWriteNanos = System.nanoTime();
   private boolean finishing;
   private boolean pendingRequested;
   private @Nullable String pendingReference;
@@ -147,8 +148,10 @@ public final class HandlerContext {
   }
 
   /**
-   * Renews the lease if a third of it has run since it was last written (the core's renewal
-   * sweep asks every running handler's context this).
+   * Renews the lease if a third of it has passed since this run last wrote its receipt, on the
+   * monotonic clock (the core's renewal sweep asks every running handler's context this). The
+   * monotonic clock, not the wall clock the lease is written in: a wall clock stepped back would
+   * otherwise hold renewals back while the lease ran out.
    *
    * @return false if this run no longer owns the receipt
    */
@@ -156,9 +159,7 @@ public final class HandlerContext {
     if (current == null || fencedOut) {
       return !fencedOut;
     }
-    Instant until = current.leaseUntil();
-    Duration left = until == null ? Duration.ZERO : Duration.between(clock.instant(), until);
-    if (left.compareTo(policy.lease().multipliedBy(2).dividedBy(3)) > 0) {
+    if (System.nanoTime() - lastWriteNanos < policy.lease().toNanos() / 3) {
       return true;
     }
     return renewLease();
@@ -215,6 +216,7 @@ public final class HandlerContext {
     openChange = null;
     if (committed != null) {
       current = committed;
+      lastWriteNanos = System.nanoTime();
     }
   }
 
@@ -234,6 +236,7 @@ public final class HandlerContext {
       throw new ReceiptFencedException(next.id());
     }
     current = next;
+    lastWriteNanos = System.nanoTime();
   }
 
   synchronized boolean fencedOut() {
