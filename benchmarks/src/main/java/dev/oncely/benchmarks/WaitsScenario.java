@@ -25,7 +25,7 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.OkHttpClient;
 
 /**
- * Many intents waiting at once (issue 27): a provider sheds load with {@code 503} + {@code
+ * Many intents waiting at once: a provider sheds load with {@code 503} + {@code
  * Retry-After: 1} for the first two requests of each key and then answers {@code 201}. N intents
  * are submitted at once with the default settings (default budget, listener and driver threads;
  * a policy of 6 attempts within 10 minutes), and N more, each left waiting by a client closed after

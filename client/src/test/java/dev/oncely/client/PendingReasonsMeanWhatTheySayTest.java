@@ -26,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -411,8 +412,10 @@ class PendingReasonsMeanWhatTheySayTest {
       throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger arrived = new AtomicInteger();
+    Semaphore arrivals = new Semaphore(0);
     t.serve(r -> {
       arrived.incrementAndGet();
+      arrivals.release();
       try {
         release.await(10, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -449,7 +452,8 @@ class PendingReasonsMeanWhatTheySayTest {
             o -> { });
         owner = oncely;
       }
-      awaitTrue(() -> arrived.get() == onTheWire);
+      assertThat(arrivals.tryAcquire(onTheWire, 10, TimeUnit.SECONDS))
+          .as("the first attempts reached the server").isTrue();
       owner.close();
       release.countDown();
       List<IntentOutcome.Pending> all = new ArrayList<>();
@@ -584,15 +588,6 @@ class PendingReasonsMeanWhatTheySayTest {
         TAG.businessId()).orElse(null), Duration.ofSeconds(10));
     assertThat(record).isNotNull();
     return record.id();
-  }
-
-  private static void awaitTrue(java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean() && System.nanoTime() < end) {
-      Thread.sleep(5);
-    }
-    assertThat(condition.getAsBoolean()).as("reached in time").isTrue();
   }
 
   /** A store whose compare-and-set fails: the engine is down after the record was created. */

@@ -30,7 +30,7 @@ import org.mapdb.volume.VolumeFactory;
  * maps of {@code byte[]} to {@code byte[]}: {@link #RECORDS} (lookup key to codec bytes) and
  * {@link #BUSINESS} (business key to lookup key), {@code HTreeMap}s, since they are only ever
  * read by key (a lookup, hit or miss, reads a few small index nodes instead of deserializing
- * B-tree nodes of 32 keys each: 4x cheaper per miss, measured for issue 20); {@link #UNFINISHED}
+ * B-tree nodes of 32 keys each: 4x cheaper per miss, measured in docs/benchmarks.md); {@link #UNFINISHED}
  * and {@link #EXPIRY}, time-ordered {@code BTreeMap}s whose keys end with the lookup key; plus a
  * meta map holding the layout version and the commit sequence number the file holds.
  *

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * Commits that are durable in the journal but not yet applied to the MapDB working copy. Applying
  * each group commit to MapDB's B-trees at once was most of the committer thread's time (a B-tree
- * node read and rewritten per change, issue 20), while most of those changes are short-lived: an
+ * node read and rewritten per change, as measured), while most of those changes are short-lived: an
  * intent's record is written when it is created and again when it completes, and its entry in the
  * unfinished index is added and then removed. Held here until {@link #applyTo} runs, the last
  * value per key is all that reaches MapDB, and an index entry added and removed in between never

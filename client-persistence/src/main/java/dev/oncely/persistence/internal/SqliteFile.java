@@ -328,7 +328,7 @@ public final class SqliteFile {
   }
 
   /**
-   * Adds the {@code stub} column (issue 11) to a table created without it. Old rows keep a null
+   * Adds the {@code stub} column (the unfinished record's checksummed id and times) to a table created without it. Old rows keep a null
    * stub and are listed from their record; an older library ignores the column.
    */
   private static void addStubColumn(Connection c) throws SQLException {

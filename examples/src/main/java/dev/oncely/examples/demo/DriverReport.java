@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The summary the load driver ({@code run} / {@code resume}) prints as the last line of stdout
- * (issue 4, section 3): {@code {"intents":N,"completed":..,"rejected":..,"pending":..,
+ * (the demo's report format, docs/demo.md): {@code {"intents":N,"completed":..,"rejected":..,"pending":..,
  * "conflicts":..,"attempts":..,"retries":..,"status202":..,"status409":..,"elapsedMs":..}}.
  */
 public record DriverReport(long intents, long completed, long rejected, long pending,
