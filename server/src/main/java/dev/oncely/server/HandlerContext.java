@@ -78,7 +78,7 @@ public final class HandlerContext {
    * @throws IllegalArgumentException if {@code step} is blank
    */
   public String outboundKey(String step) {
-    return StatusTokens.outboundKey(receipt().id(), OutboundIntents.checkStep(step));
+    return StatusTokens.outboundKey(receipt().id(), step);
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreException;
 import dev.oncely.server.internal.ReceiptRecords;
+import dev.oncely.server.internal.SteppedPurge;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,11 +32,11 @@ import java.util.Optional;
  */
 public final class ReceiptStore implements AutoCloseable {
   private final IntentStore store;
-  private final Object purgeLock = new Object();
-  private Instant purgedUpTo;
+  private final SteppedPurge steppedPurge;
 
   private ReceiptStore(IntentStore store) {
     this.store = Objects.requireNonNull(store, "store");
+    this.steppedPurge = new SteppedPurge(store);
   }
 
   /** Receipts on {@code store}, which this object closes when it is closed. */
@@ -141,22 +142,7 @@ public final class ReceiptStore implements AutoCloseable {
    * @throws IllegalArgumentException if {@code step} is not positive
    */
   public int purgeExpired(Instant now, Duration step) {
-    Objects.requireNonNull(now, "now");
-    if (step.isNegative() || step.isZero()) {
-      throw new IllegalArgumentException("step must be positive, was " + step);
-    }
-    int removed = 0;
-    synchronized (purgeLock) {
-      Instant from = purgedUpTo == null || purgedUpTo.isAfter(now) ? now.minus(step) : purgedUpTo;
-      for (Instant cut = from; ; cut = cut.plus(step)) {
-        Instant upTo = cut.isAfter(now) ? now : cut;
-        removed += store.purgeExpired(upTo);
-        purgedUpTo = upTo;
-        if (!upTo.isBefore(now)) {
-          return removed;
-        }
-      }
-    }
+    return steppedPurge.purge(now, step);
   }
 
   /** Closes the underlying store. */

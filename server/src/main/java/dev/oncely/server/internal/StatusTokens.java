@@ -23,8 +23,17 @@ public final class StatusTokens {
     return B64.encodeToString(Arrays.copyOf(digest("oncely-status", id, ""), 16));
   }
 
-  /** The key of the outbound intent {@code step} of the request {@code id}: 192 bits, base64url. */
+  /**
+   * The key of the outbound intent {@code step} of the request or message {@code id}: 192 bits,
+   * base64url.
+   *
+   * @throws IllegalArgumentException if {@code step} is blank
+   */
   public static String outboundKey(IntentId id, String step) {
+    java.util.Objects.requireNonNull(step, "step");
+    if (step.isBlank()) {
+      throw new IllegalArgumentException("step must not be blank");
+    }
     return B64.encodeToString(Arrays.copyOf(digest("oncely-outbound", id, step), 24));
   }
 

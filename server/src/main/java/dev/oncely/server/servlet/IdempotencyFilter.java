@@ -77,7 +77,7 @@ public final class IdempotencyFilter implements Filter {
       chain.doFilter(req, res);
       return;
     }
-    byte[] body = readBody(request, policy.maxBodyBytes());
+    byte[] body = RequestBodies.read(request, policy.maxBodyBytes());
     if (body == null) {
       write(endpoints.tooLarge(policy), request, response);
       return;
@@ -132,26 +132,6 @@ public final class IdempotencyFilter implements Filter {
     }
     Principal principal = request.getUserPrincipal();
     return b.principal(principal == null ? null : principal.getName()).build();
-  }
-
-  /** The body, or null if it is longer than {@code limit}. */
-  private static byte @Nullable [] readBody(HttpServletRequest request, long limit)
-      throws IOException {
-    long declared = request.getContentLengthLong();
-    if (declared > limit) {
-      return null;
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(declared > 0 ? (int) declared : 256);
-    byte[] chunk = new byte[8192];
-    try (InputStream in = request.getInputStream()) {
-      for (int n; (n = in.read(chunk)) != -1; ) {
-        if (out.size() + (long) n > limit) {
-          return null;
-        }
-        out.write(chunk, 0, n);
-      }
-    }
-    return out.toByteArray();
   }
 
   private static String pathOf(HttpServletRequest request) {

@@ -1,0 +1,281 @@
+package dev.oncely.server.inbox;
+
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.StoreException;
+import dev.oncely.server.internal.DaemonScheduler;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The inbox's threads: one dispatcher that takes due messages from the store (when woken by an
+ * accepted message or a finished run, and on every poll) and renews the leases of held messages,
+ * and a fixed pool of workers that run handlers. A message is taken only when a worker is free, so
+ * what waits stays in the store, not in memory.
+ */
+final class InboxWorkers {
+  private static final System.Logger LOG = System.getLogger(Inbox.class.getName());
+  /** How long a message of a source without a handler here waits before it is looked at again. */
+  private static final Duration NO_HANDLER_DELAY = Duration.ofMinutes(1);
+
+  private final Inbox inbox;
+  private final int size;
+  private final Map<String, Function<InboxMessage, @Nullable String>> serialKeys;
+  private final ScheduledExecutorService dispatcher;
+  private final @Nullable ExecutorService pool;
+  private final AtomicBoolean pumpQueued = new AtomicBoolean();
+  private final AtomicInteger busy = new AtomicInteger();
+  private final Set<Held> held = ConcurrentHashMap.newKeySet();
+  /** The messages waiting behind a running one of the same serial key; guarded by itself. */
+  private final Map<String, ArrayDeque<Held>> lanes = new HashMap<>();
+  private volatile boolean closed;
+
+  InboxWorkers(Inbox inbox, int size, Duration pollInterval,
+      Map<String, Function<InboxMessage, @Nullable String>> serialKeys) {
+    this.inbox = inbox;
+    this.size = size;
+    this.serialKeys = serialKeys;
+    this.dispatcher = DaemonScheduler.create("oncely-inbox-dispatcher");
+    AtomicInteger n = new AtomicInteger();
+    this.pool = size == 0 ? null : Executors.newFixedThreadPool(size, r -> {
+      Thread t = new Thread(r, "oncely-inbox-worker-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    long sweep = Math.max(50, Math.min(1_000, inbox.lease().toMillis() / 6));
+    dispatcher.scheduleWithFixedDelay(this::renewLeases, sweep, sweep, TimeUnit.MILLISECONDS);
+    if (pool != null) {
+      long poll = pollInterval.toMillis();
+      dispatcher.scheduleWithFixedDelay(this::pump, 0, Math.max(1, poll), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Asks the dispatcher to look for due messages now (coalesced: one look at a time). */
+  void wake() {
+    if (pool != null && !closed && pumpQueued.compareAndSet(false, true)) {
+      try {
+        dispatcher.execute(() -> {
+          pumpQueued.set(false);
+          pump();
+        });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        pumpQueued.set(false);
+      }
+    }
+  }
+
+  /** Registers a message this instance now holds, so its lease is renewed. */
+  Held hold(InboxMessage message) {
+    Held h = new Held(message, System.nanoTime());
+    held.add(h);
+    return h;
+  }
+
+  void release(Held h) {
+    held.remove(h);
+  }
+
+  /**
+   * Runs {@code handler} on the held message and records how it ended.
+   *
+   * @return what it threw, or null if it finished
+   */
+  @Nullable Throwable runHandler(Held h, InboxHandler handler) {
+    inbox.emit(InboxEvent.Kind.STARTED, h.current());
+    Throwable failure = null;
+    try {
+      handler.handle(h.current());
+    } catch (Exception | Error e) {
+      failure = e;
+    }
+    try {
+      if (failure == null) {
+        inbox.complete(h);
+      } else {
+        inbox.fail(h, failure);
+      }
+    } catch (StoreException e) {
+      // The run's end is not recorded: the lease runs out and the message is run again, which the
+      // handler's dedupe absorbs. Nothing is lost.
+      LOG.log(Level.WARNING, "recording the end of " + h.current() + " failed; it is run again"
+          + " when its lease runs out: " + e.getMessage());
+    }
+    if (failure instanceof Error error && !(failure instanceof AssertionError)) {
+      throw error;
+    }
+    return failure;
+  }
+
+  private void pump() {
+    if (closed || pool == null) {
+      return;
+    }
+    try {
+      while (!closed) {
+        int free = size - busy.get();
+        if (free <= 0) {
+          return;
+        }
+        List<IntentRecord> due = inbox.store().claimDue(inbox.clock().instant(), free);
+        int taken = 0;
+        for (IntentRecord record : due) {
+          if (dispatch(record)) {
+            taken++;
+          }
+        }
+        if (due.size() < free || taken == 0) {
+          return;
+        }
+      }
+    } catch (StoreException e) {
+      LOG.log(Level.WARNING, "looking for due inbox messages failed; trying again at the next"
+          + " poll: " + e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "the inbox dispatcher failed; trying again at the next poll", e);
+    }
+  }
+
+  private boolean dispatch(IntentRecord record) {
+    try {
+      Optional<InboxMessage> found = inbox.messageOf(record);
+      if (found.isEmpty()) {
+        return false;
+      }
+      InboxMessage m = found.get();
+      InboxHandler handler = inbox.handlerOf(m.source());
+      if (handler == null) {
+        inbox.emit(InboxEvent.Kind.NO_HANDLER, m);
+        inbox.requeue(m, NO_HANDLER_DELAY);
+        return false;
+      }
+      Optional<InboxMessage> taken = inbox.take(m);
+      if (taken.isEmpty() || taken.get().state() == InboxState.DEAD) {
+        return false;
+      }
+      Held h = hold(taken.get());
+      String lane = laneOf(h.current());
+      if (lane != null) {
+        synchronized (lanes) {
+          ArrayDeque<Held> waiting = lanes.get(lane);
+          if (waiting != null) {
+            waiting.add(h);
+            return true;
+          }
+          lanes.put(lane, new ArrayDeque<>());
+        }
+      }
+      busy.incrementAndGet();
+      pool.execute(() -> runOnWorker(h, handler, lane));
+      return true;
+    } finally {
+      inbox.store().release(record.id());
+    }
+  }
+
+  private void runOnWorker(Held h, InboxHandler handler, @Nullable String lane) {
+    Held next = h;
+    InboxHandler nextHandler = handler;
+    while (next != null) {
+      try {
+        runHandler(next, nextHandler);
+      } catch (Error e) {
+        LOG.log(Level.ERROR, "an inbox handler threw an error", e);
+      } finally {
+        release(next);
+      }
+      next = null;
+      if (lane != null) {
+        synchronized (lanes) {
+          ArrayDeque<Held> waiting = lanes.get(lane);
+          next = waiting == null ? null : waiting.poll();
+          if (next == null) {
+            lanes.remove(lane);
+          }
+        }
+        if (next != null) {
+          InboxHandler h2 = inbox.handlerOf(next.current().source());
+          if (h2 == null || closed) {
+            // Closing: what waited behind the last run goes back to the queue, due at once, so
+            // this or another instance runs it without waiting for the lease or counting a
+            // failure.
+            requeueQuietly(next);
+            next = null;
+          } else {
+            nextHandler = h2;
+          }
+        }
+      }
+    }
+    busy.decrementAndGet();
+    wake();
+  }
+
+  private void requeueQuietly(Held h) {
+    try {
+      synchronized (h) {
+        inbox.requeue(h.current(), Duration.ZERO);
+      }
+    } catch (StoreException e) {
+      LOG.log(Level.WARNING, "putting " + h.current() + " back in the queue failed; it runs again"
+          + " when its lease runs out: " + e.getMessage());
+    } finally {
+      release(h);
+    }
+  }
+
+  private @Nullable String laneOf(InboxMessage m) {
+    Function<InboxMessage, @Nullable String> keyOf = serialKeys.get(m.source());
+    if (keyOf == null) {
+      return null;
+    }
+    try {
+      String key = keyOf.apply(m);
+      return key == null ? null : m.source() + "\u0000" + key;
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the serial key of " + m + " could not be read; it runs without"
+          + " one", e);
+      return null;
+    }
+  }
+
+  private void renewLeases() {
+    long now = System.nanoTime();
+    for (Held h : held) {
+      try {
+        inbox.renewIfDue(h, now);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "renewing a lease failed", e);
+      }
+    }
+  }
+
+  void close(Duration grace) {
+    closed = true;
+    dispatcher.shutdownNow();
+    if (pool != null) {
+      pool.shutdown();
+      try {
+        if (!pool.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+          pool.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        pool.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
