@@ -61,6 +61,8 @@ public final class Inbox implements AutoCloseable {
   public static final Duration DEFAULT_RETENTION = Duration.ofDays(3);
   /** How many times a message may fail before it is dead-lettered, by default. */
   public static final int DEFAULT_MAX_FAILURES = 10;
+  private static final String LAPSED_RUN =
+      "a run did not finish before its lease ran out (its instance stopped or froze)";
 
   private final IntentStore store;
   private final Clock clock;
@@ -320,8 +322,7 @@ public final class Inbox implements AutoCloseable {
     InboxMessage.Builder next = found.toBuilder().revision(found.revision() + 1).updatedAt(now)
         .failures(failures);
     if (takeover) {
-      next.lastFailure("a run did not finish before its lease ran out (its instance stopped or"
-          + " froze)");
+      next.lastFailure(LAPSED_RUN);
     }
     if (takeover && failures >= maxFailures) {
       InboxMessage dead = next.state(InboxState.DEAD).dueAt(null).build();
@@ -342,12 +343,32 @@ public final class Inbox implements AutoCloseable {
     return Optional.of(held);
   }
 
-  /** Puts a message no handler here can run back in the queue, due after {@code delay}. */
-  boolean requeue(InboxMessage found, Duration delay) {
+  /**
+   * Puts a message back in the queue, due after {@code delay}: one no handler here can run, or
+   * one this instance held when it closed. A message found processing under a lease that ran out
+   * ({@code lapsed}) counts the dead run as a failure, as a takeover does, so a message that
+   * kills its runs ends dead whichever path finds it.
+   *
+   * @return whether the change was made
+   */
+  boolean requeue(InboxMessage found, Duration delay, boolean lapsed) {
     Instant now = clock.instant();
-    InboxMessage queued = found.toBuilder().state(InboxState.QUEUED)
-        .revision(found.revision() + 1).dueAt(now.plus(delay)).updatedAt(now).build();
-    return write(found, queued);
+    int failures = found.failures() + (lapsed ? 1 : 0);
+    InboxMessage.Builder next = found.toBuilder().revision(found.revision() + 1).updatedAt(now)
+        .failures(failures);
+    if (lapsed) {
+      next.lastFailure(LAPSED_RUN);
+    }
+    boolean dead = lapsed && failures >= maxFailures;
+    InboxMessage after = dead ? next.state(InboxState.DEAD).dueAt(null).build()
+        : next.state(InboxState.QUEUED).dueAt(now.plus(delay)).build();
+    if (!write(found, after)) {
+      return false;
+    }
+    if (dead) {
+      emit(InboxEvent.Kind.DEAD_LETTERED, after);
+    }
+    return true;
   }
 
   /** Records that {@code h}'s handler finished: handled, or fenced out if it lost its lease. */

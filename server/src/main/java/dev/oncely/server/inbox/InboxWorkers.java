@@ -159,7 +159,7 @@ final class InboxWorkers {
       InboxHandler handler = inbox.handlerOf(m.source());
       if (handler == null) {
         inbox.emit(InboxEvent.Kind.NO_HANDLER, m);
-        inbox.requeue(m, NO_HANDLER_DELAY);
+        inbox.requeue(m, NO_HANDLER_DELAY, m.state() == InboxState.PROCESSING);
         return false;
       }
       Optional<InboxMessage> taken = inbox.take(m);
@@ -227,7 +227,7 @@ final class InboxWorkers {
   private void requeueQuietly(Held h) {
     try {
       synchronized (h) {
-        inbox.requeue(h.current(), Duration.ZERO);
+        inbox.requeue(h.current(), Duration.ZERO, false);
       }
     } catch (StoreException e) {
       LOG.log(Level.WARNING, "putting " + h.current() + " back in the queue failed; it runs again"
