@@ -84,7 +84,7 @@ final class Deliveries {
     Map<String, List<String>> headers = new LinkedHashMap<>();
     for (String name : List.of("webhook-id", "webhook-timestamp", "webhook-signature",
         "Stripe-Signature", "X-Hub-Signature-256", "X-GitHub-Delivery", "X-GitHub-Event", "X-Signature", "X-Timestamp",
-        "X-Id", "X-Kind", "Content-Type")) {
+        "X-Id", "X-Kind", "X-Acme-Signature", "X-Acme-Id", "X-Acme-Time", "Content-Type")) {
       if (!r.headers(name).isEmpty()) {
         headers.put(name, r.headers(name));
       }
