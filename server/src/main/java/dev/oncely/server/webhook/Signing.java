@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import javax.crypto.Mac;
@@ -17,8 +18,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What every scheme shares: HMAC over the signed content, constant-time comparison of raw
- * signature bytes, the timestamp window in both directions, and reading a top-level member of a
- * JSON body (a Stripe event's id, a Standard Webhooks event's type).
+ * signature bytes, reading the signatures out of a header, the timestamp window in both
+ * directions, the builders' checks, and reading a top-level member of a JSON body (a Stripe
+ * event's id, a Standard Webhooks event's type).
  */
 final class Signing {
   private static final JsonFactory JSON = new JsonFactory();
@@ -36,6 +38,77 @@ final class Signing {
       }
     }
     return List.copyOf(secrets);
+  }
+
+  /**
+   * A secret given as text, keyed by its UTF-8 bytes (Stripe's {@code whsec_...} string whole,
+   * GitHub's secret token).
+   *
+   * @throws IllegalArgumentException if it is empty
+   */
+  static byte[] utf8Secret(String secret) {
+    Objects.requireNonNull(secret, "secret");
+    if (secret.isEmpty()) {
+      throw new IllegalArgumentException("a webhook secret must not be empty");
+    }
+    return secret.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A timestamp tolerance, checked.
+   *
+   * @throws IllegalArgumentException if it is zero or negative
+   */
+  static Duration checkTolerance(Duration tolerance) {
+    Objects.requireNonNull(tolerance, "tolerance");
+    if (tolerance.isNegative() || tolerance.isZero()) {
+      throw new IllegalArgumentException("tolerance must be positive, was " + tolerance);
+    }
+    return tolerance;
+  }
+
+  /**
+   * The non-blank value of header {@code name}.
+   *
+   * @throws WebhookRefusedException for {@code ifMissing} when it is absent or blank
+   */
+  static String header(WebhookRequest request, String name,
+      WebhookRefusedException.Reason ifMissing) throws WebhookRefusedException {
+    String value = request.header(name);
+    if (value == null || value.isBlank()) {
+      throw new WebhookRefusedException(ifMissing, "the " + name + " header is missing");
+    }
+    return value.trim();
+  }
+
+  /**
+   * The signatures in a header's value: the parts between {@code separator}s (the whole value
+   * when it is null) that start with {@code prefix}, decoded by {@code encoding}. Parts with
+   * another prefix (another scheme version) and parts that do not decode are left out: they can
+   * match nothing, and one readable signature among them is enough.
+   */
+  static List<byte[]> signatures(String value, @Nullable String separator, String prefix,
+      HmacSignatures.Encoding encoding) {
+    List<String> parts = new ArrayList<>();
+    if (separator == null) {
+      parts.add(value.trim());
+    } else {
+      int from = 0;
+      for (int at; (at = value.indexOf(separator, from)) >= 0; from = at + separator.length()) {
+        parts.add(value.substring(from, at).trim());
+      }
+      parts.add(value.substring(from).trim());
+    }
+    List<byte[]> out = new ArrayList<>();
+    for (String part : parts) {
+      if (!part.isEmpty() && part.startsWith(prefix)) {
+        byte[] decoded = encoding.decode(part.substring(prefix.length()));
+        if (decoded != null) {
+          out.add(decoded);
+        }
+      }
+    }
+    return out;
   }
 
   /** HMAC of {@code parts} (concatenated) under {@code key}. */
@@ -126,6 +199,9 @@ final class Signing {
 
   /** Base64 (standard alphabet, padded or not) to bytes, or null when it does not decode. */
   static byte @Nullable [] base64(String text) {
+    if (text.isEmpty()) {
+      return null;
+    }
     try {
       return java.util.Base64.getDecoder().decode(text);
     } catch (IllegalArgumentException e) {

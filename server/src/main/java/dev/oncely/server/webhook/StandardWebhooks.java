@@ -52,16 +52,8 @@ public final class StandardWebhooks implements WebhookVerifier {
           "the webhook-timestamp header is missing");
     }
     Instant signedAt = Signing.epochSeconds(timestamp.trim(), "webhook-timestamp");
-    List<byte[]> candidates = new ArrayList<>();
-    for (String part : signatures.trim().split(" +")) {
-      int comma = part.indexOf(',');
-      if (comma > 0 && part.substring(0, comma).equals("v1")) {
-        byte[] sig = Signing.base64(part.substring(comma + 1));
-        if (sig != null) {
-          candidates.add(sig);
-        }
-      }
-    }
+    List<byte[]> candidates = Signing.signatures(signatures, " ", "v1,",
+        HmacSignatures.Encoding.BASE64);
     if (candidates.isEmpty()) {
       throw Signing.malformed("webhook-signature holds no v1 signature");
     }
@@ -103,12 +95,14 @@ public final class StandardWebhooks implements WebhookVerifier {
       return this;
     }
 
-    /** How far the signed timestamp may be from the receiver's clock, either way. */
+    /**
+     * How far the signed timestamp may be from the receiver's clock, either way (default {@link
+     * #DEFAULT_TOLERANCE}).
+     *
+     * @throws IllegalArgumentException if it is zero or negative
+     */
     public Builder tolerance(Duration tolerance) {
-      if (tolerance.isNegative() || tolerance.isZero()) {
-        throw new IllegalArgumentException("tolerance must be positive, was " + tolerance);
-      }
-      this.tolerance = tolerance;
+      this.tolerance = Signing.checkTolerance(tolerance);
       return this;
     }
 

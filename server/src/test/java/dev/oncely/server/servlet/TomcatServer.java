@@ -28,7 +28,7 @@ import org.apache.tomcat.util.modeler.Registry;
 
 /**
  * A real Tomcat 11 on a free port of 127.0.0.1 for the tests: the filters given, in order, in
- * front of one servlet mapped to every path. HTTP/1.1, and with {@link Builder#http2()} also
+ * front of one servlet mapped to every path (or to {@link Builder#mapping}). HTTP/1.1, and with {@link Builder#http2()} also
  * HTTP/2 over cleartext (an {@code h2c} upgrade or prior knowledge). {@link #close()} stops it and
  * deletes its base directory.
  */
@@ -91,6 +91,7 @@ final class TomcatServer implements AutoCloseable {
     private HttpServlet servlet;
     private boolean http2;
     private String contextPath = "";
+    private String mapping = "/";
 
     /** Adds {@code filter} in front of the servlet, after the filters added before. */
     Builder filter(Filter filter) {
@@ -115,6 +116,12 @@ final class TomcatServer implements AutoCloseable {
           endpoint.serve(request, response);
         }
       });
+    }
+
+    /** Maps the servlet to {@code pattern} ({@code /webhooks/*}) instead of every path. */
+    Builder mapping(String pattern) {
+      this.mapping = pattern;
+      return this;
     }
 
     /** Deploys the application under {@code path} ({@code /shop}) instead of the root. */
@@ -157,7 +164,7 @@ final class TomcatServer implements AutoCloseable {
       Tomcat.addServlet(context, "app", servlet == null ? new HttpServlet() {
         private static final long serialVersionUID = 1L;
       } : servlet);
-      context.addServletMappingDecoded("/", "app");
+      context.addServletMappingDecoded(mapping, "app");
       for (int i = 0; i < filters.size(); i++) {
         FilterDef def = new FilterDef();
         def.setFilterName("filter-" + i);
