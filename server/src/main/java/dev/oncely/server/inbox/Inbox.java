@@ -6,6 +6,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
+import dev.oncely.client.internal.EngineClock;
 import dev.oncely.server.internal.InboxRecords;
 import dev.oncely.server.internal.SteppedPurge;
 import java.lang.System.Logger.Level;
@@ -64,6 +65,8 @@ public final class Inbox implements AutoCloseable {
 
   private final IntentStore store;
   private final Clock clock;
+  /** The monotonic reading lease renewal is measured on (see {@link Builder#clock}). */
+  private final EngineClock ticks;
   private final String instance;
   private final Duration lease;
   private final Duration defaultRetention;
@@ -78,6 +81,7 @@ public final class Inbox implements AutoCloseable {
   private Inbox(Builder b) {
     this.store = b.store;
     this.clock = b.clock;
+    this.ticks = EngineClock.of(b.clock);
     this.instance = b.instance;
     this.lease = b.lease;
     this.defaultRetention = b.retention;
@@ -302,6 +306,11 @@ public final class Inbox implements AutoCloseable {
     return lease;
   }
 
+  /** The monotonic reading, in nanoseconds, that renewal measures a third of the lease on. */
+  long nanos() {
+    return ticks.nanos();
+  }
+
   @Nullable InboxHandler handlerOf(String source) {
     return handlers.get(source);
   }
@@ -358,7 +367,7 @@ public final class Inbox implements AutoCloseable {
       InboxMessage done = m.toBuilder().state(InboxState.HANDLED).revision(m.revision() + 1)
           .dueAt(null).updatedAt(now).expiresAt(now.plus(retentionOf(m.source()))).build();
       if (!h.fencedOut() && write(m, done)) {
-        h.wrote(done, System.nanoTime());
+        h.wrote(done, nanos());
         emit(InboxEvent.Kind.HANDLED, done);
       } else {
         h.fence();
@@ -379,7 +388,7 @@ public final class Inbox implements AutoCloseable {
       InboxMessage after = dead ? next.state(InboxState.DEAD).dueAt(null).build()
           : next.state(InboxState.QUEUED).dueAt(now.plus(backoff.after(failures))).build();
       if (!h.fencedOut() && write(m, after)) {
-        h.wrote(after, System.nanoTime());
+        h.wrote(after, nanos());
         emit(dead ? InboxEvent.Kind.DEAD_LETTERED : InboxEvent.Kind.FAILED, after);
       } else {
         h.fence();
@@ -625,7 +634,12 @@ public final class Inbox implements AutoCloseable {
       return this;
     }
 
-    /** The clock that dates leases, due times and retention (default UTC system clock). */
+    /**
+     * The clock that dates leases, due times and retention (default UTC system clock). Lease
+     * renewal measures the time since a run's last write on the clock's monotonic reading, by the
+     * client engine's rule: {@link System#nanoTime()} for the system clock, the clock's own for a
+     * clock that gives one (a test's {@code ManualClock}), the clock's readings for any other.
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -80,7 +80,7 @@ final class InboxWorkers {
 
   /** Registers a message this instance now holds, so its lease is renewed. */
   Held hold(InboxMessage message) {
-    Held h = new Held(message, System.nanoTime());
+    Held h = new Held(message, inbox.nanos());
     held.add(h);
     return h;
   }
@@ -253,7 +253,7 @@ final class InboxWorkers {
   }
 
   private void renewLeases() {
-    long now = System.nanoTime();
+    long now = inbox.nanos();
     for (Held h : held) {
       try {
         inbox.renewIfDue(h, now);
