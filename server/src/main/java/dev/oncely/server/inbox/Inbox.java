@@ -363,9 +363,7 @@ public final class Inbox implements AutoCloseable {
   void complete(Held h) {
     synchronized (h) {
       InboxMessage m = h.current();
-      Instant now = clock.instant();
-      InboxMessage done = m.toBuilder().state(InboxState.HANDLED).revision(m.revision() + 1)
-          .dueAt(null).updatedAt(now).expiresAt(now.plus(retentionOf(m.source()))).build();
+      InboxMessage done = handledOf(m);
       if (!h.fencedOut() && write(m, done)) {
         h.wrote(done, nanos());
         emit(InboxEvent.Kind.HANDLED, done);
@@ -374,6 +372,40 @@ public final class Inbox implements AutoCloseable {
         emit(InboxEvent.Kind.FENCED_OUT, m);
       }
     }
+  }
+
+  /**
+   * Records that {@code h}'s completing handler finished, through {@code writer} (its own
+   * transaction) instead of the store: handled, or fenced out if it lost its lease. Holds {@code
+   * h}, so no renewal changes the revision between the read and the commit.
+   *
+   * @return whether the message is handled
+   * @throws Exception what {@code writer} threw; nothing is recorded
+   */
+  boolean completeThrough(Held h, InboxCompletion.Writer writer) throws Exception {
+    synchronized (h) {
+      InboxMessage m = h.current();
+      if (h.fencedOut()) {
+        emit(InboxEvent.Kind.FENCED_OUT, m);
+        return false;
+      }
+      InboxMessage done = handledOf(m);
+      if (writer.write(m, done)) {
+        h.wrote(done, nanos());
+        emit(InboxEvent.Kind.HANDLED, done);
+        return true;
+      }
+      h.fence();
+      emit(InboxEvent.Kind.FENCED_OUT, m);
+      return false;
+    }
+  }
+
+  /** The handled successor of {@code m}, kept for its source's retention from now. */
+  private InboxMessage handledOf(InboxMessage m) {
+    Instant now = clock.instant();
+    return m.toBuilder().state(InboxState.HANDLED).revision(m.revision() + 1).dueAt(null)
+        .updatedAt(now).expiresAt(now.plus(retentionOf(m.source()))).build();
   }
 
   /** Records that {@code h}'s handler threw {@code failure}: queued after a backoff, or dead. */
