@@ -12,7 +12,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * Inbox handlers whose effects run exactly once: the handler's rows and the message's completion
+ * Inbox handlers whose effects commit exactly once: the handler's rows and the message's completion
  * ({@code PROCESSING -> HANDLED}, a compare-and-set on the message's revision through {@link
  * PostgresIntentStore#compareAndSetInTransaction}) are written in one PostgreSQL transaction,
  * which commits both or neither. Needs the inbox's messages in a {@link PostgresIntentStore} of the
@@ -44,10 +44,17 @@ import javax.sql.DataSource;
  *     .build();
  * }</pre>
  *
- * <p>The transaction holds the message's row from the completion's write to the commit, and the
- * inbox holds off renewing the run's lease meanwhile: keep the work after the effects short. Under
- * {@code REPEATABLE READ} or {@code SERIALIZABLE} a concurrent takeover aborts the transaction
- * ({@code 40001}) instead of fencing it out; either way nothing commits twice.
+ * <p>Exactly once covers what the handler writes through its connection. A call it makes to
+ * anything else (a provider, another database) is at least once, as from any {@link
+ * dev.oncely.server.inbox.InboxHandler}: make it an Oncely intent in the same transaction ({@link
+ * PostgresIntentStore#createInTransaction}, keyed by {@link InboxMessage#outboundKey}).
+ *
+ * <p>The transaction is open for the whole run, as any transaction around a handler's writes is:
+ * keep runs short. The message's row is locked only from the completion's write to the commit,
+ * which follows at once; the inbox holds off renewing the run's lease meanwhile, so the revision
+ * the completion expects cannot move. Under {@code REPEATABLE READ} or {@code SERIALIZABLE} a
+ * concurrent takeover aborts the transaction ({@code 40001}, a failed run) instead of fencing it
+ * out; either way nothing commits twice.
  */
 public final class PostgresInbox {
   private static final System.Logger LOG = System.getLogger(PostgresInbox.class.getName());
@@ -85,12 +92,9 @@ public final class PostgresInbox {
             throw new IllegalStateException("the handler of " + message + " turned auto-commit"
                 + " on: its effects may have committed apart from the message's completion");
           }
-          boolean handled = completion.complete((expected, done) ->
-              writeAndCommit(c, expected, done));
+          completion.complete((expected, done) -> writeAndCommit(c, expected, done));
           ended = true;
-          if (handled) {
-            releaseQuietly(message);
-          }
+          releaseQuietly(message);
         } finally {
           // Turning auto-commit back on commits an open transaction: only once it has ended.
           if (ended || rolledBack(c, message)) {
@@ -116,9 +120,10 @@ public final class PostgresInbox {
     }
 
     /**
-     * Ends the store's own lease on the handled message: one a renewal or {@code once} took is
-     * otherwise kept in the store's renewal set, since a write in the caller's transaction leaves
-     * it as it is (the caller might still roll back).
+     * Ends the store's own row lease on the message (only this owner's), now that the run ended:
+     * one that {@code once} or a lease renewal took would otherwise stay in the store's renewal
+     * set, since a write in the caller's transaction leaves it as it is (the caller might still
+     * roll back).
      */
     private void releaseQuietly(InboxMessage message) {
       try {

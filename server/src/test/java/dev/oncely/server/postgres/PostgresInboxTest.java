@@ -111,9 +111,9 @@ class PostgresInboxTest {
       assertThat(commit.await(30, TimeUnit.SECONDS)).isTrue();
     }, () -> { });
     Events events = new Events();
-    start(builder(store, events).instance("instance-a")
-        .handler("stripe", PostgresInbox.handler(stopsAtCommit, store, effect("instance-a"))))
-        .accept("stripe", "evt_1", null, "{}".getBytes(UTF_8), null);
+    Inbox inbox = start(builder(store, events).instance("instance-a")
+        .handler("stripe", PostgresInbox.handler(stopsAtCommit, store, effect("instance-a"))));
+    inbox.accept("stripe", "evt_1", null, "{}".getBytes(UTF_8), null);
 
     assertThat(atCommit.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(InboxEffects.count(db.pool(), "evt_1")).as("the row, before the commit").isZero();
@@ -122,6 +122,7 @@ class PostgresInboxTest {
 
     commit.countDown();
     events.await(InboxEvent.Kind.HANDLED, "stripe", "evt_1");
+    inbox.close();
     assertThat(InboxEffects.count(db.pool(), "evt_1")).isEqualTo(1);
     InboxMessage handled = stored("stripe", "evt_1");
     assertThat(handled.state()).isEqualTo(InboxState.HANDLED);
