@@ -6,6 +6,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
+import dev.oncely.client.internal.EngineClock;
 import dev.oncely.server.internal.InboxRecords;
 import dev.oncely.server.internal.SteppedPurge;
 import java.lang.System.Logger.Level;
@@ -66,6 +67,8 @@ public final class Inbox implements AutoCloseable {
 
   private final IntentStore store;
   private final Clock clock;
+  /** The monotonic reading lease renewal is measured on (see {@link Builder#clock}). */
+  private final EngineClock ticks;
   private final String instance;
   private final Duration lease;
   private final Duration defaultRetention;
@@ -80,6 +83,7 @@ public final class Inbox implements AutoCloseable {
   private Inbox(Builder b) {
     this.store = b.store;
     this.clock = b.clock;
+    this.ticks = EngineClock.of(b.clock);
     this.instance = b.instance;
     this.lease = b.lease;
     this.defaultRetention = b.retention;
@@ -304,6 +308,11 @@ public final class Inbox implements AutoCloseable {
     return lease;
   }
 
+  /** The monotonic reading, in nanoseconds, that renewal measures a third of the lease on. */
+  long nanos() {
+    return ticks.nanos();
+  }
+
   @Nullable InboxHandler handlerOf(String source) {
     return handlers.get(source);
   }
@@ -375,17 +384,49 @@ public final class Inbox implements AutoCloseable {
   void complete(Held h) {
     synchronized (h) {
       InboxMessage m = h.current();
-      Instant now = clock.instant();
-      InboxMessage done = m.toBuilder().state(InboxState.HANDLED).revision(m.revision() + 1)
-          .dueAt(null).updatedAt(now).expiresAt(now.plus(retentionOf(m.source()))).build();
+      InboxMessage done = handledOf(m);
       if (!h.fencedOut() && write(m, done)) {
-        h.wrote(done, System.nanoTime());
+        h.wrote(done, nanos());
         emit(InboxEvent.Kind.HANDLED, done);
       } else {
         h.fence();
         emit(InboxEvent.Kind.FENCED_OUT, m);
       }
     }
+  }
+
+  /**
+   * Records that {@code h}'s completing handler finished, through {@code writer} (its own
+   * transaction) instead of the store: handled, or fenced out if it lost its lease. Holds {@code
+   * h}, so no renewal changes the revision between the read and the commit.
+   *
+   * @return whether the message is handled
+   * @throws Exception what {@code writer} threw; nothing is recorded
+   */
+  boolean completeThrough(Held h, InboxCompletion.Writer writer) throws Exception {
+    synchronized (h) {
+      InboxMessage m = h.current();
+      if (h.fencedOut()) {
+        emit(InboxEvent.Kind.FENCED_OUT, m);
+        return false;
+      }
+      InboxMessage done = handledOf(m);
+      if (writer.write(m, done)) {
+        h.wrote(done, nanos());
+        emit(InboxEvent.Kind.HANDLED, done);
+        return true;
+      }
+      h.fence();
+      emit(InboxEvent.Kind.FENCED_OUT, m);
+      return false;
+    }
+  }
+
+  /** The handled successor of {@code m}, kept for its source's retention from now. */
+  private InboxMessage handledOf(InboxMessage m) {
+    Instant now = clock.instant();
+    return m.toBuilder().state(InboxState.HANDLED).revision(m.revision() + 1).dueAt(null)
+        .updatedAt(now).expiresAt(now.plus(retentionOf(m.source()))).build();
   }
 
   /** Records that {@code h}'s handler threw {@code failure}: queued after a backoff, or dead. */
@@ -400,7 +441,7 @@ public final class Inbox implements AutoCloseable {
       InboxMessage after = dead ? next.state(InboxState.DEAD).dueAt(null).build()
           : next.state(InboxState.QUEUED).dueAt(now.plus(backoff.after(failures))).build();
       if (!h.fencedOut() && write(m, after)) {
-        h.wrote(after, System.nanoTime());
+        h.wrote(after, nanos());
         emit(dead ? InboxEvent.Kind.DEAD_LETTERED : InboxEvent.Kind.FAILED, after);
       } else {
         h.fence();
@@ -646,7 +687,12 @@ public final class Inbox implements AutoCloseable {
       return this;
     }
 
-    /** The clock that dates leases, due times and retention (default UTC system clock). */
+    /**
+     * The clock that dates leases, due times and retention (default UTC system clock). Lease
+     * renewal measures the time since a run's last write on the clock's monotonic reading, by the
+     * client engine's rule: {@link System#nanoTime()} for the system clock, the clock's own for a
+     * clock that gives one (a test's {@code ManualClock}), the clock's readings for any other.
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -8,8 +8,8 @@ package dev.oncely.server.inbox;
  * instance died, or it ran past its lease on a frozen instance: make its effects idempotent on the
  * message (a unique constraint on the message id, or outbound calls made as Oncely intents under
  * {@link InboxMessage#outboundKey}). A handler whose effects commit in the same PostgreSQL
- * transaction as the message's completion ({@code dev.oncely.server.postgres.PostgresInbox}) runs
- * to completion exactly once.
+ * transaction as the message's completion ({@code dev.oncely.server.postgres.PostgresInbox}, a
+ * {@link CompletingHandler}) runs to completion exactly once.
  */
 @FunctionalInterface
 public interface InboxHandler {

@@ -3,6 +3,7 @@ package dev.oncely.server.inbox;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreException;
 import dev.oncely.server.internal.DaemonScheduler;
+import dev.oncely.server.internal.InboxRecords;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -80,7 +81,7 @@ final class InboxWorkers {
 
   /** Registers a message this instance now holds, so its lease is renewed. */
   Held hold(InboxMessage message) {
-    Held h = new Held(message, System.nanoTime());
+    Held h = new Held(message, inbox.nanos());
     held.add(h);
     return h;
   }
@@ -97,10 +98,34 @@ final class InboxWorkers {
   @Nullable Throwable runHandler(Held h, InboxHandler handler) {
     inbox.emit(InboxEvent.Kind.STARTED, h.current());
     Throwable failure = null;
+    InboxCompletion completion = null;
     try {
-      handler.handle(h.current());
+      if (handler instanceof CompletingHandler completing) {
+        completion = new InboxCompletion(inbox, h);
+        completing.handle(h.current(), completion);
+      } else {
+        handler.handle(h.current());
+      }
     } catch (Exception | Error e) {
       failure = e;
+    }
+    if (completion != null) {
+      if (completion.ended()) {
+        // The handler's transaction wrote the run's end (handled, or fenced out): writing it here
+        // too would be refused on the revision and read as a takeover.
+        if (failure != null) {
+          LOG.log(Level.WARNING, "the handler of " + h.current() + " threw after its completion"
+              + " was written; the message stays as written: "
+              + InboxRecords.describeFailure(failure));
+        }
+        if (failure instanceof Error error && !(failure instanceof AssertionError)) {
+          throw error;
+        }
+        return null;
+      }
+      if (failure == null) {
+        failure = completion.notEnded();
+      }
     }
     try {
       if (failure == null) {
@@ -253,7 +278,7 @@ final class InboxWorkers {
   }
 
   private void renewLeases() {
-    long now = System.nanoTime();
+    long now = inbox.nanos();
     for (Held h : held) {
       try {
         inbox.renewIfDue(h, now);
