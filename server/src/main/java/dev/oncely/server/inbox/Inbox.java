@@ -284,9 +284,11 @@ public final class Inbox implements AutoCloseable {
   }
 
   /**
-   * Stops taking messages, waits up to {@code grace} for running handlers, then interrupts them;
-   * messages still held are run again (by this or another instance) when their leases run out.
-   * Does not close the store. Idempotent.
+   * Stops taking messages, waits up to {@code grace} for running handlers, then interrupts them.
+   * A handler that stops on the interrupt (throws) counts a failure and its message is queued
+   * after a backoff; one that ignores it keeps its message until its lease runs out, and the
+   * message is then run again by this or another instance. Messages waiting behind a serial key
+   * go back to the queue, due at once. Does not close the store. Idempotent.
    */
   public void close(Duration grace) {
     workers.close(grace);
