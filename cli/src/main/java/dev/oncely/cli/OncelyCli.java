@@ -2,6 +2,7 @@ package dev.oncely.cli;
 
 import dev.oncely.cli.internal.CliContext;
 import dev.oncely.cli.internal.CliException;
+import dev.oncely.cli.internal.InboxCommand;
 import dev.oncely.cli.internal.ListCommand;
 import dev.oncely.cli.internal.ReceiptsCommand;
 import dev.oncely.cli.internal.ResolveCommand;
@@ -20,8 +21,9 @@ import picocli.CommandLine;
 /**
  * {@code java -jar oncely-cli.jar COMMAND}: the operator's tools for intents in doubt on any
  * durable store ({@code list}, {@code show}, {@code resolve}, {@code retry}), for the server
- * half's receipts ({@code receipts list|show|resolve}) and a conformance check of a server's
- * idempotency contract ({@code conformance}).
+ * half's receipts ({@code receipts list|show|resolve}) and inbox ({@code inbox
+ * list|show|replay}), and a conformance check of a server's idempotency contract ({@code
+ * conformance}).
  *
  * <p>Store commands take the store's owner lock for the length of one command, so they refuse to
  * run while the app holds the store open ({@link #EXIT_STORE_IN_USE}), and they never create,
@@ -34,10 +36,10 @@ import picocli.CommandLine;
  * {@link #EXIT_STORE_IN_USE}, {@link #EXIT_REFUSED}.
  */
 @Command(name = "oncely", mixinStandardHelpOptions = true, version = "oncely-cli 0.1.0",
-    description = "Operator tools for Oncely intent and receipt stores, and a server conformance"
-        + " check.",
+    description = "Operator tools for Oncely intent, receipt and inbox stores, and a server"
+        + " conformance check.",
     subcommands = {ListCommand.class, ShowCommand.class, ResolveCommand.class,
-        RetryCommand.class, ReceiptsCommand.class, ConformanceCommand.class,
+        RetryCommand.class, ReceiptsCommand.class, InboxCommand.class, ConformanceCommand.class,
         CommandLine.HelpCommand.class})
 public final class OncelyCli {
   /** The command did what was asked. */

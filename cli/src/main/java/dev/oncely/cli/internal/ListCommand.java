@@ -5,6 +5,7 @@ import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.IntentStore;
+import dev.oncely.server.internal.InboxRecords;
 import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -14,7 +15,11 @@ import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code list}: every unfinished record, oldest first, with age, state, reason and key hash. */
+/**
+ * {@code list}: every unfinished record, oldest first, with age, state, reason and key hash.
+ * Inbox messages are left out and counted: their record states mean other things ({@code inbox
+ * list} shows them).
+ */
 @Command(name = "list", mixinStandardHelpOptions = true,
     description = "List unfinished intents (NEW, IN_FLIGHT, PENDING, NEEDS_RECONCILIATION), oldest first.")
 public final class ListCommand extends StoreCommand {
@@ -33,7 +38,10 @@ public final class ListCommand extends StoreCommand {
   @Override
   int run(IntentStore store, PrintWriter out) {
     Instant now = context.clock().instant();
-    List<IntentRecord> records = store.listUnfinished().stream()
+    List<IntentRecord> unfinished = store.listUnfinished();
+    long messages = unfinished.stream().filter(InboxRecords::isMessage).count();
+    List<IntentRecord> records = unfinished.stream()
+        .filter(r -> !InboxRecords.isMessage(r))
         .filter(r -> states == null || states.contains(r.state()))
         .collect(Collectors.toList());
     if (json) {
@@ -44,6 +52,7 @@ public final class ListCommand extends StoreCommand {
     }
     if (records.isEmpty()) {
       out.println("no unfinished intents" + (states == null ? "" : " in " + states));
+      printMessagesLeftOut(out, messages);
       return OncelyCli.EXIT_OK;
     }
     Table table = new Table("KEY HASH", "STATE", "AGE", "ATTEMPTS", "NEXT", "SCOPE/OPERATION",
@@ -64,6 +73,14 @@ public final class ListCommand extends StoreCommand {
       out.println("(" + receipts + " of them are server receipts: `oncely receipts list` shows"
           + " their leases and references)");
     }
+    printMessagesLeftOut(out, messages);
     return OncelyCli.EXIT_OK;
+  }
+
+  private static void printMessagesLeftOut(PrintWriter out, long messages) {
+    if (messages > 0) {
+      out.println("(the store also holds " + messages + " unfinished inbox messages, not listed"
+          + " here: `oncely inbox list` shows them)");
+    }
   }
 }

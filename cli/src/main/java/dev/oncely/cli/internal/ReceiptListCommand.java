@@ -6,6 +6,7 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.Receipt;
 import dev.oncely.server.ReceiptState;
+import dev.oncely.server.internal.InboxRecords;
 import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -47,7 +48,12 @@ public final class ReceiptListCommand extends StoreCommand {
     Instant now = context.clock().instant();
     List<Receipt> receipts = new ArrayList<>();
     int intents = 0;
+    int messages = 0;
     for (IntentRecord r : store.listUnfinished()) {
+      if (InboxRecords.isMessage(r)) {
+        messages++;
+        continue;
+      }
       if (!ReceiptRecords.isReceipt(r)) {
         intents++;
         continue;
@@ -86,6 +92,10 @@ public final class ReceiptListCommand extends StoreCommand {
     if (intents > 0) {
       out.println("(the store also holds " + intents + " unfinished client intents: `oncely list`"
           + " shows them)");
+    }
+    if (messages > 0) {
+      out.println("(the store also holds " + messages + " unfinished inbox messages: `oncely"
+          + " inbox list` shows them)");
     }
     return OncelyCli.EXIT_OK;
   }

@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
  *   <li>its short key hash as {@code receipts list} prints it (or a unique prefix of at least 4
  *       digits): the unfinished receipts first, then the finished ones.
  * </ul>
- * A client's intent is never taken for a receipt: it is refused, naming the command that reads it.
+ * A client's intent or an inbox message is never taken for a receipt: it is refused, naming the
+ * command that reads it.
  */
 public final class ReceiptRef {
   @Parameters(index = "0", arity = "0..1", paramLabel = "KEY_HASH",
@@ -124,8 +125,8 @@ public final class ReceiptRef {
 
   private static Receipt receipt(IntentRecord record) {
     if (!ReceiptRecords.isReceipt(record)) {
-      throw CliException.failure(record.id() + " is a client's intent, not a server receipt:"
-          + " `oncely show` reads it");
+      throw CliException.failure(record.id() + " is " + StoreCommand.kindOf(record)
+          + ", not a server receipt");
     }
     return ReceiptRecords.fromRecord(record);
   }

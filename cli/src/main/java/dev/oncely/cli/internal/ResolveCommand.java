@@ -101,6 +101,8 @@ public final class ResolveCommand extends StoreCommand {
           + MAX_FINISHED_RETENTION.toDays() + " days, was " + finishedRetention);
     }
     IntentRecord record = ref.find(store);
+    refuseInboxMessage(record, verdict == Verdict.rejected
+        ? "end it without its handler ever running" : "mark it handled without a run");
     refuseReceipt(record, verdict == Verdict.rejected
         ? "release it: its next repeat would run the handler again"
         : "store an answer the server never gave");

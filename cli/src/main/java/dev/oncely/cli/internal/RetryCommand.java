@@ -71,6 +71,7 @@ public final class RetryCommand extends StoreCommand {
     }
     IntentRecord record = ref.find(store);
     refuseReceipt(record, "send a receipt's record as if it were a request");
+    refuseInboxMessage(record, "send a message's record as if it were a request");
     Instant now = context.clock().instant();
     RetryRules.check(record, now);
     Dialect answers = drive ? DialectNames.parse("--dialect", dialect) : null;

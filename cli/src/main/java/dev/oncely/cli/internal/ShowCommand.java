@@ -3,6 +3,7 @@ package dev.oncely.cli.internal;
 import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
+import dev.oncely.server.internal.InboxRecords;
 import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
@@ -31,6 +32,10 @@ public final class ShowCommand extends StoreCommand {
   @Override
   int run(IntentStore store, PrintWriter out) {
     IntentRecord record = ref.find(store);
+    if (InboxRecords.isMessage(record)) {
+      throw CliException.failure(record.id() + " is " + kindOf(record) + ", not a client's"
+          + " intent");
+    }
     RecordView view = new RecordView(record, context.clock().instant(), reveal);
     if (json) {
       Json.print(out, view.detailJson());

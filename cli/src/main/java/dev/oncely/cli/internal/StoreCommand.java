@@ -5,6 +5,7 @@ import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
+import dev.oncely.server.internal.InboxRecords;
 import dev.oncely.server.internal.ReceiptRecords;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -70,6 +71,33 @@ abstract class StoreCommand implements Callable<Integer> {
           + " nothing was written. `oncely receipts resolve` answers or releases a pending one"
           + " (an intent's verdict would " + doing + ").");
     }
+  }
+
+  /**
+   * Refuses to {@code doing} an inbox message with an intent command: a message's states mean
+   * other things (a DEAD message is NEEDS_RECONCILIATION as a record, and resolving it would end it
+   * without its handler ever running).
+   */
+  static void refuseInboxMessage(IntentRecord record, String doing) {
+    if (InboxRecords.isMessage(record)) {
+      throw CliException.refused(record.id() + " is an inbox message, not a client's intent;"
+          + " nothing was written. `oncely inbox replay` queues a dead one again (an intent's"
+          + " verdict would " + doing + ").");
+    }
+  }
+
+  /**
+   * What kind of record {@code record} is, and the command that reads it, for refusals: {@code a
+   * server receipt (`oncely receipts show` reads it)}.
+   */
+  static String kindOf(IntentRecord record) {
+    if (InboxRecords.isMessage(record)) {
+      return "an inbox message (`oncely inbox show` reads it)";
+    }
+    if (ReceiptRecords.isReceipt(record)) {
+      return "a server receipt (`oncely receipts show` reads it)";
+    }
+    return "a client's intent (`oncely show` reads it)";
   }
 
   /** Does the command's work; returns the exit code (normally {@link OncelyCli#EXIT_OK}). */
