@@ -2,6 +2,7 @@ package dev.oncely.examples.cli;
 
 import dev.oncely.examples.server.FaultPlan;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,16 +10,19 @@ import java.util.Set;
 
 /**
  * Parsed {@code --name value}, {@code --name=value} and {@code --flag} options of one command.
- * Positional arguments, unknown, repeated and value-less options are refused with a
- * {@link UsageException} naming them. Immutable.
+ * Positional arguments, unknown and value-less options, and repeated ones (but those declared
+ * repeatable) are refused with a {@link UsageException} naming them. Immutable.
  */
 public final class Options {
   private final String command;
   private final Map<String, String> values;
+  private final Map<String, List<String>> repeated;
 
-  private Options(String command, Map<String, String> values) {
+  private Options(String command, Map<String, String> values,
+      Map<String, List<String>> repeated) {
     this.command = command;
     this.values = values;
+    this.repeated = repeated;
   }
 
   /**
@@ -30,7 +34,19 @@ public final class Options {
    */
   public static Options parse(String command, List<String> args, Set<String> valued,
       Set<String> flags) throws UsageException {
+    return parse(command, args, valued, flags, Set.of());
+  }
+
+  /**
+   * Parses {@code args} of {@code command}, where the options named in {@code repeatable} (a
+   * subset of {@code valued}) may be given more than once ({@link #strings}).
+   *
+   * @throws UsageException naming the first bad argument
+   */
+  public static Options parse(String command, List<String> args, Set<String> valued,
+      Set<String> flags, Set<String> repeatable) throws UsageException {
     Map<String, String> values = new HashMap<>();
+    Map<String, List<String>> repeated = new HashMap<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (!arg.startsWith("--") || arg.length() == 2) {
@@ -58,11 +74,19 @@ public final class Options {
       } else {
         throw new UsageException("unknown option --" + name + " for " + command);
       }
-      if (values.put(name, value) != null) {
+      if (repeatable.contains(name)) {
+        repeated.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+        values.put(name, value);
+      } else if (values.put(name, value) != null) {
         throw new UsageException("option --" + name + " is given more than once");
       }
     }
-    return new Options(command, values);
+    return new Options(command, values, repeated);
+  }
+
+  /** Every value of a repeatable option, in the order given; empty if it was not given. */
+  public List<String> strings(String name) {
+    return List.copyOf(repeated.getOrDefault(name, List.of()));
   }
 
   /** Whether the option or flag was given. */

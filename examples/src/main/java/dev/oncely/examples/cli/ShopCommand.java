@@ -5,6 +5,7 @@ import dev.oncely.examples.SettingRules;
 import dev.oncely.examples.server.ServerDialect;
 import dev.oncely.examples.shop.Shop;
 import dev.oncely.examples.shop.ShopSettings;
+import dev.oncely.examples.shop.WebhookSources;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.InvalidPathException;
@@ -19,12 +20,14 @@ import java.util.logging.Logger;
 
 /**
  * {@code shop}: runs the reference {@link Shop} on the server half (embedded Tomcat, receipts in
- * MapDB, payments in SQLite) on loopback until the process is killed. Prints the base URL as the
- * only line on stdout once it listens, so a parent process can read it.
+ * MapDB, payments in SQLite, webhook events through an inbox when secrets are given) on loopback
+ * until the process is killed. Prints the base URL as the only line on stdout once it listens, so
+ * a parent process can read it. Webhook secrets are never printed, not even in a refusal.
  */
 public final class ShopCommand implements Command {
-  private static final Set<String> VALUED =
-      Set.of("port", "store", "dialect", "lease", "provider", "provider-timeout");
+  private static final Set<String> VALUED = Set.of("port", "store", "dialect", "lease",
+      "provider", "provider-timeout", "webhook-secret");
+  private static final Set<String> REPEATABLE = Set.of("webhook-secret");
   /** Kept so the level set below is not lost when the logger is collected. */
   private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
 
@@ -36,7 +39,7 @@ public final class ShopCommand implements Command {
   @Override
   public String usage() {
     return "shop --store FILE [--port P] [--dialect ietf|stripe] [--lease DURATION]"
-        + " [--provider URL] [--provider-timeout DURATION]\n"
+        + " [--provider URL] [--provider-timeout DURATION] [--webhook-secret NAME=SECRET]...\n"
         + "  --store FILE        receipts in a MapDB store at FILE, payments in SQLite at"
         + " FILE.payments (required)\n"
         + "  --port P            loopback port, 0 for any free one (default "
@@ -49,9 +52,13 @@ public final class ShopCommand implements Command {
         + " (charges kept at FILE.outbound)\n"
         + "  --provider-timeout D  one provider attempt (default "
         + SettingRules.words(ShopSettings.DEFAULT_PROVIDER_TIMEOUT) + ")\n"
+        + "  --webhook-secret NAME=SECRET  receive NAME's signed events at POST /webhooks/NAME"
+        + " (NAME: " + String.join(", ", WebhookSources.NAMES) + "; repeat it for more sources,"
+        + " or for a second secret while one is rotated); the inbox is kept at FILE.inbox\n"
         + "  endpoints: POST /payments (Idempotency-Key; {\"amount\":1000,\"currency\":\"usd\","
         + "\"order\":\"o-1\"}) -> 201 + Location,\n"
-        + "             GET /payments/{id}, GET /stats, POST /reset";
+        + "             GET /payments/{id}, GET /stats, POST /reset,\n"
+        + "             POST /webhooks/{standard,stripe,github} -> 200 accepted|duplicate";
   }
 
   @Override
@@ -72,7 +79,10 @@ public final class ShopCommand implements Command {
         + settings.dialect().name().toLowerCase(Locale.ROOT) + ", receipts " + settings.store()
         + ", payments " + settings.paymentsFile() + ", lease "
         + SettingRules.words(settings.lease()) + ", provider "
-        + (settings.provider() == null ? "none" : settings.provider()) + "); stop with Ctrl-C");
+        + (settings.provider() == null ? "none" : settings.provider()) + ", webhooks "
+        + (settings.webhookSources().isEmpty() ? "none"
+            : String.join(", ", settings.webhookSources()) + " (inbox " + settings.inboxFile()
+                + ")") + "); stop with Ctrl-C");
     try {
       new CountDownLatch(1).await();
     } catch (InterruptedException e) {
@@ -89,7 +99,7 @@ public final class ShopCommand implements Command {
    * @throws UsageException naming the first bad or missing option
    */
   public static ShopSettings.Builder configure(List<String> args) throws UsageException {
-    Options o = Options.parse("shop", args, VALUED, Set.of());
+    Options o = Options.parse("shop", args, VALUED, Set.of(), REPEATABLE);
     if (!o.has("store")) {
       throw new UsageException("option --store is required for shop");
     }
@@ -127,6 +137,23 @@ public final class ShopCommand implements Command {
     } catch (IllegalArgumentException e) {
       throw o.bad("provider-timeout", o.string("provider-timeout", ""),
           "a duration from 10ms to 60s");
+    }
+    for (String given : o.strings("webhook-secret")) {
+      int eq = given.indexOf('=');
+      String name = eq < 0 ? "" : given.substring(0, eq);
+      // A refusal never shows the secret, nor a name that is not a source's: a secret given
+      // without NAME= may itself hold a '=' (base64 padding).
+      if (!WebhookSources.NAMES.contains(name)) {
+        throw o.bad("webhook-secret", "<hidden>", "NAME=SECRET with NAME one of "
+            + String.join(", ", WebhookSources.NAMES));
+      }
+      String shown = name + "=<hidden>";
+      try {
+        b.webhookSecret(name, given.substring(eq + 1));
+      } catch (IllegalArgumentException e) {
+        throw o.bad("webhook-secret", shown, "a secret the " + name + " scheme takes"
+            + (name.equals(WebhookSources.STANDARD) ? " (whsec_ and base64)" : ""));
+      }
     }
     return b;
   }

@@ -229,6 +229,30 @@ final class PaymentLedger implements AutoCloseable {
     }
   }
 
+  /** Work on the ledger's connection, in the transaction {@link #transaction} opens. */
+  interface Work<T> {
+    T run(Connection db) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} as one transaction on the ledger's connection, one caller at a time with
+   * the payments: committed when it returns, rolled back when it throws. For the other tables of
+   * the shop's business data ({@link WebhookLedger}): SQLite lets one connection write at a time,
+   * so they share this one.
+   *
+   * @throws LedgerException naming {@code what} if SQLite failed; nothing was committed then
+   */
+  synchronized <T> T transaction(String what, Work<T> work) {
+    try {
+      T result = work.run(db);
+      db.commit();
+      return result;
+    } catch (SQLException e) {
+      rollback();
+      throw new LedgerException(what + " failed: " + e.getMessage(), e);
+    }
+  }
+
   private interface Read<T> {
     T run() throws SQLException;
   }

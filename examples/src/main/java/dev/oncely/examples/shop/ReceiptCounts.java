@@ -38,7 +38,7 @@ final class ReceiptCounts implements ReceiptListener {
     counts.values().forEach(LongAdder::reset);
   }
 
-  private static String camel(String constant) {
+  static String camel(String constant) {
     StringBuilder sb = new StringBuilder();
     boolean upper = false;
     for (char c : constant.toLowerCase(Locale.ROOT).toCharArray()) {

@@ -11,9 +11,10 @@ import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * Keeps {@code POST /reset} apart from every other request: each request runs under the read
- * lock, the reset under the write lock, so a reset never clears the stores under a payment in
- * progress and no payment starts while they are cleared. The first filter of the shop.
+ * Keeps {@code POST /reset} apart from every other request and every webhook event's effect: each
+ * request and each effect runs under the read lock, the reset under the write lock, so a reset
+ * never clears the stores under a payment or an effect in progress and none starts while they are
+ * cleared. The first filter of the shop.
  */
 final class ResetGate implements Filter {
   private final ReadWriteLock lock = new ReentrantReadWriteLock();
@@ -30,6 +31,16 @@ final class ResetGate implements Filter {
     lock.readLock().lock();
     try {
       chain.doFilter(request, response);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Runs {@code work} while no reset runs (beside any number of requests and effects). */
+  <T> T shared(java.util.function.Supplier<T> work) {
+    lock.readLock().lock();
+    try {
+      return work.get();
     } finally {
       lock.readLock().unlock();
     }

@@ -8,8 +8,15 @@ import dev.oncely.server.Receipt;
 import dev.oncely.server.ReceiptState;
 import dev.oncely.server.ReceiptStore;
 import dev.oncely.server.ServerAnswer;
+import dev.oncely.server.inbox.Inbox;
+import dev.oncely.server.inbox.InboxListener;
+import dev.oncely.server.inbox.InboxMessage;
+import dev.oncely.server.inbox.InboxState;
 import dev.oncely.server.servlet.EndpointRoutes;
 import dev.oncely.server.servlet.IdempotencyFilter;
+import dev.oncely.server.servlet.WebhookServlet;
+import dev.oncely.server.webhook.WebhookReceiver;
+import dev.oncely.server.webhook.WebhookVerifier;
 import jakarta.servlet.Filter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +28,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
 import org.apache.catalina.Context;
@@ -39,7 +48,9 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * durable {@link PaymentLedger}; optionally each payment is first charged at a payment provider
  * through an Oncely client ({@link ProviderCharges}). A payment survives a SIGKILL of the shop at
  * any moment, and a client that repeats its request with the same key after the restart gets the
- * one payment, never a second.
+ * one payment, never a second. With webhook sources ({@link ShopSettings#webhookSources()}), the
+ * shop also receives signed events through the server half's {@link WebhookServlet} into an
+ * {@link Inbox} of its own, and makes one business effect per event ({@link WebhookLedger}).
  *
  * <h2>Endpoints</h2>
  *
@@ -53,8 +64,15 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  *       answer for another payload under the key, {@code 400} without a key.
  *   <li>{@code GET /payments/{id}}: {@code 200} + the payment, or {@code 404}.
  *   <li>{@code GET /oncely/receipts/payments.create/{token}}: the status URL of a pending payment.
- *   <li>{@code GET /stats}: {@link ShopStats}. {@code POST /reset}: deletes every payment and
- *       finished receipt ({@code 409} while any receipt is processing or pending).
+ *   <li>{@code POST /webhooks/standard}, {@code /webhooks/stripe}, {@code /webhooks/github}, for
+ *       each configured source: the delivery is verified by the source's scheme ({@code 400} or
+ *       {@code 401} with the reason when it is not; nothing is stored), stored once in the inbox
+ *       under (source, event id) and answered {@code 200} ({@code accepted}, or {@code duplicate}
+ *       for an event stored before); the effect is made after the answer, by the inbox's
+ *       workers. A source not configured: {@code 404}.
+ *   <li>{@code GET /stats}: {@link ShopStats}. {@code POST /reset}: deletes every payment,
+ *       finished receipt, webhook effect and handled inbox message ({@code 409} while any receipt
+ *       is processing or pending, or any inbox message queued or processing).
  * </ul>
  *
  * <p>Thread-safe. {@link #start()} once; {@link #close()} stops Tomcat and closes the stores.
@@ -76,11 +94,18 @@ public final class Shop implements AutoCloseable {
   private final Checkout checkout;
   private final ResetGate gate = new ResetGate();
   private final Clock clock;
+  /** The webhook side, all null when the shop has no webhook source. */
+  private final IntentStore inboxStore;
+  private final WebhookLedger webhookLedger;
+  private final WebhookCounts webhookCounts = new WebhookCounts();
+  private final Inbox inbox;
+  private final WebhookReceiver webhooks;
   private Tomcat tomcat;
   private Path tomcatDir;
   private boolean closed;
 
-  private Shop(Builder b, ReceiptStore receipts, PaymentLedger ledger, ProviderCharges provider) {
+  private Shop(Builder b, ReceiptStore receipts, PaymentLedger ledger, ProviderCharges provider,
+      IntentStore inboxStore, WebhookLedger webhookLedger) {
     this.settings = b.settings;
     this.clock = b.clock;
     this.receipts = receipts;
@@ -98,6 +123,30 @@ public final class Shop implements AutoCloseable {
         .listener(counts)
         .build();
     this.checkout = new Checkout(ledger, provider, answers, b.probe);
+    this.inboxStore = inboxStore;
+    this.webhookLedger = webhookLedger;
+    if (inboxStore == null) {
+      this.inbox = null;
+      this.webhooks = null;
+    } else {
+      Map<String, WebhookVerifier> verifiers = new LinkedHashMap<>();
+      settings.webhookSecrets().forEach((source, secrets) ->
+          verifiers.put(source, WebhookSources.verifier(source, secrets)));
+      // Built last: the inbox's workers start at once, and run what a killed shop left queued.
+      InboxListener extra = b.inboxListener;
+      Inbox.Builder inboxBuilder = Inbox.builder(inboxStore).lease(settings.lease())
+          .clock(clock).listener(event -> {
+            webhookCounts.onEvent(event);
+            extra.onEvent(event);
+          });
+      verifiers.keySet().forEach(source -> inboxBuilder.handler(source,
+          message -> gate.shared(() -> webhookLedger.apply(message))));
+      this.inbox = inboxBuilder.build();
+      WebhookReceiver.Builder receiver = WebhookReceiver.builder(inbox).clock(clock)
+          .listener(webhookCounts);
+      verifiers.forEach(receiver::source);
+      this.webhooks = receiver.build();
+    }
   }
 
   /** A builder for a shop with {@code settings}. */
@@ -134,6 +183,10 @@ public final class Shop implements AutoCloseable {
       Tomcat.addServlet(context, "payments", new PaymentsServlet(checkout, ledger, answers));
       context.addServletMappingDecoded("/payments", "payments");
       context.addServletMappingDecoded("/payments/*", "payments");
+      if (webhooks != null) {
+        Tomcat.addServlet(context, "webhooks", new WebhookServlet(webhooks));
+        context.addServletMappingDecoded("/webhooks/*", "webhooks");
+      }
       Tomcat.addServlet(context, "admin", new AdminServlet(this, answers));
       context.addServletMappingDecoded("/", "admin");
       tomcat = t;
@@ -190,13 +243,35 @@ public final class Shop implements AutoCloseable {
       }
     }
     return new ShopStats(c.payments(), c.repeatsFound(), processing, pending, counts.snapshot(),
-        c.perKeyHash(), c.perOrder());
+        c.perKeyHash(), c.perOrder(), webhookStats());
+  }
+
+  private WebhookStats webhookStats() {
+    if (inbox == null) {
+      return WebhookStats.NONE;
+    }
+    WebhookLedger.Counts c = webhookLedger.counts();
+    long queued = 0;
+    long processing = 0;
+    long dead = 0;
+    for (InboxMessage m : inbox.listUnfinished()) {
+      switch (m.state()) {
+        case QUEUED -> queued++;
+        case PROCESSING -> processing++;
+        case DEAD -> dead++;
+        case HANDLED -> { }
+      }
+    }
+    return new WebhookStats(c.handled(), c.runs(), queued, processing, dead,
+        webhookCounts.events(), webhookCounts.refused(), c.perSource(), c.runsPerEvent());
   }
 
   /**
-   * {@code POST /reset}: with no other request running, deletes every payment and finished
-   * receipt (and finished provider charge), and zeroes the counters; refused ({@code 409}) while
-   * a receipt is processing or pending, since its request may still make a payment.
+   * {@code POST /reset}: with no other request or webhook effect running, deletes every payment
+   * and finished receipt (and finished provider charge), every webhook effect and handled inbox
+   * message, and zeroes the counters; refused ({@code 409}) while a receipt is processing or
+   * pending, since its request may still make a payment, or while an inbox message is queued or
+   * processing, since its effect is still to come. Dead messages are kept for their operator.
    */
   ServerAnswer reset() {
     return gate.exclusively(() -> {
@@ -206,6 +281,12 @@ public final class Shop implements AutoCloseable {
             + " pending; repeat them with their keys (or wait for their lease to run out) and"
             + " reset again.");
       }
+      long waiting = inbox == null ? 0 : inbox.listUnfinished().stream()
+          .filter(m -> m.state() != InboxState.DEAD).count();
+      if (waiting > 0) {
+        return answers.resetRefused(waiting + " webhook event(s) are still queued or processing;"
+            + " wait until the inbox has handled them and reset again.");
+      }
       // Far enough ahead that every finished receipt has expired by then.
       Instant farFuture = clock.instant().plus(Duration.ofDays(365L * 100));
       int purged = receipts.purgeExpired(farFuture);
@@ -214,12 +295,21 @@ public final class Shop implements AutoCloseable {
       }
       int deleted = ledger.reset();
       counts.reset();
+      int effects = 0;
+      if (inbox != null) {
+        inboxStore.purgeExpired(farFuture);
+        effects = webhookLedger.reset();
+        webhookCounts.reset();
+      }
       return PaymentAnswers.json(200, "{\"reset\":true,\"paymentsDeleted\":" + deleted
-          + ",\"receiptsDeleted\":" + purged + "}");
+          + ",\"receiptsDeleted\":" + purged + ",\"webhookEventsDeleted\":" + effects + "}");
     });
   }
 
-  /** Stops Tomcat, then closes the endpoints, the provider client and every store. Idempotent. */
+  /**
+   * Stops Tomcat, then closes the endpoints, the inbox (waiting for running effects), the provider
+   * client and every store. Idempotent.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
@@ -229,10 +319,16 @@ public final class Shop implements AutoCloseable {
     List<RuntimeException> failures = new ArrayList<>();
     run(failures, this::stopTomcat);
     run(failures, endpoints::close);
+    if (inbox != null) {
+      run(failures, inbox::close);
+    }
     if (provider != null) {
       run(failures, provider::close);
     }
     run(failures, ledger::close);
+    if (inboxStore != null) {
+      run(failures, inboxStore::close);
+    }
     run(failures, receipts::close);
     if (!failures.isEmpty()) {
       RuntimeException first = failures.get(0);
@@ -291,6 +387,7 @@ public final class Shop implements AutoCloseable {
     private ShopProbe probe = ShopProbe.none();
     private IntentStore receiptStore;
     private Clock clock = Clock.systemUTC();
+    private InboxListener inboxListener = event -> { };
 
     private Builder(ShopSettings settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -309,6 +406,15 @@ public final class Shop implements AutoCloseable {
      */
     public Builder receiptStore(IntentStore store) {
       this.receiptStore = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * Hears every event of the webhook inbox (accepted, duplicate, handled, ...), after the shop's
+     * own counters (default none). Called on the thread that did the work: quick, never throwing.
+     */
+    public Builder inboxListener(InboxListener listener) {
+      this.inboxListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
@@ -342,7 +448,14 @@ public final class Shop implements AutoCloseable {
               settings.providerTimeout());
           opened.set(opened.size() - 1, provider); // it closes the store with its client
         }
-        return new Shop(this, receipts, ledger, provider);
+        IntentStore inboxStore = null;
+        WebhookLedger webhookLedger = null;
+        if (!settings.webhookSources().isEmpty()) {
+          inboxStore = MapDbIntentStore.open(settings.inboxFile());
+          opened.add(inboxStore);
+          webhookLedger = WebhookLedger.on(ledger, clock);
+        }
+        return new Shop(this, receipts, ledger, provider, inboxStore, webhookLedger);
       } catch (RuntimeException e) {
         for (int i = opened.size() - 1; i >= 0; i--) {
           try {

@@ -4,21 +4,31 @@ import dev.oncely.examples.SettingRules;
 import dev.oncely.server.ServerDialect;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What one {@link Shop} runs with: the loopback port, where its data lives, the dialect of its
- * idempotency answers, the handler lease, and the payment provider it charges (if any). Immutable;
- * the builder checks each value with {@link SettingRules} and names the setting and the value.
+ * idempotency answers, the handler lease, the payment provider it charges (if any), and the
+ * webhook senders it receives events from (if any), with their secrets. Immutable; the builder
+ * checks each value with {@link SettingRules} and names the setting and the value (never a
+ * secret).
  *
  * <p>Defaults: port {@value #DEFAULT_PORT}, dialect {@link ServerDialect#IETF}, lease {@link
- * #DEFAULT_LEASE}, no provider, provider attempt timeout {@link #DEFAULT_PROVIDER_TIMEOUT}.
+ * #DEFAULT_LEASE}, no provider, provider attempt timeout {@link #DEFAULT_PROVIDER_TIMEOUT}, no
+ * webhook source.
  *
  * <p>Files, for {@code store = shop.db}: the receipts in a {@code MapDbIntentStore} at {@code
  * shop.db} (plus MapDB's {@code shop.db.a}, {@code .b}, {@code .journal}, {@code .lock}); the
- * payments in SQLite at {@code shop.db.payments}; the provider charges the shop sends, as the
- * client's intents, in a second {@code MapDbIntentStore} at {@code shop.db.outbound}; Tomcat's
- * working directory at {@code shop.db.tomcat}.
+ * payments and the webhook events' effects in SQLite at {@code shop.db.payments}; the provider
+ * charges the shop sends, as the client's intents, in a second {@code MapDbIntentStore} at {@code
+ * shop.db.outbound}; the webhook inbox in a third at {@code shop.db.inbox}; Tomcat's working
+ * directory at {@code shop.db.tomcat}.
  */
 public final class ShopSettings {
   /** Default port. */
@@ -34,6 +44,7 @@ public final class ShopSettings {
   private final Duration lease;
   private final String provider;
   private final Duration providerTimeout;
+  private final Map<String, List<String>> webhookSecrets;
 
   private ShopSettings(Builder b) {
     this.port = b.port;
@@ -42,6 +53,9 @@ public final class ShopSettings {
     this.lease = b.lease;
     this.provider = b.provider;
     this.providerTimeout = b.providerTimeout;
+    Map<String, List<String>> secrets = new LinkedHashMap<>();
+    b.webhookSecrets.forEach((source, list) -> secrets.put(source, List.copyOf(list)));
+    this.webhookSecrets = Collections.unmodifiableMap(secrets);
   }
 
   /** A builder with the defaults; the store has none. */
@@ -69,6 +83,11 @@ public final class ShopSettings {
     return store.resolveSibling(store.getFileName() + ".outbound");
   }
 
+  /** The webhook inbox's store file: {@code <store>.inbox}. */
+  public Path inboxFile() {
+    return store.resolveSibling(store.getFileName() + ".inbox");
+  }
+
   /** Tomcat's working directory: {@code <store>.tomcat}, removed when the shop closes. */
   public Path tomcatDir() {
     return store.resolveSibling(store.getFileName() + ".tomcat");
@@ -94,10 +113,24 @@ public final class ShopSettings {
     return providerTimeout;
   }
 
+  /**
+   * The webhook sources the shop receives events from ({@link WebhookSources#NAMES}), in the order
+   * given; empty when it receives none.
+   */
+  public Set<String> webhookSources() {
+    return webhookSecrets.keySet();
+  }
+
+  /** Each webhook source's secrets, in the order given. Package-private: secrets stay inside. */
+  Map<String, List<String>> webhookSecrets() {
+    return webhookSecrets;
+  }
+
   @Override
   public String toString() {
     return "ShopSettings{port=" + port + ", store=" + store + ", dialect=" + dialect + ", lease="
-        + SettingRules.words(lease) + ", provider=" + (provider == null ? "none" : provider) + "}";
+        + SettingRules.words(lease) + ", provider=" + (provider == null ? "none" : provider)
+        + ", webhooks=" + webhookSources() + "}";
   }
 
   /** Builds {@link ShopSettings}. Not thread-safe. */
@@ -108,6 +141,7 @@ public final class ShopSettings {
     private Duration lease = DEFAULT_LEASE;
     private String provider;
     private Duration providerTimeout = DEFAULT_PROVIDER_TIMEOUT;
+    private final Map<String, List<String>> webhookSecrets = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -172,6 +206,36 @@ public final class ShopSettings {
     public Builder providerTimeout(Duration timeout) {
       this.providerTimeout = SettingRules.inRange("providerTimeout", timeout,
           Duration.ofMillis(10), Duration.ofSeconds(60));
+      return this;
+    }
+
+    /**
+     * Receives webhook events from {@code source} ({@link WebhookSources#NAMES}) at {@code POST
+     * /webhooks/<source>}, accepting deliveries signed with {@code secret}. Call again with the
+     * same source to accept a second secret while the sender rotates it.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code source} is not one of {@link
+     *     WebhookSources#NAMES}, or {@code secret} is blank or not in the form its scheme takes
+     *     (the message names the source, never the secret)
+     */
+    public Builder webhookSecret(String source, String secret) {
+      Objects.requireNonNull(source, "source");
+      Objects.requireNonNull(secret, "secret");
+      if (!WebhookSources.NAMES.contains(source)) {
+        throw new IllegalArgumentException("webhookSecret's source must be one of "
+            + String.join(", ", WebhookSources.NAMES) + ", was '" + source + "'");
+      }
+      if (secret.isBlank()) {
+        throw new IllegalArgumentException("webhookSecret of " + source + " must not be blank");
+      }
+      try {
+        WebhookSources.verifier(source, List.of(secret));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("webhookSecret of " + source + " is not usable: "
+            + e.getMessage());
+      }
+      webhookSecrets.computeIfAbsent(source, s -> new ArrayList<>()).add(secret);
       return this;
     }
 

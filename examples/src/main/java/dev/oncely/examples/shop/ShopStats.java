@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,13 +16,15 @@ import java.util.TreeMap;
  * duplicates (payments beyond the first for one order); the handler runs that found their
  * receipt's payment already made; the receipts still processing or pending; and the receipt
  * events since the shop started. Payments and repeats are read from the durable ledger, so they
- * count across restarts; receipts from the receipt store; events from memory. Immutable.
+ * count across restarts; receipts from the receipt store; events from memory. Beside the
+ * payments, the webhook events the shop received ({@link #webhooks()}). Immutable.
  *
  * <pre>{@code
  * {"effects":2,"duplicates":0,"repeatsFound":0,"receipts":{"processing":0,"pending":0},
  *  "events":{"reserved":2,"replayed":1,...},
  *  "effectsPerKeyHash":{"k#7c35c5a1785d":1,"k#e01b9f3a22c4":1},
- *  "effectsPerOrder":{"o-1":1,"o-2":1}}
+ *  "effectsPerOrder":{"o-1":1,"o-2":1},
+ *  "webhooks":{"handled":1,"runs":1,"repeatsFound":0,...,"perEventId":{"standard/msg_1":1}}}
  * }</pre>
  */
 public final class ShopStats {
@@ -36,10 +37,11 @@ public final class ShopStats {
   private final Map<String, Long> events;
   private final Map<String, Long> effectsPerKeyHash;
   private final Map<String, Long> effectsPerOrder;
+  private final WebhookStats webhooks;
 
   ShopStats(long effects, long repeatsFound, long processing, long pending,
       Map<String, Long> events, Map<String, Long> effectsPerKeyHash,
-      Map<String, Long> effectsPerOrder) {
+      Map<String, Long> effectsPerOrder, WebhookStats webhooks) {
     this.effects = effects;
     this.repeatsFound = repeatsFound;
     this.processing = processing;
@@ -47,6 +49,7 @@ public final class ShopStats {
     this.events = Collections.unmodifiableMap(new LinkedHashMap<>(events));
     this.effectsPerKeyHash = Collections.unmodifiableMap(new TreeMap<>(effectsPerKeyHash));
     this.effectsPerOrder = Collections.unmodifiableMap(new TreeMap<>(effectsPerOrder));
+    this.webhooks = webhooks;
   }
 
   /**
@@ -60,7 +63,7 @@ public final class ShopStats {
       return new ShopStats(n.get("effects").asLong(), n.get("repeatsFound").asLong(),
           n.get("receipts").get("processing").asLong(), n.get("receipts").get("pending").asLong(),
           longs(n.get("events")), longs(n.get("effectsPerKeyHash")),
-          longs(n.get("effectsPerOrder")));
+          longs(n.get("effectsPerOrder")), WebhookStats.fromJson(n.get("webhooks")));
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not the JSON of GET /stats: " + e.getMessage(), e);
     }
@@ -119,6 +122,11 @@ public final class ShopStats {
     return effectsPerOrder;
   }
 
+  /** The webhook events received beside the payments (all zero without webhook sources). */
+  public WebhookStats webhooks() {
+    return webhooks;
+  }
+
   /** The JSON of {@code GET /stats}. */
   public String toJson() {
     ObjectNode root = JSON.createObjectNode();
@@ -134,6 +142,7 @@ public final class ShopStats {
     effectsPerKeyHash.forEach(perKey::put);
     ObjectNode perOrder = root.putObject("effectsPerOrder");
     effectsPerOrder.forEach(perOrder::put);
+    root.set("webhooks", webhooks.toJson(JSON));
     try {
       return JSON.writeValueAsString(root);
     } catch (IOException e) {
@@ -145,15 +154,10 @@ public final class ShopStats {
   public String toString() {
     return "ShopStats[effects=" + effects + ", duplicates=" + duplicates() + ", repeatsFound="
         + repeatsFound + ", processing=" + processing + ", pending=" + pending + ", events="
-        + events + "]";
+        + events + ", webhooks=" + webhooks + "]";
   }
 
   private static Map<String, Long> longs(JsonNode object) {
-    Map<String, Long> out = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> e = it.next();
-      out.put(e.getKey(), e.getValue().asLong());
-    }
-    return out;
+    return WebhookStats.longs(object);
   }
 }

@@ -18,6 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** The {@code shop} command line: every option, every refusal naming the option and value. */
 class ShopCommandTest {
+  private static final String STANDARD_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
   @Test
   void options_configure_port_store_dialect_lease_and_provider() throws UsageException {
     ShopSettings s = ShopCommand.configure(List.of("--store", "data/shop.db", "--port", "0",
@@ -42,6 +44,38 @@ class ShopCommandTest {
     assertThat(s.dialect()).isEqualTo(ServerDialect.IETF);
     assertThat(s.lease()).isEqualTo(Duration.ofSeconds(5));
     assertThat(s.provider()).isNull();
+  }
+
+  @Test
+  void webhook_secrets_name_their_source_repeat_for_rotation_and_keep_the_inbox_beside_the_store()
+      throws UsageException {
+    ShopSettings s = ShopCommand.configure(List.of("--store", "data/shop.db",
+        "--webhook-secret", "standard=" + STANDARD_SECRET,
+        "--webhook-secret=standard=whsec_c2Vjb25kIHNlY3JldCBieXRlcw==")).build();
+    ShopSettings none = ShopCommand.configure(List.of("--store", "shop.db")).build();
+
+    assertThat(s.webhookSources()).containsExactly("standard");
+    assertThat(s.inboxFile().getFileName()).hasToString("shop.db.inbox");
+    assertThat(s.toString()).contains("webhooks=[standard]").doesNotContain("whsec_");
+    assertThat(none.webhookSources()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "--webhook-secret {0}")
+  @CsvSource(delimiter = '|', value = {
+      "paypal=whsec_bm90IHNob3du | 'NAME=SECRET with NAME one of standard, stripe, github'"
+          + " | <hidden>",
+      "whsec_bm90IHNob3du== | 'NAME=SECRET with NAME one of standard, stripe, github'"
+          + " | <hidden>",
+      "standard=not-base64-secret! | 'a secret the standard scheme takes (whsec_ and base64)'"
+          + " | standard=<hidden>"})
+  void a_bad_webhook_secret_is_refused_without_showing_the_secret(String given, String rule,
+      String shown) {
+    assertThatThrownBy(() -> ShopCommand.configure(List.of("--store", "shop.db",
+        "--webhook-secret", given)))
+        .isInstanceOf(UsageException.class)
+        .hasMessage("option --webhook-secret of shop must be " + rule + ", was '" + shown + "'")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("bm90IHNob3du",
+            "not-base64-secret"));
   }
 
   @Test
@@ -90,6 +124,7 @@ class ShopCommandTest {
     assertThat(out.toString(StandardCharsets.UTF_8)).contains("shop --store FILE")
         .contains("--dialect").contains("--lease").contains("--provider")
         .contains("POST /payments").contains("GET /payments/{id}").contains("GET /stats")
-        .contains("POST /reset");
+        .contains("POST /reset").contains("--webhook-secret NAME=SECRET")
+        .contains("POST /webhooks/{standard,stripe,github}");
   }
 }

@@ -54,6 +54,15 @@ final class ShopHttp {
     return call(r.build());
   }
 
+  /** {@code POST /webhooks/<source>} with {@code headers} and {@code body} as they are signed. */
+  Answer webhook(String source, java.util.Map<String, String> headers, String body)
+      throws IOException {
+    Request.Builder r = new Request.Builder().url(base + "webhooks/" + source)
+        .post(RequestBody.create(body.getBytes(StandardCharsets.UTF_8), JSON));
+    headers.forEach(r::header);
+    return call(r.build());
+  }
+
   /** {@code GET path}. */
   Answer get(String path) throws IOException {
     return call(new Request.Builder().url(base + strip(path)).build());
