@@ -13,9 +13,9 @@ import java.util.Optional;
  * once} returns, and leave it unacknowledged when {@code once} throws.
  *
  * <pre>{@code
- * Optional<Job> job = jobs.claim();
+ * JobTable.Job job = jobs.claim().get();                                // one delivery
  * Delivery d = inbox.once("jobs", job.id(), job.payload(), shipments);  // the dedupe
- * jobs.acknowledge(job);                                               // only after once returned
+ * jobs.acknowledge(job);                                                // only after once returned
  * }</pre>
  *
  * <p>What that buys, delivery by delivery:
