@@ -1,6 +1,8 @@
 package dev.oncely.examples.shop;
 
+import dev.oncely.server.webhook.GitHubSignatures;
 import dev.oncely.server.webhook.StandardWebhooks;
+import dev.oncely.server.webhook.StripeSignatures;
 import dev.oncely.server.webhook.WebhookVerifier;
 import java.util.List;
 import java.util.Objects;
@@ -13,10 +15,10 @@ import java.util.Objects;
  *   <li>{@value #STANDARD}: Standard Webhooks v1 ({@code webhook-id}, {@code webhook-timestamp},
  *       {@code webhook-signature}; a {@code whsec_...} secret), the event id is {@code
  *       webhook-id};
- *   <li>{@value #STRIPE}: Stripe ({@code Stripe-Signature: t=..,v1=..}), the event id is the
- *       body's {@code id};
- *   <li>{@value #GITHUB}: GitHub ({@code X-Hub-Signature-256}), the event id is {@code
- *       X-GitHub-Delivery}.
+ *   <li>{@value #STRIPE}: Stripe ({@code Stripe-Signature: t=..,v1=..}; the endpoint's {@code
+ *       whsec_...} secret), the event id is the body's {@code id};
+ *   <li>{@value #GITHUB}: GitHub ({@code X-Hub-Signature-256: sha256=..}; the webhook's secret
+ *       token), the event id is {@code X-GitHub-Delivery}, the type {@code X-GitHub-Event}.
  * </ul>
  *
  * Stateless.
@@ -51,10 +53,16 @@ public final class WebhookSources {
         secrets.forEach(b::secret);
         return b.build();
       }
-      // STRIPE and GITHUB: StripeSignatures.builder().secret(s).build() and
-      // GitHubSignatures.builder().secret(s).build(), once those schemes are in the server module.
-      case STRIPE, GITHUB -> throw new IllegalArgumentException("the " + name + " signature"
-          + " scheme is not in this build of the server module yet");
+      case STRIPE -> {
+        StripeSignatures.Builder b = StripeSignatures.builder();
+        secrets.forEach(b::secret);
+        return b.build();
+      }
+      case GITHUB -> {
+        GitHubSignatures.Builder b = GitHubSignatures.builder();
+        secrets.forEach(b::secret);
+        return b.build();
+      }
       default -> throw new IllegalArgumentException("a webhook source is one of "
           + String.join(", ", NAMES) + ", was '" + name + "'");
     }

@@ -51,12 +51,15 @@ class ShopCommandTest {
       throws UsageException {
     ShopSettings s = ShopCommand.configure(List.of("--store", "data/shop.db",
         "--webhook-secret", "standard=" + STANDARD_SECRET,
-        "--webhook-secret=standard=whsec_c2Vjb25kIHNlY3JldCBieXRlcw==")).build();
+        "--webhook-secret", "stripe=whsec_test_5eKc0ZbN9xQ2tLr7",
+        "--webhook-secret=standard=whsec_c2Vjb25kIHNlY3JldCBieXRlcw==",
+        "--webhook-secret", "github=gh-hook-token-3f9a")).build();
     ShopSettings none = ShopCommand.configure(List.of("--store", "shop.db")).build();
 
-    assertThat(s.webhookSources()).containsExactly("standard");
+    assertThat(s.webhookSources()).containsExactly("standard", "stripe", "github");
     assertThat(s.inboxFile().getFileName()).hasToString("shop.db.inbox");
-    assertThat(s.toString()).contains("webhooks=[standard]").doesNotContain("whsec_");
+    assertThat(s.toString()).contains("webhooks=[standard, stripe, github]")
+        .doesNotContain("whsec_", "gh-hook-token");
     assertThat(none.webhookSources()).isEmpty();
   }
 

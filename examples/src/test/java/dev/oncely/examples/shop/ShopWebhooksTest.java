@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The reference shop receiving webhooks: started from its command line with {@code
  * --webhook-secret}, on real Tomcat, MapDB and SQLite files, with Standard Webhooks deliveries
- * signed by the test's own HMAC code ({@link StandardWebhookSender}) and sent with plain OkHttp.
+ * (and Stripe and GitHub deliveries) signed by the test's own HMAC code ({@link WebhookSenders}) and sent with plain OkHttp.
  * Each event's effect is made once however often it is delivered, refusals store nothing, and
  * {@code GET /stats} reports both beside the payments.
  */
@@ -27,7 +27,7 @@ class ShopWebhooksTest {
   @TempDir Path dir;
   private final List<AutoCloseable> open = new ArrayList<>();
   private final BlockingQueue<InboxEvent> events = new LinkedBlockingQueue<>();
-  private final StandardWebhookSender sender = StandardWebhookSender.random();
+  private final WebhookSenders.Standard sender = WebhookSenders.Standard.random();
 
   @AfterEach
   void closeAll() throws Exception {
@@ -49,7 +49,7 @@ class ShopWebhooksTest {
     return shop;
   }
 
-  private ShopHttp.Answer deliver(ShopHttp http, StandardWebhookSender by, String id,
+  private ShopHttp.Answer deliver(ShopHttp http, WebhookSenders.Standard by, String id,
       Instant signedAt, String body) throws Exception {
     return http.webhook("standard", by.headers(id, signedAt, body), body);
   }
@@ -57,12 +57,12 @@ class ShopWebhooksTest {
   @Test
   void each_event_is_handled_once_however_often_it_is_delivered_and_stats_count_it_beside_the_payments()
       throws Exception {
-    StandardWebhookSender rotated = StandardWebhookSender.random();
+    WebhookSenders.Standard rotated = WebhookSenders.Standard.random();
     Shop shop = start("standard=" + sender.secret(), "standard=" + rotated.secret());
     ShopHttp http = new ShopHttp(shop.baseUrl());
-    String paid = StandardWebhookSender.event("order.paid", "o-1");
-    String shipped = StandardWebhookSender.event("order.shipped", "o-1");
-    String refunded = StandardWebhookSender.event("order.refunded", "o-2");
+    String paid = WebhookSenders.event("order.paid", "o-1");
+    String shipped = WebhookSenders.event("order.shipped", "o-1");
+    String refunded = WebhookSenders.event("order.refunded", "o-2");
 
     assertThat(http.pay("\"k-1-0123456789abcdef\"", ShopHttp.payment(1)).status()).isEqualTo(201);
     ShopHttp.Answer first = deliver(http, sender, "msg_1", Instant.now(), paid);
@@ -103,9 +103,9 @@ class ShopWebhooksTest {
       throws Exception {
     Shop shop = start("standard=" + sender.secret());
     ShopHttp http = new ShopHttp(shop.baseUrl());
-    String body = StandardWebhookSender.event("order.paid", "o-1");
+    String body = WebhookSenders.event("order.paid", "o-1");
 
-    ShopHttp.Answer forged = deliver(http, StandardWebhookSender.random(), "msg_f",
+    ShopHttp.Answer forged = deliver(http, WebhookSenders.Standard.random(), "msg_f",
         Instant.now(), body);
     ShopHttp.Answer stale = deliver(http, sender, "msg_s", Instant.now().minusSeconds(600),
         body);
@@ -136,7 +136,7 @@ class ShopWebhooksTest {
   void an_event_handled_before_a_restart_is_a_duplicate_after_it_and_reset_forgets_it()
       throws Exception {
     String secret = "standard=" + sender.secret();
-    String body = StandardWebhookSender.event("order.paid", "o-1");
+    String body = WebhookSenders.event("order.paid", "o-1");
     Shop before = start(secret);
     ShopHttp http = new ShopHttp(before.baseUrl());
     assertThat(deliver(http, sender, "msg_1", Instant.now(), body).text()).isEqualTo("accepted");
@@ -161,6 +161,48 @@ class ShopWebhooksTest {
     assertThat(afterReset.text()).isEqualTo("accepted");
     assertThat(http.stats().webhooks().perEventId())
         .containsExactly(Map.entry("standard/msg_1", 1L));
+  }
+
+  @Test
+  void stripe_and_github_events_are_verified_by_their_own_schemes_and_handled_once_each()
+      throws Exception {
+    String stripeSecret = "whsec_test_5eKc0ZbN9xQ2tLr7";
+    String githubSecret = "gh-hook-token-3f9a";
+    Shop shop = start("standard=" + sender.secret(), "stripe=" + stripeSecret,
+        "github=" + githubSecret);
+    ShopHttp http = new ShopHttp(shop.baseUrl());
+    String stripeEvent = "{\"id\":\"evt_1QdN3rLkdIwHu7ix\",\"object\":\"event\","
+        + "\"type\":\"payment_intent.succeeded\",\"data\":{\"object\":{\"id\":\"pi_1\"}}}";
+    String push = "{\"ref\":\"refs/heads/main\",\"after\":\"6113728f27ae82c7b1a1\"}";
+    String delivery = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
+
+    ShopHttp.Answer stripe = http.webhook("stripe",
+        WebhookSenders.stripe(stripeSecret, Instant.now(), stripeEvent), stripeEvent);
+    ShopHttp.Answer github = http.webhook("github",
+        WebhookSenders.github(githubSecret, delivery, "push", push), push);
+    ShopHttp.Answer stripeAgain = http.webhook("stripe",
+        WebhookSenders.stripe(stripeSecret, Instant.now().plusSeconds(60), stripeEvent),
+        stripeEvent);
+    ShopHttp.Answer githubAgain = http.webhook("github",
+        WebhookSenders.github(githubSecret, delivery, "push", push), push);
+    ShopHttp.Answer stripeForged = http.webhook("stripe",
+        WebhookSenders.stripe("whsec_someone_else", Instant.now(), stripeEvent), stripeEvent);
+    ShopHttp.Answer githubAsStandard = http.webhook("standard",
+        WebhookSenders.github(githubSecret, delivery, "push", push), push);
+    awaitHandled(2);
+
+    assertThat(List.of(stripe, github)).allSatisfy(a -> assertThat(a.text()).isEqualTo("accepted"));
+    assertThat(List.of(stripeAgain, githubAgain))
+        .allSatisfy(a -> assertThat(a.text()).isEqualTo("duplicate"));
+    assertThat(stripeForged.status()).isEqualTo(401);
+    assertThat(githubAsStandard.status()).isEqualTo(400);
+    WebhookStats webhooks = http.stats().webhooks();
+    assertThat(webhooks.perEventId()).containsExactly(Map.entry("github/" + delivery, 1L),
+        Map.entry("stripe/evt_1QdN3rLkdIwHu7ix", 1L));
+    assertThat(webhooks.perSource()).containsExactly(Map.entry("github", 1L),
+        Map.entry("stripe", 1L));
+    assertThat(webhooks.handled()).isEqualTo(2);
+    assertThat(webhooks.runs()).isEqualTo(2);
   }
 
   /** Waits for {@code n} more HANDLED events of the shop's inbox. */
