@@ -94,6 +94,9 @@ public final class Inbox implements AutoCloseable {
     this.handlers = Map.copyOf(b.handlers);
     this.purge = new SteppedPurge(store);
     this.workers = new InboxWorkers(this, b.workers, b.pollInterval, Map.copyOf(b.serialKeys));
+    if (!b.deferStart) {
+      workers.start();
+    }
   }
 
   /** A builder for an inbox on {@code store}. */
@@ -273,6 +276,14 @@ public final class Inbox implements AutoCloseable {
    */
   public int purgeExpired(Instant now, Duration step) {
     return purge.purge(now, step);
+  }
+
+  /**
+   * Starts the workers of an inbox built with {@link Builder#deferStart()}: they take due
+   * messages from now on. Does nothing when they run already or the inbox is closed.
+   */
+  public void start() {
+    workers.start();
   }
 
   /**
@@ -579,6 +590,7 @@ public final class Inbox implements AutoCloseable {
     private int workers = 4;
     private Duration pollInterval = Duration.ofSeconds(1);
     private InboxListener listener = e -> { };
+    private boolean deferStart;
     private final Map<String, InboxHandler> handlers = new HashMap<>();
     private final Map<String, Function<InboxMessage, @Nullable String>> serialKeys =
         new HashMap<>();
@@ -715,7 +727,21 @@ public final class Inbox implements AutoCloseable {
       return this;
     }
 
-    /** Builds the inbox and starts its dispatcher and workers. */
+    /**
+     * Builds an inbox whose workers take no message until {@link Inbox#start()}: for a container
+     * that builds the inbox before the handlers' objects exist and starts it once they do.
+     * {@link Inbox#accept} and {@link Inbox#once} work before the start (an accepted message waits
+     * in the store).
+     */
+    public Builder deferStart() {
+      this.deferStart = true;
+      return this;
+    }
+
+    /**
+     * Builds the inbox and starts its dispatcher and, unless {@link #deferStart()} was called, its
+     * workers.
+     */
     public Inbox build() {
       return new Inbox(this);
     }

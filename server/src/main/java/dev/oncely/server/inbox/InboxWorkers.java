@@ -38,7 +38,9 @@ final class InboxWorkers {
   private final Map<String, Function<InboxMessage, @Nullable String>> serialKeys;
   private final ScheduledExecutorService dispatcher;
   private final @Nullable ExecutorService pool;
+  private final long pollMillis;
   private final AtomicBoolean pumpQueued = new AtomicBoolean();
+  private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicInteger busy = new AtomicInteger();
   private final Set<Held> held = ConcurrentHashMap.newKeySet();
   /** The messages waiting behind a running one of the same serial key; guarded by itself. */
@@ -57,17 +59,26 @@ final class InboxWorkers {
       t.setDaemon(true);
       return t;
     });
+    this.pollMillis = Math.max(1, pollInterval.toMillis());
+    // Leases are renewed from the start: once() callers hold messages before the workers start.
     long sweep = Math.max(50, Math.min(1_000, inbox.lease().toMillis() / 6));
     dispatcher.scheduleWithFixedDelay(this::renewLeases, sweep, sweep, TimeUnit.MILLISECONDS);
-    if (pool != null) {
-      long poll = pollInterval.toMillis();
-      dispatcher.scheduleWithFixedDelay(this::pump, 0, Math.max(1, poll), TimeUnit.MILLISECONDS);
+  }
+
+  /** Starts taking due messages (at once, then on every poll). Idempotent. */
+  void start() {
+    if (pool != null && !closed && started.compareAndSet(false, true)) {
+      try {
+        dispatcher.scheduleWithFixedDelay(this::pump, 0, pollMillis, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // Closed meanwhile: nothing to start.
+      }
     }
   }
 
   /** Asks the dispatcher to look for due messages now (coalesced: one look at a time). */
   void wake() {
-    if (pool != null && !closed && pumpQueued.compareAndSet(false, true)) {
+    if (pool != null && started.get() && !closed && pumpQueued.compareAndSet(false, true)) {
       try {
         dispatcher.execute(() -> {
           pumpQueued.set(false);
