@@ -1,11 +1,10 @@
 package dev.oncely.spring.boot.server;
 
-import dev.oncely.client.InMemoryIntentStore;
-import dev.oncely.persistence.StoreEngine;
 import dev.oncely.server.ReceiptStore;
 import dev.oncely.spring.boot.OncelyProperties;
-import dev.oncely.spring.boot.OncelyPropertyException;
-import java.nio.file.Path;
+import dev.oncely.spring.boot.internal.OwnStore;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -23,26 +22,13 @@ class FileReceiptStoreConfiguration {
   @ConditionalOnMissingBean(ReceiptStore.class)
   ReceiptStore oncelyReceiptStore(OncelyServerProperties properties,
       ObjectProvider<OncelyProperties> client) {
-    OncelyServerProperties.Store store = properties.getStore();
-    OncelyServerProperties.Engine engine = store.getEngine();
-    if (engine == OncelyServerProperties.Engine.POSTGRES) {
-      throw new OncelyPropertyException("oncely.server.store.engine", "postgres", "is postgres,"
-          + " which needs oncely-client-postgres on the classpath and a DataSource bean; found"
-          + " none", null);
-    }
-    if (engine == OncelyServerProperties.Engine.MEMORY) {
-      return ReceiptStore.on(new InMemoryIntentStore());
-    }
-    Path path = store.getPath().toAbsolutePath().normalize();
+    List<OwnStore.Taken> taken = new ArrayList<>();
     OncelyProperties intents = client.getIfAvailable();
-    if (intents != null
-        && intents.getStore().getPath().toAbsolutePath().normalize().equals(path)) {
-      throw new OncelyPropertyException("oncely.server.store.path", store.getPath(), "is the"
-          + " client's intent store file too (oncely.store.path); receipts need a store of their"
-          + " own", null);
+    if (intents != null) {
+      taken.add(new OwnStore.Taken("oncely.store.path",
+          OwnStore.normalized(intents.getStore().getPath()), "the client's intent store",
+          "intents"));
     }
-    StoreEngine files = engine == OncelyServerProperties.Engine.SQLITE ? StoreEngine.SQLITE
-        : StoreEngine.MAPDB;
-    return ReceiptStore.on(files.open(path));
+    return ReceiptStore.on(ReceiptStores.own(properties).openFile(taken));
   }
 }

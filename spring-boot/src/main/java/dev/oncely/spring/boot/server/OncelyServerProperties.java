@@ -117,7 +117,10 @@ public class OncelyServerProperties {
     return endpoints;
   }
 
-  /** The receipt store engines a property can name. */
+  /**
+   * The store engines a property can name: for the receipts ({@code oncely.server.store.engine})
+   * and the webhook inbox ({@code oncely.webhooks.store.engine}), each a store of its own.
+   */
   public enum Engine {
     /** MapDB file store (the default). */
     MAPDB,
@@ -125,7 +128,10 @@ public class OncelyServerProperties {
     SQLITE,
     /** PostgreSQL on the application's DataSource (needs oncely-client-postgres). */
     POSTGRES,
-    /** In memory: receipts do not survive a restart, so a repeat after one runs again. Tests only. */
+    /**
+     * In memory: nothing survives a restart, so a repeat (or a redelivered webhook) after one
+     * runs again. Tests only.
+     */
     MEMORY
   }
 

@@ -1,13 +1,10 @@
 package dev.oncely.spring.boot.server;
 
-import dev.oncely.client.StoreException;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.server.ReceiptStore;
-import dev.oncely.spring.boot.OncelyPropertyException;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import dev.oncely.spring.boot.internal.OwnPostgresStore;
+import java.util.List;
+import java.util.Objects;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -38,8 +35,6 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnClass(name = "dev.oncely.postgres.PostgresIntentStore")
 @ConditionalOnProperty(prefix = "oncely.server.store", name = "engine", havingValue = "postgres")
 class PostgresReceiptStoreConfiguration implements ReceiptTransactions {
-  /** The bean name of the starter's client store (OncelyAutoConfiguration's stores). */
-  private static final String CLIENT_STORE = "oncelyIntentStore";
   private static final boolean JDBC = ClassUtils.isPresent(
       "org.springframework.jdbc.datasource.DataSourceUtils",
       PostgresReceiptStoreConfiguration.class.getClassLoader());
@@ -53,27 +48,12 @@ class PostgresReceiptStoreConfiguration implements ReceiptTransactions {
   @ConditionalOnMissingBean(ReceiptStore.class)
   ReceiptStore oncelyReceiptStore(ListableBeanFactory beans, ObjectProvider<DataSource> dataSources,
       OncelyServerProperties properties) {
-    OncelyServerProperties.Store store = properties.getStore();
     DataSource dataSource = dataSources.getIfUnique();
-    if (dataSource == null) {
-      throw new OncelyPropertyException("oncely.server.store.engine", "postgres", "is postgres,"
-          + " which needs a DataSource bean; found none, or several without a primary one", null);
-    }
-    PostgresIntentStore.Builder builder = PostgresIntentStore.builder(dataSource)
-        .name("receipts").migrate(store.isMigrate());
-    ServerSettings.set("oncely.server.store.schema", "schema", store.getSchema(),
-        builder::schema);
-    if (clientStoreIsPostgres(beans) && store.getSchema().equals(searchPathSchema(dataSource))) {
-      throw new OncelyPropertyException("oncely.server.store.schema", store.getSchema(), "is the"
-          + " schema where the client's intent store (oncely.store.engine, postgres by default"
-          + " with a DataSource) keeps its intents on the same DataSource: receipts and intents"
-          + " need tables of their own. Name another schema (the default is oncely_receipts)",
-          null);
-    }
-    PostgresIntentStore postgres = builder.build();
+    PostgresIntentStore postgres = OwnPostgresStore.open(ReceiptStores.own(properties),
+        "receipts", dataSource, beans, List.of());
     ReceiptStore receipts = ReceiptStore.on(postgres);
-    built = new Built(receipts, JDBC ? new PostgresTransactionalWrite(postgres, dataSource)
-        : null);
+    built = new Built(receipts, JDBC ? new PostgresTransactionalWrite(postgres,
+        Objects.requireNonNull(dataSource)) : null);
     return receipts;
   }
 
@@ -81,24 +61,5 @@ class PostgresReceiptStoreConfiguration implements ReceiptTransactions {
   public @Nullable TransactionalWrite writeFor(ReceiptStore receipts) {
     Built b = built;
     return b != null && b.receipts == receipts ? b.write : null;
-  }
-
-  private static boolean clientStoreIsPostgres(ListableBeanFactory beans) {
-    if (!beans.containsBean(CLIENT_STORE)) {
-      return false;
-    }
-    Class<?> type = beans.getType(CLIENT_STORE, false);
-    return type != null && PostgresIntentStore.class.isAssignableFrom(type);
-  }
-
-  /** The schema unqualified table names resolve to on {@code dataSource}'s connections. */
-  private static @Nullable String searchPathSchema(DataSource dataSource) {
-    try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT current_schema()")) {
-      return rs.next() ? rs.getString(1) : null;
-    } catch (SQLException e) {
-      throw new StoreException("reading the search path's schema failed (SQLState "
-          + e.getSQLState() + ")", e);
-    }
   }
 }
