@@ -11,9 +11,10 @@ import org.springframework.core.env.Environment;
 
 /**
  * Reports a {@link StoreException} that stopped the start (the intent store, or the server half's
- * receipt store, could not be opened) as "APPLICATION FAILED TO START", naming the properties that
- * chose the store ({@code oncely.store.*}, or {@code oncely.server.store.*} when the bean that
- * failed is the receipt store) and what to do for the kind of failure (a store another process
+ * receipt store or the webhooks' inbox store, could not be opened) as "APPLICATION FAILED TO START",
+ * naming the properties that chose the store ({@code oncely.store.*}, or {@code
+ * oncely.server.store.*} or {@code oncely.webhooks.store.*} when the bean that failed is the
+ * receipt or the inbox store) and what to do for the kind of failure (a store another process
  * holds, a damaged or undecryptable file). Registered in {@code META-INF/spring.factories}; Boot
  * hands it the environment.
  */
@@ -26,11 +27,16 @@ class OncelyStoreFailureAnalyzer extends AbstractFailureAnalyzer<StoreException>
 
   /** The bean name of the server half's receipt store. */
   private static final String RECEIPT_STORE = "oncelyReceiptStore";
+  /** The bean name of the webhooks' inbox store. */
+  private static final String INBOX_STORE = "oncelyInboxStore";
 
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, StoreException cause) {
     if (failedBean(rootFailure, RECEIPT_STORE)) {
       return receiptStore(cause);
+    }
+    if (failedBean(rootFailure, INBOX_STORE)) {
+      return inboxStore(cause);
     }
     String engine = environment.getProperty("oncely.store.engine");
     String path = environment.getProperty("oncely.store.path");
@@ -49,6 +55,31 @@ class OncelyStoreFailureAnalyzer extends AbstractFailureAnalyzer<StoreException>
         + "\n    oncely.server.store.path: "
         + (path == null ? "(unset: oncely/receipts.db)" : path);
     return new FailureAnalysis(description, receiptAction(cause), cause);
+  }
+
+  private FailureAnalysis inboxStore(StoreException cause) {
+    String engine = environment.getProperty("oncely.webhooks.store.engine");
+    String path = environment.getProperty("oncely.webhooks.store.path");
+    String description = "Oncely's inbox store could not be opened: " + cause.getMessage()
+        + "\n\n    oncely.webhooks.store.engine: " + (engine == null ? "(unset: mapdb)" : engine)
+        + "\n    oncely.webhooks.store.path: "
+        + (path == null ? "(unset: oncely/inbox.db)" : path);
+    return new FailureAnalysis(description, inboxAction(cause), cause);
+  }
+
+  private static String inboxAction(StoreException cause) {
+    if (cause instanceof StoreLockedException) {
+      return "Another process holds the inbox store file: stop the other instance, or give"
+          + " each instance its own oncely.webhooks.store.path (a fleet shares one inbox through"
+          + " oncely.webhooks.store.engine=postgres).";
+    }
+    if (cause instanceof StoreCorruptedException) {
+      return "The inbox store file at oncely.webhooks.store.path failed its checks. Keep it (it"
+          + " may hold queued and dead events) and inspect it with the oncely CLI"
+          + " (docs/operations.md) before starting again.";
+    }
+    return "Check oncely.webhooks.store.engine and oncely.webhooks.store.path (or, for"
+        + " postgres, the DataSource and oncely.webhooks.store.migrate), then start again.";
   }
 
   private static String receiptAction(StoreException cause) {

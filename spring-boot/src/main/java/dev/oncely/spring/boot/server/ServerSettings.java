@@ -5,6 +5,7 @@ import dev.oncely.server.EndpointPolicy;
 import dev.oncely.server.IdempotentEndpoints;
 import dev.oncely.server.ScopeResolver;
 import dev.oncely.spring.boot.OncelyPropertyException;
+import dev.oncely.spring.boot.internal.PropertySettings;
 import java.util.Locale;
 import java.util.function.Consumer;
 
@@ -25,15 +26,7 @@ final class ServerSettings {
    * @throws OncelyPropertyException if the setter refuses the value
    */
   static <T> void set(String property, String setting, T value, Consumer<T> setter) {
-    try {
-      setter.accept(value);
-    } catch (IllegalArgumentException | NullPointerException e) {
-      String message = e.getMessage();
-      String reason = message == null ? "is refused (" + e.getClass().getSimpleName() + ")"
-          : message.startsWith(setting + " ") ? message.substring(setting.length() + 1)
-          : "is refused: " + message;
-      throw new OncelyPropertyException(property, value, reason, e);
-    }
+    PropertySettings.set(property, setting, value, setter);
   }
 
   /**
