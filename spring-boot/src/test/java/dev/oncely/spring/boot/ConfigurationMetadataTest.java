@@ -2,7 +2,10 @@ package dev.oncely.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.oncely.server.inbox.Inbox;
+import dev.oncely.server.webhook.WebhookReceiver;
 import dev.oncely.spring.boot.server.OncelyServerProperties;
+import dev.oncely.spring.boot.webhooks.OncelyWebhooksProperties;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.HashMap;
@@ -15,9 +18,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The IDE metadata the configuration processor wrote (merged with the hand-written defaults of
- * properties whose default is a library constant) states the defaults {@link OncelyProperties}
- * and {@link OncelyServerProperties} really have, so it cannot drift from {@code RetryPolicy} and
- * {@code RetryBudget}, and covers every {@code oncely.server.*} property.
+ * properties whose default is a library constant) states the defaults {@link OncelyProperties},
+ * {@link OncelyServerProperties} and {@link OncelyWebhooksProperties} really have, so it cannot
+ * drift from {@code RetryPolicy}, {@code RetryBudget}, {@code Inbox} and {@code WebhookReceiver},
+ * and covers every {@code oncely.server.*} and {@code oncely.webhooks.*} property.
  */
 class ConfigurationMetadataTest {
   @Test
@@ -35,7 +39,8 @@ class ConfigurationMetadataTest {
     // Unset means "computed at start-up" (from the DataSource, the dialect, Spring Security's
     // order, the process) or, for the route map, empty.
     Set<String> noDefault = Set.of("oncely.store.engine", "oncely.key-retention",
-        "oncely.server.endpoints", "oncely.server.filter-order", "oncely.server.instance");
+        "oncely.server.endpoints", "oncely.server.filter-order", "oncely.server.instance",
+        "oncely.webhooks.enabled", "oncely.webhooks.instance", "oncely.webhooks.sources");
 
     assertThat(properties.values()).allSatisfy(p -> assertThat(p.has("description")).isTrue());
     assertThat(properties.values()).filteredOn(p -> !noDefault.contains(p.get("name").asString()))
@@ -87,6 +92,63 @@ class ConfigurationMetadataTest {
         .isEqualTo(server.getPurge().getInterval());
     assertThat(duration(properties, "oncely.server.purge.step"))
         .isEqualTo(server.getPurge().getStep());
+  }
+
+  @Test
+  void every_webhooks_property_is_described_with_the_default_it_really_has() throws Exception {
+    Map<String, JsonNode> properties = new HashMap<>();
+    try (InputStream in = getClass().getResourceAsStream(
+        "/META-INF/spring-configuration-metadata.json")) {
+      for (JsonNode property : JsonMapper.builder().build().readTree(in).get("properties")) {
+        properties.put(property.get("name").asString(), property);
+      }
+    }
+    OncelyWebhooksProperties webhooks = new OncelyWebhooksProperties();
+
+    assertThat(properties.keySet()).filteredOn(name -> name.startsWith("oncely.webhooks."))
+        .containsExactlyInAnyOrder("oncely.webhooks.enabled", "oncely.webhooks.path",
+            "oncely.webhooks.workers", "oncely.webhooks.lease", "oncely.webhooks.max-failures",
+            "oncely.webhooks.poll-interval", "oncely.webhooks.retention",
+            "oncely.webhooks.max-body-bytes", "oncely.webhooks.instance",
+            "oncely.webhooks.backoff.first", "oncely.webhooks.backoff.max",
+            "oncely.webhooks.store.engine", "oncely.webhooks.store.path",
+            "oncely.webhooks.store.schema", "oncely.webhooks.store.migrate",
+            "oncely.webhooks.purge.enabled", "oncely.webhooks.purge.interval",
+            "oncely.webhooks.purge.step", "oncely.webhooks.sources");
+    assertThat(properties.get("oncely.webhooks.path").get("defaultValue").asString())
+        .isEqualTo(webhooks.getPath());
+    assertThat(properties.get("oncely.webhooks.workers").get("defaultValue").asInt())
+        .isEqualTo(webhooks.getWorkers());
+    assertThat(duration(properties, "oncely.webhooks.lease")).isEqualTo(webhooks.getLease());
+    assertThat(properties.get("oncely.webhooks.max-failures").get("defaultValue").asInt())
+        .isEqualTo(webhooks.getMaxFailures()).isEqualTo(Inbox.DEFAULT_MAX_FAILURES);
+    assertThat(duration(properties, "oncely.webhooks.poll-interval"))
+        .isEqualTo(webhooks.getPollInterval());
+    assertThat(duration(properties, "oncely.webhooks.retention"))
+        .isEqualTo(webhooks.getRetention()).isEqualTo(Inbox.DEFAULT_RETENTION);
+    assertThat(properties.get("oncely.webhooks.max-body-bytes").get("defaultValue").asInt())
+        .isEqualTo(webhooks.getMaxBodyBytes())
+        .isEqualTo(WebhookReceiver.DEFAULT_MAX_BODY_BYTES);
+    assertThat(duration(properties, "oncely.webhooks.backoff.first"))
+        .isEqualTo(webhooks.getBackoff().getFirst());
+    assertThat(duration(properties, "oncely.webhooks.backoff.max"))
+        .isEqualTo(webhooks.getBackoff().getMax());
+    assertThat(properties.get("oncely.webhooks.store.engine").get("defaultValue").asString())
+        .isEqualToIgnoringCase(webhooks.getStore().getEngine().name());
+    assertThat(properties.get("oncely.webhooks.store.path").get("defaultValue").asString())
+        .isEqualTo(webhooks.getStore().getPath().toString());
+    assertThat(properties.get("oncely.webhooks.store.schema").get("defaultValue").asString())
+        .isEqualTo(webhooks.getStore().getSchema());
+    assertThat(properties.get("oncely.webhooks.store.migrate").get("defaultValue").asBoolean())
+        .isEqualTo(webhooks.getStore().isMigrate());
+    assertThat(properties.get("oncely.webhooks.purge.enabled").get("defaultValue").asBoolean())
+        .isEqualTo(webhooks.getPurge().isEnabled());
+    assertThat(duration(properties, "oncely.webhooks.purge.interval"))
+        .isEqualTo(webhooks.getPurge().getInterval());
+    assertThat(duration(properties, "oncely.webhooks.purge.step"))
+        .isEqualTo(webhooks.getPurge().getStep());
+    assertThat(properties.get("oncely.webhooks.sources").get("description").asString())
+        .contains("scheme, secrets, tolerance and retention");
   }
 
   private static Duration duration(Map<String, JsonNode> properties, String name) {
