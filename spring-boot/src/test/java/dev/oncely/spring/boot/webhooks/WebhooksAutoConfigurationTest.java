@@ -51,6 +51,8 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.mock.env.MockEnvironment;
 import tools.jackson.databind.JsonNode;
 
@@ -191,6 +193,22 @@ class WebhooksAutoConfigurationTest {
         "oncely.webhooks.store.engine=memory").run(context ->
         assertThat(context).hasNotFailed().hasSingleBean(Inbox.class)
             .doesNotHaveBean(WebhookReceiver.class));
+  }
+
+  @Test
+  void a_source_named_in_environment_variables_turns_it_on_and_is_bound() {
+    runner().withPropertyValues("oncely.webhooks.store.engine=memory")
+        .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+            new SystemEnvironmentPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                Map.of("ONCELY_WEBHOOKS_SOURCES_STRIPE_SECRETS", Signed.STRIPE_SECRET))))
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          WebhookReceiver receiver = context.getBean(WebhookReceiver.class);
+          assertThat(receiver.sources()).containsExactly("stripe");
+          assertThat(receiver.receive("stripe", Signed.stripe(Signed.STRIPE_SECRET, now(),
+              "{\"id\":\"evt_1\"}")).status()).isEqualTo(200);
+        });
   }
 
   @Test
@@ -388,6 +406,29 @@ class WebhooksAutoConfigurationTest {
               assertThat(Duration.between(handled.updatedAt(), handled.expiresAt()))
                   .isEqualTo(Duration.ofDays(7));
             });
+  }
+
+  /** Every standard event, parsed. */
+  static class StandardJson {
+    @WebhookHandler(source = "standard")
+    void any(JsonNode event) {}
+  }
+
+  @Test
+  void a_payload_that_is_not_json_fails_the_run_of_a_json_handler_without_being_quoted()
+      throws Exception {
+    sources().withBean(StandardJson.class).withPropertyValues("oncely.webhooks.max-failures=1")
+        .run(context -> {
+          context.getBean(WebhookReceiver.class).receive("standard", Signed.standard(
+              Signed.STANDARD_KEY, "msg_1", now(), "s3cr3t card number, not JSON {"));
+          context.getBean(Events.class).await(InboxEvent.Kind.DEAD_LETTERED, "standard");
+
+          InboxMessage dead = context.getBean(Inbox.class).get("standard", "msg_1")
+              .orElseThrow();
+          assertThat(dead.lastFailure()).startsWith("java.lang.IllegalArgumentException: the"
+              + " payload of InboxMessage{standard").contains("is not JSON")
+              .doesNotContain("s3cr3t").doesNotContain("msg_1");
+        });
   }
 
   @ParameterizedTest
