@@ -94,11 +94,6 @@ final class WebhookHandlerTable {
     return Map.copyOf(sources);
   }
 
-  /** The handlers of {@code source}: by type, and the one without types (or null). */
-  @Nullable Dispatch of(String source) {
-    return sources.get(source);
-  }
-
   private static void add(Map<String, Dispatch> sources, Collection<String> configured,
       WebhookHandler annotation, HandlerCall call) {
     String source = annotation.source();
