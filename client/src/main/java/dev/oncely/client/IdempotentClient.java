@@ -32,6 +32,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import okhttp3.OkHttpClient;
@@ -50,6 +51,10 @@ import okhttp3.OkHttpClient;
  * same intent (the same key, or the same business id in a scope and operation), and resumes of it,
  * share one drive and one outcome, and never put two requests for it on the wire at once; the
  * drive is registered before the record is created, so no second drive can start between the two.
+ * A call made once the drive has begun its last write (the record stored {@code PENDING} or
+ * finished, the {@link IntentEvent.GaveUpUnknown} or other final event delivered) does not share
+ * that drive's outcome: it waits for the drive to end, then drives what it left (a finished record
+ * answers from the store).
  * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no thread: one timer per
  * process resumes it. Re-submitting a spec whose key (or business id,
  * in the same scope and operation) already has a record continues that intent: a finished one
@@ -236,6 +241,10 @@ public final class IdempotentClient implements AutoCloseable {
       return ResumeQueue.Started.untilEnd(
           outcome(id, CompletableFuture.completedFuture(closedBeforeDrive(id))));
     }
+    if (!entry.acquired() && entry.drive().isEnding()) {
+      return ResumeQueue.Started.untilEnd(
+          outcome(id, afterEnd(entry.drive(), false, () -> start(id, false))));
+    }
     return new ResumeQueue.Started(outcome(id, entry.drive().ended()), entry.acquired()
         ? entry.drive().yielded() : CompletableFuture.completedFuture(null));
   }
@@ -243,8 +252,11 @@ public final class IdempotentClient implements AutoCloseable {
   /**
    * Drives the stored record of intent {@code id} once more (single flight: joins a drive already
    * running for it), with its stored key, wire form and body bytes, like {@link #resumePending()}
-   * does for every unfinished record. A finished record completes the future with its stored
-   * outcome without I/O.
+   * does for every unfinished record. A drive that has already begun its last write is not
+   * joined: a resume asked once the record is stored {@code PENDING} (or its {@link
+   * IntentEvent.GaveUpUnknown} event is out) waits for that drive to end and drives the intent
+   * again, rather than getting the outcome that stopped it. A finished record completes the future
+   * with its stored outcome without I/O.
    *
    * @return a future completed with the stored outcome; completed exceptionally with {@link
    *     StoreException} if the store has no such record or fails
@@ -399,6 +411,9 @@ public final class IdempotentClient implements AutoCloseable {
       return CompletableFuture.completedFuture(outcomeOf(spec.id(), closedBeforeDrive(spec.id())));
     }
     if (!entry.acquired()) {
+      if (entry.drive().isEnding()) {
+        return afterEnd(entry.drive(), inline, () -> admitAndDrive(spec, inline));
+      }
       return join(entry.drive(), spec);
     }
     Drive mine = entry.drive();
@@ -478,8 +493,32 @@ public final class IdempotentClient implements AutoCloseable {
    */
   private CompletableFuture<DriveEnd> start(IntentId id, boolean inline) {
     DriveRegistry.Entry entry = enter(id, inline);
-    return entry.drive() == null ? CompletableFuture.completedFuture(closedBeforeDrive(id))
-        : entry.drive().ended();
+    if (entry.drive() == null) {
+      return CompletableFuture.completedFuture(closedBeforeDrive(id));
+    }
+    if (!entry.acquired() && entry.drive().isEnding()) {
+      return afterEnd(entry.drive(), inline, () -> start(id, inline));
+    }
+    return entry.drive().ended();
+  }
+
+  /**
+   * What {@code next} gives once {@code ending} has ended (and left the registry), however it
+   * ended. A caller who finds a drive already making its last write asks for the intent after
+   * that drive decided how it ends: joining it would hand this caller the outcome that made it
+   * stop (a {@code PENDING} it was asked to drive on), so it enters anew instead, starting a drive
+   * of its own or joining a newer one. Inline, this thread waits (its caller blocks anyway, and
+   * the next drive must run on it); else the next entry is made on the thread that ends {@code
+   * ending}, and only dispatches.
+   */
+  private static <T> CompletableFuture<T> afterEnd(Drive ending, boolean inline,
+      Supplier<CompletableFuture<T>> next) {
+    CompletableFuture<Void> ended = ending.ended().handle((end, error) -> null);
+    if (inline) {
+      ended.join();
+      return next.get();
+    }
+    return ended.thenCompose(done -> next.get());
   }
 
   /**

@@ -126,6 +126,8 @@ class ExecuteSuspendingTest {
       assertThat(kit.requests()).hasSize(4)
 
       kit.server.changeFaults(FaultScript.none())
+      // The event was out only after the drive began its last write, so this resume gets a drive
+      // of its own even if the one that gave up has not left yet, never that drive's Pending.
       val resumed = client.resume(spec.id()).await()
 
       assertThat(resumed).isInstanceOf(IntentOutcome.Completed::class.java)

@@ -18,6 +18,7 @@ public final class Drive {
   private final CompletableFuture<Void> yielded = new CompletableFuture<>();
   private CompletableFuture<Boolean> wake;
   private String stop;
+  private volatile boolean ending;
 
   Drive(DriveRegistry registry, Object key, IntentId id, DriveOwner owner, String fingerprint) {
     this.registry = registry;
@@ -61,6 +62,22 @@ public final class Drive {
    */
   public CompletableFuture<Void> yielded() {
     return yielded;
+  }
+
+  /**
+   * Whether the drive has begun its last write (it parks, settles or hands the record to
+   * reconciliation) and will make no further attempt. Set before that write, so whoever has seen
+   * the record's new state, or the event that follows it, sees this true: a caller asking for the
+   * intent from then on must not join this drive (it would only get the outcome that made it stop)
+   * but wait for {@link #ended()} and drive what it left.
+   */
+  public boolean isEnding() {
+    return ending;
+  }
+
+  /** Marks the drive as ending: its last write is about to be made. */
+  void markEnding() {
+    ending = true;
   }
 
   /** Why the drive must stop, or null. */

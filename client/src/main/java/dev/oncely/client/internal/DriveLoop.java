@@ -74,6 +74,8 @@ public final class DriveLoop {
   private Waiting waiting = Waiting.NONE;
   private Instant waitDue;
   private Step.Again nextAgain;
+  /** Told before the drive's last write; see {@link #beforeLastWrite}. */
+  private Runnable ending = () -> {};
 
   private DriveLoop(DriveSettings settings, Wire wire, IntentRecord record, boolean claimed,
       boolean deliveredBefore) {
@@ -101,6 +103,16 @@ public final class DriveLoop {
   public static DriveLoop of(DriveSettings settings, Wire wire, IntentRecord record,
       boolean claimed, boolean deliveredBefore) {
     return new DriveLoop(settings, wire, record, claimed, deliveredBefore);
+  }
+
+  /**
+   * Has {@code hook} run right before the loop makes its last write (parks, settles, or hands the
+   * record to reconciliation), before any event of its end: its runner marks the {@link Drive}
+   * ending there, so a caller who has seen that write or event is not joined to a drive that only
+   * stops. Call before {@link #start()}.
+   */
+  void beforeLastWrite(Runnable hook) {
+    this.ending = hook;
   }
 
   /** Runs the loop until it ends or must wait; never throws. */
@@ -178,6 +190,7 @@ public final class DriveLoop {
     String detail = "an unexpected " + e.getClass().getSimpleName() + " stopped the drive; "
         + describeLast();
     try {
+      ending.run();
       keeper.park(PendingReason.UNEXPECTED_FAILURE, detail, null, lastResponse);
     } catch (RuntimeException parkFailed) {
       e.addSuppressed(parkFailed);
@@ -427,6 +440,7 @@ public final class DriveLoop {
   /** Hands a maybe-delivered record past the server's key retention to reconciliation. */
   private DriveEnd pastRetention() {
     String reason = String.format(PAST_RETENTION, s.keyRetention());
+    ending.run();
     keeper.reconcile(reason);
     emit(new IntentEvent.NeedsReconciliation(id, reason));
     return reconcile();
@@ -439,6 +453,7 @@ public final class DriveLoop {
   private DriveEnd finish(Step.Finish finish) {
     IntentState state = finish.state();
     Duration retention = state.isTerminal() ? s.finishedRetention() : s.keyRetention();
+    ending.run();
     keeper.settle(state, finish.response(), finish.replayed(), finish.reason(), retention);
     emit(finish.event());
     return settled(held);
@@ -464,6 +479,7 @@ public final class DriveLoop {
   private DriveEnd parkWith(PendingReason reason, String detail, Instant due, Throwable cause) {
     Instant next = due != null ? due : reason == PendingReason.NO_STATUS_URL
         || reason == PendingReason.AMBIGUOUS_ANSWER ? now().plus(retryPolicy.maxDelay()) : null;
+    ending.run();
     keeper.park(reason, detail, next, lastResponse);
     emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
     Wire.Sent last = held;
@@ -500,6 +516,7 @@ public final class DriveLoop {
     }
     if (resolution == null || resolution.state() == IntentState.NEEDS_RECONCILIATION) {
       String reason = resolution == null ? "the reconciler gave no answer" : resolution.reason();
+      ending.run();
       keeper.reconcile(reason);
       return new DriveEnd(DriveEnd.Kind.RECONCILE, keeper.record(), null, null, null, reason,
           null, null);

@@ -38,6 +38,7 @@ public final class DriveRun {
     this.wire = wire;
     this.sleeper = settings.sleeper();
     this.gate = settings.gate();
+    loop.beforeLastWrite(drive::markEnding);
   }
 
   /** Runs {@code loop} to its end on the calling thread, finishes {@code drive}, returns the end. */
