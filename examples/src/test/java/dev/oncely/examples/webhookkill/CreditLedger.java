@@ -1,0 +1,268 @@
+package dev.oncely.examples.webhookkill;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.oncely.postgres.ExamplesPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.TreeMap;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * The kill test receiver's business data, in SQLite (one receiver) or PostgreSQL (a fleet): one
+ * credit per event, the effect the handler makes, under a {@code UNIQUE (source, event_id)}
+ * constraint; a balance per customer moved in the credit's transaction, only when the credit row
+ * is new; and how many times the handler ran per event, committed before the effect, so the count
+ * survives a SIGKILL at any point after it.
+ *
+ * <p>The constraint is the dedupe of an at-least-once handler: a run repeated after a crash (its
+ * effect committed, its completion in the inbox not) inserts nothing and moves no balance, so
+ * {@code runs >= effects} and every event's effect exists once. Both engines take the same SQL
+ * ({@code INSERT ... ON CONFLICT}).
+ *
+ * <p>Thread-safe: SQLite through one connection, one caller at a time (SQLite writes one
+ * transaction at a time anyway); PostgreSQL through a pool.
+ */
+final class CreditLedger implements AutoCloseable {
+  private static final String[] SCHEMA = {
+      "CREATE TABLE IF NOT EXISTS credits (source TEXT NOT NULL, event_id TEXT NOT NULL,"
+          + " customer TEXT NOT NULL, amount BIGINT NOT NULL, instance TEXT NOT NULL,"
+          + " UNIQUE (source, event_id))",
+      "CREATE TABLE IF NOT EXISTS balances (customer TEXT PRIMARY KEY, total BIGINT NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS handler_runs (source TEXT NOT NULL, event_id TEXT NOT NULL,"
+          + " runs BIGINT NOT NULL, PRIMARY KEY (source, event_id))"};
+
+  private final Db db;
+
+  private CreditLedger(Db db) {
+    this.db = db;
+  }
+
+  /**
+   * Opens (or creates) the ledger in SQLite at {@code file}: write-ahead log, {@code
+   * synchronous=FULL}, so a committed credit survives a SIGKILL.
+   */
+  static CreditLedger sqlite(Path file) throws SQLException {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+    } catch (java.io.IOException e) {
+      throw new SQLException("cannot create the ledger's directory", e);
+    }
+    SQLiteConfig config = new SQLiteConfig();
+    config.setBusyTimeout(10_000);
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    Connection c = config.createConnection("jdbc:sqlite:" + file);
+    CreditLedger ledger = new CreditLedger(new OneConnection(c));
+    ledger.createTables();
+    return ledger;
+  }
+
+  /** Opens (or creates) the ledger in the PostgreSQL database at {@code url}. */
+  static CreditLedger postgres(String url, int poolSize) throws SQLException {
+    CreditLedger ledger = new CreditLedger(new Pool(ExamplesPostgres.pool(url, poolSize)));
+    ledger.createTables();
+    return ledger;
+  }
+
+  private void createTables() throws SQLException {
+    db.run(c -> {
+      try (Statement st = c.createStatement()) {
+        for (String sql : SCHEMA) {
+          st.executeUpdate(sql);
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Counts one run of the handler for the event, committed on its own before any effect. */
+  void countRun(String source, String eventId) throws SQLException {
+    db.run(c -> {
+      try (PreparedStatement st = c.prepareStatement("INSERT INTO handler_runs (source,"
+          + " event_id, runs) VALUES (?, ?, 1) ON CONFLICT (source, event_id)"
+          + " DO UPDATE SET runs = handler_runs.runs + 1")) {
+        st.setString(1, source);
+        st.setString(2, eventId);
+        st.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  /**
+   * Credits {@code amount} to {@code customer} for the event, once: the credit row and the balance
+   * move commit together, and a credit already recorded for the event changes nothing.
+   *
+   * @return whether this call made the effect (false: a repeated run, absorbed)
+   */
+  boolean credit(String source, String eventId, String customer, long amount, String instance)
+      throws SQLException {
+    return db.run(c -> {
+      c.setAutoCommit(false);
+      try {
+        int inserted;
+        try (PreparedStatement st = c.prepareStatement("INSERT INTO credits (source, event_id,"
+            + " customer, amount, instance) VALUES (?, ?, ?, ?, ?)"
+            + " ON CONFLICT (source, event_id) DO NOTHING")) {
+          st.setString(1, source);
+          st.setString(2, eventId);
+          st.setString(3, customer);
+          st.setLong(4, amount);
+          st.setString(5, instance);
+          inserted = st.executeUpdate();
+        }
+        if (inserted == 1) {
+          try (PreparedStatement st = c.prepareStatement("INSERT INTO balances (customer, total)"
+              + " VALUES (?, ?) ON CONFLICT (customer)"
+              + " DO UPDATE SET total = balances.total + excluded.total")) {
+            st.setString(1, customer);
+            st.setLong(2, amount);
+            st.executeUpdate();
+          }
+        }
+        c.commit();
+        return inserted == 1;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    });
+  }
+
+  /** How many credits (effects) and handler runs are recorded. */
+  Totals totals() throws SQLException {
+    return db.run(c -> {
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT (SELECT COUNT(*) FROM credits),"
+              + " (SELECT COALESCE(SUM(runs), 0) FROM handler_runs)")) {
+        rs.next();
+        return new Totals(rs.getLong(1), rs.getLong(2));
+      }
+    });
+  }
+
+  /** Every credit row of {@code source}, by event id; an event with two rows fails. */
+  Map<String, Credit> credits(String source) throws SQLException {
+    return db.run(c -> {
+      Map<String, Credit> out = new TreeMap<>();
+      try (PreparedStatement st = c.prepareStatement("SELECT event_id, customer, amount,"
+          + " instance FROM credits WHERE source = ?")) {
+        st.setString(1, source);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            Credit previous = out.put(rs.getString(1),
+                new Credit(rs.getString(2), rs.getLong(3), rs.getString(4)));
+            if (previous != null) {
+              throw new AssertionError("two credits for one event: " + previous);
+            }
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  /** How many times the handler ran, by event id of {@code source}. */
+  Map<String, Long> runs(String source) throws SQLException {
+    return db.run(c -> {
+      Map<String, Long> out = new TreeMap<>();
+      try (PreparedStatement st = c.prepareStatement(
+          "SELECT event_id, runs FROM handler_runs WHERE source = ?")) {
+        st.setString(1, source);
+        try (ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            out.put(rs.getString(1), rs.getLong(2));
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  /** Every customer's balance. */
+  Map<String, Long> balances() throws SQLException {
+    return db.run(c -> {
+      Map<String, Long> out = new TreeMap<>();
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT customer, total FROM balances")) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public void close() {
+    db.close();
+  }
+
+  /** The counts of the ledger. */
+  record Totals(long effects, long runs) {}
+
+  /** One credit: whom, how much, and which receiver instance made it. */
+  record Credit(String customer, long amount, String instance) {}
+
+  @FunctionalInterface
+  private interface Work<R> {
+    R apply(Connection c) throws SQLException;
+  }
+
+  private interface Db {
+    <R> R run(Work<R> work) throws SQLException;
+
+    void close();
+  }
+
+  private static final class OneConnection implements Db {
+    private final Connection connection;
+
+    OneConnection(Connection connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public synchronized <R> R run(Work<R> work) throws SQLException {
+      return work.apply(connection);
+    }
+
+    @Override
+    public synchronized void close() {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        throw new IllegalStateException("closing the ledger failed", e);
+      }
+    }
+  }
+
+  private static final class Pool implements Db {
+    private final HikariDataSource pool;
+
+    Pool(HikariDataSource pool) {
+      this.pool = pool;
+    }
+
+    @Override
+    public <R> R run(Work<R> work) throws SQLException {
+      try (Connection c = pool.getConnection()) {
+        return work.apply(c);
+      }
+    }
+
+    @Override
+    public void close() {
+      pool.close();
+    }
+  }
+}

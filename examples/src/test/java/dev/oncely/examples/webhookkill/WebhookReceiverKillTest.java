@@ -1,0 +1,306 @@
+package dev.oncely.examples.webhookkill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.oncely.client.IntentStore;
+import dev.oncely.examples.webhookkill.WebhookPlan.Event;
+import dev.oncely.examples.webhookkill.WebhookPlan.Kind;
+import dev.oncely.examples.webhookkill.WebhookSender.Answer;
+import dev.oncely.persistence.MapDbIntentStore;
+import dev.oncely.postgres.ExamplesPostgres;
+import dev.oncely.postgres.PostgresIntentStore;
+import dev.oncely.server.inbox.Inbox;
+import dev.oncely.server.inbox.InboxMessage;
+import dev.oncely.server.inbox.InboxState;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Webhook receivers SIGKILLed at random points while a sender delivers: every good event's credit
+ * exists exactly once, nothing forged or stale is stored or credited, and no good event is lost.
+ *
+ * <p>The receivers are {@link WebhookReceiverChild} JVMs (embedded Tomcat, the server half's
+ * {@code WebhookServlet}, Standard Webhooks, an {@code Inbox}, a handler crediting a {@link
+ * CreditLedger} under a unique constraint on (source, event id)), restarted on the same files after
+ * every kill. The sender ({@link WebhookSender}, plan in {@link WebhookPlan}) delivers the good
+ * events with 30% duplicates (20% shuffled among the originals, 10% sent after the original's
+ * {@code 2xx}), in random order, plus forged and stale deliveries, retrying what got no answer or
+ * a {@code 5xx} as a provider does. Kills land after a random number of a random step of the
+ * victim ({@code ACCEPTED}, {@code STARTED}, {@code RAN}, {@code EFFECT}, {@code HANDLED}), or at a
+ * hold point: a worker parks right after the handler counted its run or committed its credit, and
+ * the JVM is SIGKILLed there. The first kill is always such a hold after a credit, so at least one
+ * event is run again and the ledger's dedupe is exercised.
+ *
+ * <p>These handlers are at least once, deduplicated: the inbox records a run's end after the
+ * handler returns, so a kill between the credit and that record runs the handler again, and the
+ * unique constraint absorbs it ({@code runs >= effects}; the test prints how many events ran more
+ * than once).
+ *
+ * <p>{@link #a_mapdb_receiver_killed_at_random_points_credits_every_good_event_once} runs one
+ * receiver on MapDB (the inbox) and SQLite (the ledger); {@link
+ * #two_postgres_receivers_killed_at_random_points_credit_every_good_event_once} two receivers
+ * sharing one PostgreSQL inbox (a schema of its own) and one PostgreSQL ledger, the sender spreading
+ * deliveries over both, kills on either.
+ *
+ * <p>{@code -Doncely.webhooks.kill.events=N} sets the good events (default {@value
+ * #DEFAULT_EVENTS}), {@code -Doncely.webhooks.kill.kills=K} the kills (default {@value
+ * #DEFAULT_KILLS}); the long run is {@code events=10000, kills=20}. {@code
+ * -Doncely.webhooks.kill.seed=S} replays a plan and its kill points.
+ */
+class WebhookReceiverKillTest {
+  private static final int DEFAULT_EVENTS = 600;
+  private static final int DEFAULT_KILLS = 3;
+  private static final int EVENTS = Integer.getInteger("oncely.webhooks.kill.events",
+      DEFAULT_EVENTS);
+  private static final int KILLS = Integer.getInteger("oncely.webhooks.kill.kills", DEFAULT_KILLS);
+  private static final long SEED = Long.getLong("oncely.webhooks.kill.seed", 20260605L);
+  /** Deliveries in flight at once. */
+  private static final int CONCURRENCY = 8;
+  /** How long sending and then draining may take, each. */
+  private static final Duration PATIENCE = Duration.ofSeconds(120 + EVENTS / 10);
+  private static final List<String> STEPS = List.of("STEP ACCEPTED", "STEP STARTED",
+      "STEP RAN", "STEP EFFECT", "STEP HANDLED");
+
+  @TempDir Path dir;
+
+  @Test
+  void a_mapdb_receiver_killed_at_random_points_credits_every_good_event_once() throws Exception {
+    WebhookPlan plan = new WebhookPlan(EVENTS, SEED);
+    Path inboxFile = dir.resolve("inbox.db");
+    Path ledgerFile = dir.resolve("ledger.db");
+    Run run;
+    try (ReceiverFleet fleet = new ReceiverFleet(dir, 1, plan.secret(), i -> List.of(
+        "--engine", "mapdb", "--instance", "r" + i, "--inbox", inboxFile.toString(),
+        "--ledger", ledgerFile.toString()))) {
+      run = runUnderKills(fleet, plan);
+      fleet.stopAll();
+    }
+    try (MapDbIntentStore store = MapDbIntentStore.open(inboxFile);
+        CreditLedger ledger = CreditLedger.sqlite(ledgerFile)) {
+      verify(plan, run, store, ledger, "MapDB inbox + SQLite ledger, one receiver");
+    }
+  }
+
+  @Test
+  void two_postgres_receivers_killed_at_random_points_credit_every_good_event_once()
+      throws Exception {
+    WebhookPlan plan = new WebhookPlan(EVENTS, SEED + 1);
+    String url = ExamplesPostgres.newDatabase();
+    try (HikariDataSource admin = ExamplesPostgres.pool(url, 4);
+        CreditLedger ledger = CreditLedger.postgres(url, 4)) {
+      PostgresIntentStore.migrate(admin, WebhookReceiverChild.INBOX_SCHEMA);
+      Run run;
+      try (ReceiverFleet fleet = new ReceiverFleet(dir, 2, plan.secret(), i -> List.of(
+          "--engine", "postgres", "--instance", "r" + i, "--jdbc", url))) {
+        run = runUnderKills(fleet, plan);
+        fleet.stopAll();
+      }
+      try (PostgresIntentStore store = PostgresIntentStore.builder(admin)
+          .schema(WebhookReceiverChild.INBOX_SCHEMA).build()) {
+        verify(plan, run, store, ledger, "PostgreSQL inbox + ledger, two receivers");
+      }
+      Map<String, Long> byInstance = ledger.credits(WebhookReceiverChild.SOURCE).values()
+          .stream().collect(Collectors.groupingBy(CreditLedger.Credit::instance, TreeMap::new,
+              Collectors.counting()));
+      System.out.println("  credits by receiver instance: " + byInstance);
+      assertThat(byInstance).as("both receivers handled events").hasSize(2);
+    }
+  }
+
+  /** What happened while the sender delivered. */
+  private record Run(List<String> kills, List<Answer> answers, Map<String, Long> sender,
+      Map<String, Long> steps, Map<String, Long> millis, int starts) {}
+
+  /**
+   * Starts the fleet, sends the plan in {@link #KILLS} + 1 waves with one kill inside each wave
+   * but the last (the victim restarted on its files before the next wave goes), then waits until
+   * every good event is credited and nothing in the inbox is unfinished.
+   */
+  private Run runUnderKills(ReceiverFleet fleet, WebhookPlan plan) throws Exception {
+    Map<String, Long> millis = new java.util.LinkedHashMap<>();
+    long started = System.nanoTime();
+    Random random = new Random(SEED ^ fleet.size());
+    fleet.startAll();
+    millis.put("start", (System.nanoTime() - started) / 1_000_000);
+    try (WebhookSender sender = new WebhookSender(fleet, plan, CONCURRENCY)) {
+      int wave = (plan.planned().size() + KILLS) / (KILLS + 1);
+      CompletableFuture<Void> sent = sender.start(wave);
+      List<String> kills = new ArrayList<>();
+      for (int k = 0; k < KILLS; k++) {
+        // A random moment in the middle half of this wave: some of it answered, some in flight.
+        int at = k * wave + wave / 4 + random.nextInt(Math.max(1, wave / 2));
+        sender.awaitAnswers(at, PATIENCE);
+        int victim = random.nextInt(fleet.size());
+        kills.add("r" + victim + " " + killPoint(fleet.process(victim), sender, random, k));
+        fleet.killAndRestart(victim);
+        sender.release((k + 2) * wave);
+      }
+      sender.release(plan.planned().size());
+      try {
+        sent.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        throw new AssertionError("the sender did not finish within " + PATIENCE + ": "
+            + sender.counts() + fleet.stderrTexts(), e);
+      } catch (ExecutionException e) {
+        throw new AssertionError("the sender failed" + fleet.stderrTexts(), e.getCause());
+      }
+      millis.put("sent", (System.nanoTime() - started) / 1_000_000);
+      awaitDrained(fleet, plan.good().size());
+      millis.put("drained", (System.nanoTime() - started) / 1_000_000);
+      millis.put("restarts", fleet.restartMillis());
+      return new Run(kills, sender.answers(), sender.counts(), fleet.progress().steps(), millis,
+          fleet.starts());
+    }
+  }
+
+  /**
+   * Waits for the point where {@code victim} is to be killed and says which it was: at once; after
+   * the next 1 to 3 lines of a random step; or parked at a hold point right after the handler
+   * counted its run or committed its credit (always the latter for the first kill). A point the
+   * victim does not reach before the sender has nothing left to send in this wave becomes "idle".
+   */
+  private static String killPoint(ReceiverProcess victim, WebhookSender sender, Random random,
+      int k) throws Exception {
+    int n = 1 + random.nextInt(3);
+    int choice = k == 0 ? 0 : random.nextInt(4);
+    if (choice == 3) {
+      return "at once";
+    }
+    victim.forgetLines();
+    sender.whenIdle(victim::wake);
+    if (choice == 2) {
+      String step = STEPS.get(random.nextInt(STEPS.size()));
+      for (int i = 0; i < n; i++) {
+        if (victim.awaitLine(step::equals) == null) {
+          return "idle (waiting for " + step + ")";
+        }
+      }
+      return "after " + n + "x " + step;
+    }
+    String step = choice == 0 ? "EFFECT" : "RAN";
+    victim.send("HOLD " + step + " " + n);
+    if (victim.awaitLine(("HELD " + step)::equals) == null) {
+      victim.send("HOLD NONE 0");
+      return "idle (waiting for HELD " + step + ")";
+    }
+    return "held at " + step;
+  }
+
+  /**
+   * Waits, on the receivers' output lines, until the ledger holds {@code events} credits and the
+   * inbox nothing unfinished; fails at once on a dead-lettered event, or after {@link #PATIENCE}.
+   */
+  private static void awaitDrained(ReceiverFleet fleet, int events) throws Exception {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (true) {
+      long seen = fleet.progress().ticks();
+      JsonNode stats = fleet.stats();
+      assertThat(stats.get("dead").asLong()).as("dead-lettered events: %s", stats).isZero();
+      if (stats.get("effects").asLong() >= events && stats.get("unfinished").asLong() == 0) {
+        return;
+      }
+      if (!fleet.progress().awaitTickAfter(seen, deadline)) {
+        throw new AssertionError("not drained within " + PATIENCE + ": " + stats
+            + fleet.stderrTexts());
+      }
+    }
+  }
+
+  private static void verify(WebhookPlan plan, Run run, IntentStore store, CreditLedger ledger,
+      String setting) throws Exception {
+    String source = WebhookReceiverChild.SOURCE;
+    // What the sender was answered: every good delivery 200, every forged or stale one refused,
+    // and each event stored by one delivery at most ("accepted"), the others "duplicate".
+    Map<Kind, Integer> perKind = new EnumMap<>(Kind.class);
+    Map<String, Integer> acceptedPerEvent = new HashMap<>();
+    long afterRetries = 0;
+    for (Answer a : run.answers()) {
+      Kind kind = a.delivery().kind();
+      perKind.merge(kind, 1, Integer::sum);
+      assertThat(a.status()).as("%s delivery answered %s", kind, a.text())
+          .isEqualTo(kind.expected);
+      if (kind.good() && a.text().equals("accepted")) {
+        acceptedPerEvent.merge(a.delivery().event().id(), 1, Integer::sum);
+      }
+      afterRetries += a.attempts() > 1 ? 1 : 0;
+    }
+    assertThat(run.answers()).hasSize(plan.planned().size() + plan.redeliveries());
+    assertThat(acceptedPerEvent.values()).as("deliveries answered 'accepted' per event")
+        .allSatisfy(n -> assertThat(n).isEqualTo(1));
+
+    // The inbox: every good event handled, with its own bytes (no forged body replaced them);
+    // nothing stored for an id that was only ever forged or stale.
+    Inbox reader = Inbox.builder(store).workers(0).build();
+    try {
+      for (Event e : plan.good()) {
+        InboxMessage m = reader.get(source, e.id()).orElseThrow(
+            () -> new AssertionError("a good event was lost: " + e.customer()));
+        assertThat(m.state()).as("%s", m).isEqualTo(InboxState.HANDLED);
+        assertThat(m.payload()).as("%s", m).isEqualTo(e.body());
+      }
+      for (Event e : plan.neverGood()) {
+        assertThat(reader.get(source, e.id())).as("a refused delivery was stored").isEmpty();
+      }
+      assertThat(reader.listUnfinished()).isEmpty();
+    } finally {
+      reader.close();
+    }
+
+    // The ledger: one credit per good event with its own amount, none for anything else; the
+    // balances are the sums of the good events; every event ran at least once.
+    Map<String, CreditLedger.Credit> credits = ledger.credits(source);
+    Map<String, Event> good = plan.good().stream()
+        .collect(Collectors.toMap(Event::id, e -> e));
+    assertThat(credits.keySet()).as("events credited").isEqualTo(good.keySet());
+    Map<String, Long> expectedBalances = new TreeMap<>();
+    for (Event e : plan.good()) {
+      CreditLedger.Credit c = credits.get(e.id());
+      assertThat(c.customer()).isEqualTo(e.customer());
+      assertThat(c.amount()).as("the credit's amount is the signed one").isEqualTo(e.amount());
+      expectedBalances.merge(e.customer(), e.amount(), Long::sum);
+    }
+    assertThat(ledger.balances()).isEqualTo(expectedBalances);
+    Map<String, Long> runs = ledger.runs(source);
+    assertThat(runs.keySet()).isEqualTo(good.keySet());
+    long totalRuns = runs.values().stream().mapToLong(Long::longValue).sum();
+    long ranAgain = runs.values().stream().filter(n -> n > 1).count();
+    assertThat(totalRuns).as("runs >= effects").isGreaterThanOrEqualTo(credits.size());
+    if (!run.kills().isEmpty()) {
+      assertThat(run.kills().get(0)).endsWith("held at EFFECT");
+      assertThat(ranAgain).as("the first kill held a run after its credit: it ran again")
+          .isPositive();
+      assertThat(run.steps()).as("inbox events").containsKey("TAKEN_OVER");
+    }
+    // What the receivers printed: no delivery of a stored id carried other bytes (a forged body
+    // never got past verification), nothing was dead-lettered, and no event was stored twice.
+    assertThat(run.steps()).as("inbox events").doesNotContainKeys("MISMATCH", "DEAD_LETTERED");
+    assertThat(run.steps().getOrDefault("ACCEPTED", 0L)).as("events stored")
+        .isLessThanOrEqualTo(good.size());
+
+    System.out.printf("webhook receiver kill test (%s): %d good events credited once each,"
+        + " %d deliveries (%s), %d refused (400/401) and nothing of them stored; %d SIGKILLs"
+        + " (%s), %d receiver starts; %d handler runs, %d events ran more than once (absorbed"
+        + " by the ledger's unique constraint); receiver steps %s; sender %s, %d deliveries needed"
+        + " retries; ms %s, seed %d%n",
+        setting, credits.size(), run.answers().size(), perKind,
+        run.answers().stream().filter(a -> !a.delivery().kind().good()).count(),
+        run.kills().size(), run.kills(), run.starts(), totalRuns, ranAgain, run.steps(),
+        run.sender(), afterRetries, run.millis(), SEED);
+  }
+}
