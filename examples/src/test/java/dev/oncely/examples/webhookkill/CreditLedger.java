@@ -150,20 +150,18 @@ final class CreditLedger implements AutoCloseable {
     });
   }
 
-  /** Every credit row of {@code source}, by event id; an event with two rows fails. */
-  Map<String, Credit> credits(String source) throws SQLException {
+  /** Every credit row by {@link #key} of its event; an event with two rows fails. */
+  Map<String, Credit> credits() throws SQLException {
     return db.run(c -> {
       Map<String, Credit> out = new TreeMap<>();
-      try (PreparedStatement st = c.prepareStatement("SELECT event_id, customer, amount,"
-          + " instance FROM credits WHERE source = ?")) {
-        st.setString(1, source);
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            Credit previous = out.put(rs.getString(1),
-                new Credit(rs.getString(2), rs.getLong(3), rs.getString(4)));
-            if (previous != null) {
-              throw new AssertionError("two credits for one event: " + previous);
-            }
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery(
+              "SELECT source, event_id, customer, amount, instance FROM credits")) {
+        while (rs.next()) {
+          Credit previous = out.put(key(rs.getString(1), rs.getString(2)),
+              new Credit(rs.getString(3), rs.getLong(4), rs.getString(5)));
+          if (previous != null) {
+            throw new AssertionError("two credits for one event: " + previous);
           }
         }
       }
@@ -171,21 +169,23 @@ final class CreditLedger implements AutoCloseable {
     });
   }
 
-  /** How many times the handler ran, by event id of {@code source}. */
-  Map<String, Long> runs(String source) throws SQLException {
+  /** How many times the handler ran, by {@link #key} of the event. */
+  Map<String, Long> runs() throws SQLException {
     return db.run(c -> {
       Map<String, Long> out = new TreeMap<>();
-      try (PreparedStatement st = c.prepareStatement(
-          "SELECT event_id, runs FROM handler_runs WHERE source = ?")) {
-        st.setString(1, source);
-        try (ResultSet rs = st.executeQuery()) {
-          while (rs.next()) {
-            out.put(rs.getString(1), rs.getLong(2));
-          }
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT source, event_id, runs FROM handler_runs")) {
+        while (rs.next()) {
+          out.put(key(rs.getString(1), rs.getString(2)), rs.getLong(3));
         }
       }
       return out;
     });
+  }
+
+  /** How an event is named in {@link #credits} and {@link #runs}: source, a space, its id. */
+  static String key(String source, String eventId) {
+    return source + " " + eventId;
   }
 
   /** Every customer's balance. */

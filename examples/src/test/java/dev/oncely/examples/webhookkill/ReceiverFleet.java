@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntFunction;
 import okhttp3.OkHttpClient;
@@ -24,7 +26,7 @@ final class ReceiverFleet implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Path dir;
-  private final String secret;
+  private final Map<String, String> secrets;
   private final IntFunction<List<String>> argsOf;
   private final ReceiverProcess.Progress progress = new ReceiverProcess.Progress();
   private final ReceiverProcess[] processes;
@@ -38,12 +40,13 @@ final class ReceiverFleet implements AutoCloseable {
   private long restartNanos;
 
   /**
-   * A fleet of {@code size} receivers; {@code argsOf} gives instance {@code i}'s arguments but
-   * {@code --port} and {@code --tomcat}.
+   * A fleet of {@code size} receivers verifying with {@code secrets} (by source); {@code argsOf}
+   * gives instance {@code i}'s arguments but {@code --port} and {@code --tomcat}.
    */
-  ReceiverFleet(Path dir, int size, String secret, IntFunction<List<String>> argsOf) {
+  ReceiverFleet(Path dir, int size, Map<String, String> secrets,
+      IntFunction<List<String>> argsOf) {
     this.dir = dir;
-    this.secret = secret;
+    this.secrets = Map.copyOf(secrets);
     this.argsOf = argsOf;
     this.processes = new ReceiverProcess[size];
     this.ports = new int[size];
@@ -60,7 +63,7 @@ final class ReceiverFleet implements AutoCloseable {
         try {
           start(index);
         } catch (IOException | InterruptedException e) {
-          throw new java.util.concurrent.CompletionException(e);
+          throw new CompletionException(e);
         }
       }));
     }
@@ -203,7 +206,7 @@ final class ReceiverFleet implements AutoCloseable {
     args.addAll(List.of("--port", Integer.toString(port),
         "--tomcat", dir.resolve("tomcat-" + i).toString()));
     String name = "receiver-" + i + "-" + generation;
-    ReceiverProcess p = ReceiverProcess.start(dir, name, args, secret, progress);
+    ReceiverProcess p = ReceiverProcess.start(dir, name, args, secrets, progress);
     List<CompletableFuture<Void>> woken;
     synchronized (this) {
       processes[i] = p;

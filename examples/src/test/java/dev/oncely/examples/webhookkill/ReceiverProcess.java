@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
@@ -51,11 +52,11 @@ final class ReceiverProcess {
   }
 
   /**
-   * Starts a receiver child with {@code args} and the webhook secret {@code secret} (in its
+   * Starts a receiver child with {@code args} and the webhook {@code secrets} by source (in its
    * environment), and waits until it listens.
    */
-  static ReceiverProcess start(Path dir, String name, List<String> args, String secret,
-      Progress progress) throws IOException, InterruptedException {
+  static ReceiverProcess start(Path dir, String name, List<String> args,
+      Map<String, String> secrets, Progress progress) throws IOException, InterruptedException {
     Path tmp = Files.createDirectories(dir.resolve("child-tmp"));
     Path stderr = dir.resolve(name + ".err");
     List<String> command = new ArrayList<>(List.of(
@@ -67,7 +68,8 @@ final class ReceiverProcess {
         WebhookReceiverChild.class.getName()));
     command.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(command).redirectError(stderr.toFile());
-    builder.environment().put(WebhookReceiverChild.SECRET_ENV, secret);
+    secrets.forEach((source, secret) -> builder.environment().put(
+        WebhookReceiverChild.SECRET_ENV + source.toUpperCase(Locale.ROOT), secret));
     ReceiverProcess child = new ReceiverProcess(builder.start(), stderr, name, progress);
     String listening = child.awaitLine(l -> l.startsWith("LISTENING "));
     if (listening == null) {

@@ -7,10 +7,13 @@ import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.postgres.ExamplesPostgres;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.server.inbox.Inbox;
+import dev.oncely.server.inbox.InboxHandler;
 import dev.oncely.server.inbox.InboxMessage;
 import dev.oncely.server.inbox.InboxState;
 import dev.oncely.server.servlet.WebhookServlet;
+import dev.oncely.server.webhook.GitHubSignatures;
 import dev.oncely.server.webhook.StandardWebhooks;
+import dev.oncely.server.webhook.StripeSignatures;
 import dev.oncely.server.webhook.WebhookReceiver;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -26,6 +29,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,9 +42,10 @@ import org.apache.catalina.startup.Tomcat;
 
 /**
  * A webhook receiver in its own JVM, for {@link WebhookReceiverKillTest} to SIGKILL and restart on
- * the same files: embedded Tomcat serving {@link WebhookServlet} at {@code /webhooks/*} with one
- * source, {@value #SOURCE} (Standard Webhooks, the secret from the environment variable {@value
- * #SECRET_ENV}), an {@link Inbox} on MapDB ({@code --engine mapdb --inbox F --ledger L}) or on a
+ * the same files: embedded Tomcat serving {@link WebhookServlet} at {@code /webhooks/*} with three
+ * sources, {@code standard} (Standard Webhooks), {@code stripe} and {@code github}, each secret
+ * from the environment variable {@value #SECRET_ENV} and the source's name in capitals, an {@link
+ * Inbox} on MapDB ({@code --engine mapdb --inbox F --ledger L}) or on a
  * PostgreSQL schema of its own shared by a fleet ({@code --engine postgres --jdbc URL}), and a
  * handler that makes one credit per event in a {@link CreditLedger} (SQLite beside the inbox, or
  * the same PostgreSQL database), counting its runs there first.
@@ -54,17 +59,19 @@ import org.apache.catalina.startup.Tomcat;
  *
  * <p>What it reads on stdin: {@code HOLD <RAN|EFFECT> <n>} parks the worker that reaches that
  * step the {@code n}-th time from now (until the parent SIGKILLs the JVM: a kill at a known point
- * of a run, where the inbox knows the run started and not that it ended); {@code STOP} stops
- * cleanly and exits 0. The end of stdin (the parent died) halts it.
+ * of a run, where the inbox knows the run started and not that it ended; {@code HOLD NONE 0}
+ * disarms it); {@code STOP} stops cleanly and exits 0. The end of stdin (the parent died) halts
+ * it.
  *
  * <p>{@code GET /stats} answers {@code {"effects":..,"runs":..,"unfinished":..,"dead":..}}: the
  * ledger's totals and the inbox's unfinished and dead messages.
  */
 public final class WebhookReceiverChild {
-  /** The one webhook source. */
-  static final String SOURCE = "standard";
-  /** The environment variable carrying the source's secret (kept out of the command line). */
-  static final String SECRET_ENV = "ONCELY_TEST_WEBHOOK_SECRET";
+  /**
+   * The start of the environment variables carrying the sources' secrets (kept out of the command
+   * line): {@code ONCELY_TEST_WEBHOOK_SECRET_STRIPE} for {@code stripe}.
+   */
+  static final String SECRET_ENV = "ONCELY_TEST_WEBHOOK_SECRET_";
   /** The PostgreSQL schema of the fleet's shared inbox. */
   static final String INBOX_SCHEMA = "oncely_inbox";
   /** The inbox lease and the PostgreSQL store's: a killed receiver's runs are taken over after. */
@@ -90,6 +97,7 @@ public final class WebhookReceiverChild {
       store = MapDbIntentStore.open(Path.of(options.get("inbox")));
       ledger = CreditLedger.sqlite(Path.of(options.get("ledger")));
     }
+    InboxHandler handler = m -> handle(m, ledger, instance, hold, out);
     Inbox inbox = Inbox.builder(store)
         .instance(instance)
         .lease(LEASE)
@@ -97,10 +105,17 @@ public final class WebhookReceiverChild {
         .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
         .workers(4)
         .listener(e -> print(out, "STEP " + e.kind()))
-        .handler(SOURCE, m -> handle(m, ledger, instance, hold, out))
+        .handler(WebhookPlan.STANDARD, handler)
+        .handler(WebhookPlan.STRIPE, handler)
+        .handler(WebhookPlan.GITHUB, handler)
         .build();
     WebhookReceiver receiver = WebhookReceiver.builder(inbox)
-        .source(SOURCE, StandardWebhooks.builder().secret(System.getenv(SECRET_ENV)).build())
+        .source(WebhookPlan.STANDARD,
+            StandardWebhooks.builder().secret(secretOf(WebhookPlan.STANDARD)).build())
+        .source(WebhookPlan.STRIPE,
+            StripeSignatures.builder().secret(secretOf(WebhookPlan.STRIPE)).build())
+        .source(WebhookPlan.GITHUB,
+            GitHubSignatures.builder().secret(secretOf(WebhookPlan.GITHUB)).build())
         .build();
     Path tomcatDir = Files.createDirectories(Path.of(options.get("tomcat")));
     Tomcat tomcat = startTomcat(tomcatDir, Integer.parseInt(options.get("port")), receiver,
@@ -164,6 +179,14 @@ public final class WebhookReceiverChild {
       throw new IllegalStateException("cannot bind port " + port);
     }
     return tomcat;
+  }
+
+  private static String secretOf(String source) {
+    String secret = System.getenv(SECRET_ENV + source.toUpperCase(Locale.ROOT));
+    if (secret == null) {
+      throw new IllegalStateException("no secret for " + source + " in the environment");
+    }
+    return secret;
   }
 
   private static void print(PrintStream out, String line) {

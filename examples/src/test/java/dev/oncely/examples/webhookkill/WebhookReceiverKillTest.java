@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -33,30 +34,40 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Webhook receivers SIGKILLed at random points while a sender delivers: every good event's credit
- * exists exactly once, nothing forged or stale is stored or credited, and no good event is lost.
+ * exists exactly once, nothing forged or stale is stored or credited, every refused delivery was
+ * answered {@code 400}/{@code 401}, and no good event is lost.
  *
  * <p>The receivers are {@link WebhookReceiverChild} JVMs (embedded Tomcat, the server half's
- * {@code WebhookServlet}, Standard Webhooks, an {@code Inbox}, a handler crediting a {@link
- * CreditLedger} under a unique constraint on (source, event id)), restarted on the same files after
- * every kill. The sender ({@link WebhookSender}, plan in {@link WebhookPlan}) delivers the good
- * events with 30% duplicates (20% shuffled among the originals, 10% sent after the original's
+ * {@code WebhookServlet} with three sources: Standard Webhooks, Stripe and GitHub; an {@code
+ * Inbox}; a handler crediting a {@link CreditLedger} under a unique constraint on (source, event
+ * id)), restarted on the same files after every kill. The sender ({@link WebhookSender}, plan in
+ * {@link WebhookPlan}) delivers the good events, a third per source, with 30% duplicates (20% shuffled among the originals, 10% sent after the original's
  * {@code 2xx}), in random order, plus forged and stale deliveries, retrying what got no answer or
- * a {@code 5xx} as a provider does. Kills land after a random number of a random step of the
- * victim ({@code ACCEPTED}, {@code STARTED}, {@code RAN}, {@code EFFECT}, {@code HANDLED}), or at a
- * hold point: a worker parks right after the handler counted its run or committed its credit, and
- * the JVM is SIGKILLed there. The first kill is always such a hold after a credit, so at least one
- * event is run again and the ledger's dedupe is exercised.
+ * a {@code 5xx} as a provider does.
+ *
+ * <p>The plan goes out in {@code kills + 1} waves. Inside each wave but the last, once between a
+ * quarter and three quarters of it is answered, one receiver (at random) is SIGKILLed: at once;
+ * after its next 1 to 3 lines of a random step ({@code ACCEPTED}: stored, the {@code 200} maybe
+ * not yet written; {@code STARTED}; {@code RAN}; {@code EFFECT}; {@code HANDLED}); or at a hold
+ * point, a worker parked right after the handler counted its run or committed its credit, where
+ * the inbox knows the run started and not that it ended. The victim is restarted on its files
+ * before the next wave goes, so every kill lands while deliveries are in flight and handlers run.
+ * The first kill is always held after a credit, so at least one event is run again and the
+ * ledger's dedupe is exercised.
  *
  * <p>These handlers are at least once, deduplicated: the inbox records a run's end after the
  * handler returns, so a kill between the credit and that record runs the handler again, and the
  * unique constraint absorbs it ({@code runs >= effects}; the test prints how many events ran more
- * than once).
+ * than once). That holds on PostgreSQL too, since this handler's credit commits in a transaction
+ * of its own, apart from the message's completion.
  *
  * <p>{@link #a_mapdb_receiver_killed_at_random_points_credits_every_good_event_once} runs one
  * receiver on MapDB (the inbox) and SQLite (the ledger); {@link
  * #two_postgres_receivers_killed_at_random_points_credit_every_good_event_once} two receivers
  * sharing one PostgreSQL inbox (a schema of its own) and one PostgreSQL ledger, the sender spreading
- * deliveries over both, kills on either.
+ * deliveries over both, kills on either. Once every delivery is answered, the test waits on the
+ * receivers' output lines until {@code GET /stats} shows every event credited and nothing
+ * unfinished, stops the receivers cleanly and checks the files.
  *
  * <p>{@code -Doncely.webhooks.kill.events=N} sets the good events (default {@value
  * #DEFAULT_EVENTS}), {@code -Doncely.webhooks.kill.kills=K} the kills (default {@value
@@ -85,7 +96,7 @@ class WebhookReceiverKillTest {
     Path inboxFile = dir.resolve("inbox.db");
     Path ledgerFile = dir.resolve("ledger.db");
     Run run;
-    try (ReceiverFleet fleet = new ReceiverFleet(dir, 1, plan.secret(), i -> List.of(
+    try (ReceiverFleet fleet = new ReceiverFleet(dir, 1, plan.secrets(), i -> List.of(
         "--engine", "mapdb", "--instance", "r" + i, "--inbox", inboxFile.toString(),
         "--ledger", ledgerFile.toString()))) {
       run = runUnderKills(fleet, plan);
@@ -106,7 +117,7 @@ class WebhookReceiverKillTest {
         CreditLedger ledger = CreditLedger.postgres(url, 4)) {
       PostgresIntentStore.migrate(admin, WebhookReceiverChild.INBOX_SCHEMA);
       Run run;
-      try (ReceiverFleet fleet = new ReceiverFleet(dir, 2, plan.secret(), i -> List.of(
+      try (ReceiverFleet fleet = new ReceiverFleet(dir, 2, plan.secrets(), i -> List.of(
           "--engine", "postgres", "--instance", "r" + i, "--jdbc", url))) {
         run = runUnderKills(fleet, plan);
         fleet.stopAll();
@@ -115,7 +126,7 @@ class WebhookReceiverKillTest {
           .schema(WebhookReceiverChild.INBOX_SCHEMA).build()) {
         verify(plan, run, store, ledger, "PostgreSQL inbox + ledger, two receivers");
       }
-      Map<String, Long> byInstance = ledger.credits(WebhookReceiverChild.SOURCE).values()
+      Map<String, Long> byInstance = ledger.credits().values()
           .stream().collect(Collectors.groupingBy(CreditLedger.Credit::instance, TreeMap::new,
               Collectors.counting()));
       System.out.println("  credits by receiver instance: " + byInstance);
@@ -130,10 +141,12 @@ class WebhookReceiverKillTest {
   /**
    * Starts the fleet, sends the plan in {@link #KILLS} + 1 waves with one kill inside each wave
    * but the last (the victim restarted on its files before the next wave goes), then waits until
-   * every good event is credited and nothing in the inbox is unfinished.
+   * every good event is credited and nothing in the inbox is unfinished. Returns the kill points,
+   * the answers, the sender's and the receivers' counts, and how long the phases took (from the
+   * start: the fleet up, every delivery answered, drained; and the restarts' total).
    */
   private Run runUnderKills(ReceiverFleet fleet, WebhookPlan plan) throws Exception {
-    Map<String, Long> millis = new java.util.LinkedHashMap<>();
+    Map<String, Long> millis = new LinkedHashMap<>();
     long started = System.nanoTime();
     Random random = new Random(SEED ^ fleet.size());
     fleet.startAll();
@@ -224,7 +237,6 @@ class WebhookReceiverKillTest {
 
   private static void verify(WebhookPlan plan, Run run, IntentStore store, CreditLedger ledger,
       String setting) throws Exception {
-    String source = WebhookReceiverChild.SOURCE;
     // What the sender was answered: every good delivery 200, every forged or stale one refused,
     // and each event stored by one delivery at most ("accepted"), the others "duplicate".
     Map<Kind, Integer> perKind = new EnumMap<>(Kind.class);
@@ -236,7 +248,7 @@ class WebhookReceiverKillTest {
       assertThat(a.status()).as("%s delivery answered %s", kind, a.text())
           .isEqualTo(kind.expected);
       if (kind.good() && a.text().equals("accepted")) {
-        acceptedPerEvent.merge(a.delivery().event().id(), 1, Integer::sum);
+        acceptedPerEvent.merge(keyOf(a.delivery().event()), 1, Integer::sum);
       }
       afterRetries += a.attempts() > 1 ? 1 : 0;
     }
@@ -249,13 +261,14 @@ class WebhookReceiverKillTest {
     Inbox reader = Inbox.builder(store).workers(0).build();
     try {
       for (Event e : plan.good()) {
-        InboxMessage m = reader.get(source, e.id()).orElseThrow(
-            () -> new AssertionError("a good event was lost: " + e.customer()));
+        InboxMessage m = reader.get(e.source(), e.id()).orElseThrow(
+            () -> new AssertionError("a good event of " + e.source() + " was lost"));
         assertThat(m.state()).as("%s", m).isEqualTo(InboxState.HANDLED);
         assertThat(m.payload()).as("%s", m).isEqualTo(e.body());
       }
       for (Event e : plan.neverGood()) {
-        assertThat(reader.get(source, e.id())).as("a refused delivery was stored").isEmpty();
+        assertThat(reader.get(e.source(), e.id())).as("a refused delivery was stored")
+            .isEmpty();
       }
       assertThat(reader.listUnfinished()).isEmpty();
     } finally {
@@ -264,19 +277,19 @@ class WebhookReceiverKillTest {
 
     // The ledger: one credit per good event with its own amount, none for anything else; the
     // balances are the sums of the good events; every event ran at least once.
-    Map<String, CreditLedger.Credit> credits = ledger.credits(source);
+    Map<String, CreditLedger.Credit> credits = ledger.credits();
     Map<String, Event> good = plan.good().stream()
-        .collect(Collectors.toMap(Event::id, e -> e));
+        .collect(Collectors.toMap(WebhookReceiverKillTest::keyOf, e -> e));
     assertThat(credits.keySet()).as("events credited").isEqualTo(good.keySet());
     Map<String, Long> expectedBalances = new TreeMap<>();
     for (Event e : plan.good()) {
-      CreditLedger.Credit c = credits.get(e.id());
+      CreditLedger.Credit c = credits.get(keyOf(e));
       assertThat(c.customer()).isEqualTo(e.customer());
       assertThat(c.amount()).as("the credit's amount is the signed one").isEqualTo(e.amount());
       expectedBalances.merge(e.customer(), e.amount(), Long::sum);
     }
     assertThat(ledger.balances()).isEqualTo(expectedBalances);
-    Map<String, Long> runs = ledger.runs(source);
+    Map<String, Long> runs = ledger.runs();
     assertThat(runs.keySet()).isEqualTo(good.keySet());
     long totalRuns = runs.values().stream().mapToLong(Long::longValue).sum();
     long ranAgain = runs.values().stream().filter(n -> n > 1).count();
@@ -293,14 +306,20 @@ class WebhookReceiverKillTest {
     assertThat(run.steps().getOrDefault("ACCEPTED", 0L)).as("events stored")
         .isLessThanOrEqualTo(good.size());
 
-    System.out.printf("webhook receiver kill test (%s): %d good events credited once each,"
+    Map<String, Long> perSource = plan.good().stream().collect(Collectors.groupingBy(
+        Event::source, TreeMap::new, Collectors.counting()));
+    System.out.printf("webhook receiver kill test (%s): %d good events %s credited once each,"
         + " %d deliveries (%s), %d refused (400/401) and nothing of them stored; %d SIGKILLs"
         + " (%s), %d receiver starts; %d handler runs, %d events ran more than once (absorbed"
         + " by the ledger's unique constraint); receiver steps %s; sender %s, %d deliveries needed"
         + " retries; ms %s, seed %d%n",
-        setting, credits.size(), run.answers().size(), perKind,
+        setting, credits.size(), perSource, run.answers().size(), perKind,
         run.answers().stream().filter(a -> !a.delivery().kind().good()).count(),
         run.kills().size(), run.kills(), run.starts(), totalRuns, ranAgain, run.steps(),
         run.sender(), afterRetries, run.millis(), SEED);
+  }
+
+  private static String keyOf(Event e) {
+    return CreditLedger.key(e.source(), e.id());
   }
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,11 +24,12 @@ import okhttp3.Response;
 
 /**
  * A webhook sender over plain OkHttp, as a provider delivers: {@code concurrency} deliveries at
- * once, each {@code POST /webhooks/standard} to a receiver of the fleet picked at random, signed
+ * once, each {@code POST /webhooks/<source>} to a receiver of the fleet picked at random, signed
  * afresh on every attempt. A delivery that got no answer (connection refused while the receiver
  * is down, a connection cut by a kill) or a {@code 5xx} is retried, on another receiver when one
  * is up, after a backoff of at most a second or as soon as a receiver restarts, whichever comes
- * first; any other answer is final. When an event's original delivery is answered {@code 2xx} and
+ * first (when no receiver is up at all, once one is); any other answer is final: a refusal
+ * ({@code 4xx}) stores nothing, so the provider's later retries would get it again. When an event's original delivery is answered {@code 2xx} and
  * the plan says so, its redelivery is sent. Retries are scheduled, never slept.
  *
  * <p>The plan is sent in waves: {@link #release} lets the next planned deliveries go, so a test
@@ -143,7 +145,7 @@ final class WebhookSender implements AutoCloseable {
    * delivery found no receiver up.
    */
   Map<String, Long> counts() {
-    Map<String, Long> counts = new java.util.LinkedHashMap<>();
+    Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("attempts", attempts.get());
     counts.put("noAnswer", noAnswer.get());
     counts.put("answered5xx", unavailable.get());
@@ -189,7 +191,7 @@ final class WebhookSender implements AutoCloseable {
       attempts.incrementAndGet();
       WebhookPlan.Signed signed = plan.sign(d, Instant.now());
       Request.Builder request = new Request.Builder()
-          .url(target.baseUrl() + "webhooks/" + WebhookReceiverChild.SOURCE)
+          .url(target.baseUrl() + "webhooks/" + d.event().source())
           .post(RequestBody.create(signed.body(), JSON));
       signed.headers().forEach(request::header);
       int status;
