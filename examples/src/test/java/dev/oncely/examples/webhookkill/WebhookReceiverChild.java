@@ -2,6 +2,7 @@ package dev.oncely.examples.webhookkill;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.MapDbIntentStore;
 import dev.oncely.postgres.ExamplesPostgres;
@@ -10,6 +11,7 @@ import dev.oncely.server.inbox.Inbox;
 import dev.oncely.server.inbox.InboxHandler;
 import dev.oncely.server.inbox.InboxMessage;
 import dev.oncely.server.inbox.InboxState;
+import dev.oncely.server.postgres.PostgresInbox;
 import dev.oncely.server.servlet.WebhookServlet;
 import dev.oncely.server.webhook.GitHubSignatures;
 import dev.oncely.server.webhook.StandardWebhooks;
@@ -25,6 +27,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -44,18 +47,26 @@ import org.apache.catalina.startup.Tomcat;
  * A webhook receiver in its own JVM, for {@link WebhookReceiverKillTest} to SIGKILL and restart on
  * the same files: embedded Tomcat serving {@link WebhookServlet} at {@code /webhooks/*} with three
  * sources, {@code standard} (Standard Webhooks), {@code stripe} and {@code github}, each secret
- * from the environment variable {@value #SECRET_ENV} and the source's name in capitals, an {@link
- * Inbox} on MapDB ({@code --engine mapdb --inbox F --ledger L}) or on a
- * PostgreSQL schema of its own shared by a fleet ({@code --engine postgres --jdbc URL}), and a
- * handler that makes one credit per event in a {@link CreditLedger} (SQLite beside the inbox, or
- * the same PostgreSQL database), counting its runs there first.
+ * from the environment variable {@value #SECRET_ENV} and the source's name in capitals; an {@link
+ * Inbox}; and a handler that makes one credit per event in a {@link CreditLedger}, counting the
+ * run there first. Two settings:
+ *
+ * <ul>
+ *   <li>{@code --engine mapdb --inbox F --ledger L}: the inbox on MapDB, the ledger in SQLite,
+ *       the handler at least once: the credit commits on its own, the ledger's constraint absorbs
+ *       a repeated run;
+ *   <li>{@code --engine postgres --jdbc URL}: the inbox in a PostgreSQL schema of its own shared by
+ *       a fleet, the ledger in the same database, the handler exactly once through {@link
+ *       PostgresInbox}: the credit commits with the message's completion.
+ * </ul>
  *
  * <p>What it prints on stdout, so the parent waits on lines instead of polling: {@code LISTENING
  * <base url>} once it serves; {@code STEP <kind>} for every {@link
- * dev.oncely.server.inbox.InboxEvent} kind the inbox emits, and {@code STEP RAN} (the run is
- * counted), {@code STEP EFFECT} (the credit committed) or {@code STEP ABSORBED} (a repeated run
- * found its credit) from the handler; {@code HELD <step>} when a worker parks at an armed hold
- * point; {@code STOPPED} after a clean stop. Never an event id, a payload or a secret.
+ * dev.oncely.server.inbox.InboxEvent} kind the inbox emits, and from the handler {@code STEP RAN}
+ * (the run is counted), {@code STEP EFFECT} (the credit committed; on PostgreSQL written, to
+ * commit with the completion) or {@code STEP ABSORBED} (a repeated run found its credit); {@code
+ * HELD <step>} when a worker parks at an armed hold point; {@code STOPPED} after a clean stop.
+ * Never an event id, a payload or a secret.
  *
  * <p>What it reads on stdin: {@code HOLD <RAN|EFFECT> <n>} parks the worker that reaches that
  * step the {@code n}-th time from now (until the parent SIGKILLs the JVM: a kill at a known point
@@ -63,8 +74,9 @@ import org.apache.catalina.startup.Tomcat;
  * disarms it); {@code STOP} stops cleanly and exits 0. The end of stdin (the parent died) halts
  * it.
  *
- * <p>{@code GET /stats} answers {@code {"effects":..,"runs":..,"unfinished":..,"dead":..}}: the
- * ledger's totals and the inbox's unfinished and dead messages.
+ * <p>{@code GET /stats} answers {@code
+ * {"effects":..,"started":..,"completed":..,"unfinished":..,"dead":..}}: the ledger's totals and
+ * the inbox's unfinished and dead messages.
  */
 public final class WebhookReceiverChild {
   /**
@@ -88,16 +100,22 @@ public final class WebhookReceiverChild {
     Hold hold = new Hold(out);
     IntentStore store;
     CreditLedger ledger;
+    InboxHandler handler;
+    AutoCloseable pool = () -> { };
     if ("postgres".equals(options.get("engine"))) {
-      String url = options.get("jdbc");
-      store = PostgresIntentStore.builder(ExamplesPostgres.pool(url, 8)).schema(INBOX_SCHEMA)
-          .lease(LEASE).build();
-      ledger = CreditLedger.postgres(url, 8);
+      HikariDataSource dataSource = ExamplesPostgres.pool(options.get("jdbc"), 16);
+      pool = dataSource;
+      PostgresIntentStore messages = PostgresIntentStore.builder(dataSource)
+          .schema(INBOX_SCHEMA).lease(LEASE).build();
+      store = messages;
+      ledger = CreditLedger.postgres(dataSource);
+      handler = PostgresInbox.handler(dataSource, messages,
+          (m, connection) -> creditInTransaction(m, connection, ledger, instance, hold, out));
     } else {
       store = MapDbIntentStore.open(Path.of(options.get("inbox")));
       ledger = CreditLedger.sqlite(Path.of(options.get("ledger")));
+      handler = m -> creditOnce(m, ledger, instance, hold, out);
     }
-    InboxHandler handler = m -> handle(m, ledger, instance, hold, out);
     Inbox inbox = Inbox.builder(store)
         .instance(instance)
         .lease(LEASE)
@@ -134,6 +152,7 @@ public final class WebhookReceiverChild {
           inbox.close(Duration.ofSeconds(5));
           store.close();
           ledger.close();
+          pool.close();
           print(out, "STOPPED");
           System.exit(0);
         }
@@ -143,16 +162,37 @@ public final class WebhookReceiverChild {
     Runtime.getRuntime().halt(3);
   }
 
-  /** The handler: count the run, credit once, with the hold points after each. */
-  private static void handle(InboxMessage m, CreditLedger ledger, String instance, Hold hold,
+  /**
+   * The at-least-once handler (MapDB): count the run, credit in a transaction of its own, a
+   * repeated run absorbed by the ledger's constraint; the hold points after each.
+   */
+  private static void creditOnce(InboxMessage m, CreditLedger ledger, String instance, Hold hold,
       PrintStream out) throws IOException, SQLException {
     JsonNode data = JSON.readTree(m.payload()).path("data");
-    ledger.countRun(m.source(), m.messageId());
+    ledger.countStart(m.source(), m.messageId());
     print(out, "STEP RAN");
     hold.reached("RAN");
     boolean made = ledger.credit(m.source(), m.messageId(), data.path("customer").asText(),
         data.path("amount").asLong(), instance);
     print(out, made ? "STEP EFFECT" : "STEP ABSORBED");
+    hold.reached("EFFECT");
+  }
+
+  /**
+   * The exactly-once handler (PostgreSQL, through {@link PostgresInbox}): count the run on its
+   * own, then write the credit in the transaction that commits with the message's completion;
+   * the hold points after each (the second with the credit written, not committed).
+   */
+  private static void creditInTransaction(InboxMessage m, Connection connection,
+      CreditLedger ledger, String instance, Hold hold, PrintStream out)
+      throws IOException, SQLException {
+    JsonNode data = JSON.readTree(m.payload()).path("data");
+    ledger.countStart(m.source(), m.messageId());
+    print(out, "STEP RAN");
+    hold.reached("RAN");
+    CreditLedger.creditInTransaction(connection, m.source(), m.messageId(),
+        data.path("customer").asText(), data.path("amount").asLong(), instance);
+    print(out, "STEP EFFECT");
     hold.reached("EFFECT");
   }
 
@@ -265,7 +305,8 @@ public final class WebhookReceiverChild {
       List<InboxMessage> unfinished = inbox.listUnfinished();
       long dead = unfinished.stream().filter(m -> m.state() == InboxState.DEAD).count();
       byte[] body = JSON.writeValueAsBytes(Map.of("effects", totals.effects(),
-          "runs", totals.runs(), "unfinished", unfinished.size(), "dead", dead));
+          "started", totals.started(), "completed", totals.completed(),
+          "unfinished", unfinished.size(), "dead", dead));
       response.setStatus(200);
       response.setContentType("application/json");
       response.setContentLength(body.length);

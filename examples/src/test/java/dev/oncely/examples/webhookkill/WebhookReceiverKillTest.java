@@ -41,33 +41,35 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code WebhookServlet} with three sources: Standard Webhooks, Stripe and GitHub; an {@code
  * Inbox}; a handler crediting a {@link CreditLedger} under a unique constraint on (source, event
  * id)), restarted on the same files after every kill. The sender ({@link WebhookSender}, plan in
- * {@link WebhookPlan}) delivers the good events, a third per source, with 30% duplicates (20% shuffled among the originals, 10% sent after the original's
- * {@code 2xx}), in random order, plus forged and stale deliveries, retrying what got no answer or
- * a {@code 5xx} as a provider does.
+ * {@link WebhookPlan}) delivers the good events, a third per source, with 30% duplicates (20%
+ * shuffled among the originals, 10% sent after the original's {@code 2xx}), in random order, plus
+ * forged and stale deliveries, retrying what got no answer or a {@code 5xx} as a provider does.
  *
  * <p>The plan goes out in {@code kills + 1} waves. Inside each wave but the last, once between a
  * quarter and three quarters of it is answered, one receiver (at random) is SIGKILLed: at once;
  * after its next 1 to 3 lines of a random step ({@code ACCEPTED}: stored, the {@code 200} maybe
  * not yet written; {@code STARTED}; {@code RAN}; {@code EFFECT}; {@code HANDLED}); or at a hold
- * point, a worker parked right after the handler counted its run or committed its credit, where
- * the inbox knows the run started and not that it ended. The victim is restarted on its files
- * before the next wave goes, so every kill lands while deliveries are in flight and handlers run.
- * The first kill is always held after a credit, so at least one event is run again and the
- * ledger's dedupe is exercised.
+ * point, a worker parked right after the handler counted its run or wrote its credit, where the
+ * inbox knows the run started and not that it ended. The victim is restarted on its files before
+ * the next wave goes, so every kill lands while deliveries are in flight and handlers run. The
+ * first kill is always held after a credit, so at least one event is run again.
  *
- * <p>These handlers are at least once, deduplicated: the inbox records a run's end after the
- * handler returns, so a kill between the credit and that record runs the handler again, and the
- * unique constraint absorbs it ({@code runs >= effects}; the test prints how many events ran more
- * than once). That holds on PostgreSQL too, since this handler's credit commits in a transaction
- * of its own, apart from the message's completion.
+ * <p>{@link #a_mapdb_receiver_killed_at_random_points_credits_every_good_event_once}: one receiver,
+ * the inbox on MapDB, the ledger in SQLite, the handler at least once and deduplicated: the inbox
+ * records a run's end after the handler returns, so a kill between the credit's commit and that
+ * record runs the handler again, and the unique constraint absorbs it ({@code runs >= effects}).
+ * {@link #two_postgres_receivers_killed_at_random_points_credit_every_good_event_once}: two
+ * receivers sharing one PostgreSQL inbox (a schema of its own) and one PostgreSQL ledger, the
+ * sender spreading deliveries over both, kills on either, the handler exactly once through {@code
+ * PostgresInbox}: the credit commits with the message's completion, so a killed run leaves
+ * neither and each event's credit transaction commits once ({@code runs == effects}, a plain
+ * insert that a second commit would fail). Both count every started run on its own and print how
+ * many events were started more than once.
  *
- * <p>{@link #a_mapdb_receiver_killed_at_random_points_credits_every_good_event_once} runs one
- * receiver on MapDB (the inbox) and SQLite (the ledger); {@link
- * #two_postgres_receivers_killed_at_random_points_credit_every_good_event_once} two receivers
- * sharing one PostgreSQL inbox (a schema of its own) and one PostgreSQL ledger, the sender spreading
- * deliveries over both, kills on either. Once every delivery is answered, the test waits on the
- * receivers' output lines until {@code GET /stats} shows every event credited and nothing
- * unfinished, stops the receivers cleanly and checks the files.
+ * <p>Once every delivery is answered, the test waits on the receivers' output lines until {@code
+ * GET /stats} shows every event credited and nothing unfinished, stops the receivers cleanly and
+ * checks the files: the answers, every good event handled in the inbox with its own bytes, nothing
+ * stored for a refused id, one credit per good event with its signed amount, the balances.
  *
  * <p>{@code -Doncely.webhooks.kill.events=N} sets the good events (default {@value
  * #DEFAULT_EVENTS}), {@code -Doncely.webhooks.kill.kills=K} the kills (default {@value
@@ -104,7 +106,8 @@ class WebhookReceiverKillTest {
     }
     try (MapDbIntentStore store = MapDbIntentStore.open(inboxFile);
         CreditLedger ledger = CreditLedger.sqlite(ledgerFile)) {
-      verify(plan, run, store, ledger, "MapDB inbox + SQLite ledger, one receiver");
+      verify(plan, run, store, ledger, false,
+          "MapDB inbox + SQLite ledger, one receiver, at-least-once handler");
     }
   }
 
@@ -114,7 +117,7 @@ class WebhookReceiverKillTest {
     WebhookPlan plan = new WebhookPlan(EVENTS, SEED + 1);
     String url = ExamplesPostgres.newDatabase();
     try (HikariDataSource admin = ExamplesPostgres.pool(url, 4);
-        CreditLedger ledger = CreditLedger.postgres(url, 4)) {
+        CreditLedger ledger = CreditLedger.postgres(admin)) {
       PostgresIntentStore.migrate(admin, WebhookReceiverChild.INBOX_SCHEMA);
       Run run;
       try (ReceiverFleet fleet = new ReceiverFleet(dir, 2, plan.secrets(), i -> List.of(
@@ -124,7 +127,8 @@ class WebhookReceiverKillTest {
       }
       try (PostgresIntentStore store = PostgresIntentStore.builder(admin)
           .schema(WebhookReceiverChild.INBOX_SCHEMA).build()) {
-        verify(plan, run, store, ledger, "PostgreSQL inbox + ledger, two receivers");
+        verify(plan, run, store, ledger, true,
+            "PostgreSQL inbox + ledger, two receivers, PostgresInbox handler");
       }
       Map<String, Long> byInstance = ledger.credits().values()
           .stream().collect(Collectors.groupingBy(CreditLedger.Credit::instance, TreeMap::new,
@@ -235,8 +239,13 @@ class WebhookReceiverKillTest {
     }
   }
 
+  /**
+   * Checks the answers, the inbox and the ledger once no receiver runs. {@code exactlyOnce}: the
+   * handler's credit commits with the message's completion, so each event's credit transaction
+   * committed once; otherwise at least once, a repeat absorbed by the constraint.
+   */
   private static void verify(WebhookPlan plan, Run run, IntentStore store, CreditLedger ledger,
-      String setting) throws Exception {
+      boolean exactlyOnce, String setting) throws Exception {
     // What the sender was answered: every good delivery 200, every forged or stale one refused,
     // and each event stored by one delivery at most ("accepted"), the others "duplicate".
     Map<Kind, Integer> perKind = new EnumMap<>(Kind.class);
@@ -289,15 +298,36 @@ class WebhookReceiverKillTest {
       expectedBalances.merge(e.customer(), e.amount(), Long::sum);
     }
     assertThat(ledger.balances()).isEqualTo(expectedBalances);
-    Map<String, Long> runs = ledger.runs();
-    assertThat(runs.keySet()).isEqualTo(good.keySet());
-    long totalRuns = runs.values().stream().mapToLong(Long::longValue).sum();
-    long ranAgain = runs.values().stream().filter(n -> n > 1).count();
-    assertThat(totalRuns).as("runs >= effects").isGreaterThanOrEqualTo(credits.size());
+    // The runs: every event's handler started at least once (counted on its own before the
+    // credit) and completed its credit transaction at least once; a kill between the two, or
+    // between the credit and the inbox's record of the run's end, starts it again.
+    Map<String, Long> started = ledger.runsStarted();
+    Map<String, Long> completed = ledger.runsCompleted();
+    assertThat(started.keySet()).isEqualTo(good.keySet());
+    assertThat(completed.keySet()).isEqualTo(good.keySet());
+    for (String event : good.keySet()) {
+      assertThat(started.get(event)).as("runs started >= completed")
+          .isGreaterThanOrEqualTo(completed.get(event));
+    }
+    long totalStarted = started.values().stream().mapToLong(Long::longValue).sum();
+    long totalCompleted = completed.values().stream().mapToLong(Long::longValue).sum();
+    long startedAgain = started.values().stream().filter(n -> n > 1).count();
+    long completedAgain = completed.values().stream().filter(n -> n > 1).count();
+    if (exactlyOnce) {
+      // The credit and the completion commit together: each event's credit transaction
+      // committed exactly once (a second commit would have failed on the constraint).
+      assertThat(completed.values()).as("completed runs per event")
+          .allSatisfy(n -> assertThat(n).isEqualTo(1L));
+      assertThat(totalCompleted).as("runs == effects").isEqualTo(credits.size());
+      assertThat(run.steps()).doesNotContainKeys("FAILED", "ABSORBED");
+    } else {
+      assertThat(totalCompleted).as("runs >= effects").isGreaterThanOrEqualTo(credits.size());
+    }
     if (!run.kills().isEmpty()) {
+      // The first kill held a run with its credit written: it was taken over and started again
+      // (at least once: its committed credit absorbed; exactly once: the credit rolled back).
       assertThat(run.kills().get(0)).endsWith("held at EFFECT");
-      assertThat(ranAgain).as("the first kill held a run after its credit: it ran again")
-          .isPositive();
+      assertThat(startedAgain).as("events started again").isPositive();
       assertThat(run.steps()).as("inbox events").containsKey("TAKEN_OVER");
     }
     // What the receivers printed: no delivery of a stored id carried other bytes (a forged body
@@ -310,12 +340,14 @@ class WebhookReceiverKillTest {
         Event::source, TreeMap::new, Collectors.counting()));
     System.out.printf("webhook receiver kill test (%s): %d good events %s credited once each,"
         + " %d deliveries (%s), %d refused (400/401) and nothing of them stored; %d SIGKILLs"
-        + " (%s), %d receiver starts; %d handler runs, %d events ran more than once (absorbed"
-        + " by the ledger's unique constraint); receiver steps %s; sender %s, %d deliveries needed"
-        + " retries; ms %s, seed %d%n",
+        + " (%s), %d receiver starts; handler runs started %d (%d events more than once), credit"
+        + " transactions committed %d (%d events more than once: repeats the ledger's unique"
+        + " constraint absorbed);"
+        + " receiver steps %s; sender %s, %d deliveries needed retries; ms %s, seed %d%n",
         setting, credits.size(), perSource, run.answers().size(), perKind,
         run.answers().stream().filter(a -> !a.delivery().kind().good()).count(),
-        run.kills().size(), run.kills(), run.starts(), totalRuns, ranAgain, run.steps(),
+        run.kills().size(), run.kills(), run.starts(), totalStarted, startedAgain,
+        totalCompleted, completedAgain, run.steps(),
         run.sender(), afterRetries, run.millis(), SEED);
   }
 
