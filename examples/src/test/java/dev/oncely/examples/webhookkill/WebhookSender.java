@@ -29,8 +29,9 @@ import okhttp3.Response;
  * is down, a connection cut by a kill) or a {@code 5xx} is retried, on another receiver when one
  * is up, after a backoff of at most a second or as soon as a receiver restarts, whichever comes
  * first (when no receiver is up at all, once one is); any other answer is final: a refusal
- * ({@code 4xx}) stores nothing, so the provider's later retries would get it again. When an event's original delivery is answered {@code 2xx} and
- * the plan says so, its redelivery is sent. Retries are scheduled, never slept.
+ * ({@code 4xx}) stores nothing, so the provider's later retries would get it again. When an
+ * event's original delivery is answered {@code 2xx} and the plan says so, its redelivery is sent.
+ * Retries are scheduled, never slept.
  *
  * <p>The plan is sent in waves: {@link #release} lets the next planned deliveries go, so a test
  * can keep the sender busy until its last kill (a provider's events come as they happen, not all
