@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -215,7 +216,20 @@ final class InboxWorkers {
         }
       }
       busy.incrementAndGet();
-      pool.execute(() -> runOnWorker(h, handler, lane));
+      try {
+        pool.execute(() -> runOnWorker(h, handler, lane));
+      } catch (RejectedExecutionException closing) {
+        // close() shut the pool while this was taken: back to the queue, due at once, rather than
+        // held under this closed instance's lease until it runs out and counted as a failure.
+        busy.decrementAndGet();
+        if (lane != null) {
+          synchronized (lanes) {
+            lanes.remove(lane);
+          }
+        }
+        requeueQuietly(h);
+        return false;
+      }
       return true;
     } finally {
       inbox.store().release(record.id());
