@@ -16,7 +16,8 @@ import java.util.Set;
  *
  * <pre>
  * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
- *     [--scale-intents N] [--waits-intents N] [--jit-quiet SHARE] [--only a,b] [--out DIR]
+ *     [--scale-intents N] [--waits-intents N] [--webhook-messages N] [--jit-quiet SHARE]
+ *     [--only a,b] [--out DIR]
  * java -jar benchmarks/target/oncely-benchmarks.jar --profile memory,mapdb [--profile-c N]
  *     [--profile-seconds N] [--out DIR]
  * </pre>
@@ -25,15 +26,17 @@ import java.util.Set;
  * only {@code --only} runs; {@code --out} defaults to
  * {@code benchmarks/results} ({@code benchmarks/results/profile} with {@code --profile}, which
  * runs {@link ProfileRun} instead of the scenarios; {@code benchmarks/results/server} for
- * {@code --only server}). Exit code 0 on success, 2 on bad usage.
+ * {@code --only server}, {@code benchmarks/results/webhook} for {@code --only webhook}). Exit code
+ * 0 on success, 2 on bad usage.
  */
 public final class Main {
   static final String SCENARIOS = "throughput,commit,resume,claim,scale,retry,outage,waits,micro";
   /**
-   * Scenarios run only when {@code --only} names them: the server half's (it starts Tomcat and a
-   * PostgreSQL server), kept out of the suite's default run and of the build's smoke test.
+   * Scenarios run only when {@code --only} names them: the server half's and webhook receipt
+   * (they start Tomcat and a PostgreSQL server), kept out of the suite's default run and of the
+   * build's smoke test.
    */
-  static final String OPT_IN = "server";
+  static final String OPT_IN = "server,webhook";
   static final String COMMAND = "mvn -B -q -pl benchmarks -am package -DskipTests"
       + " && java -jar benchmarks/target/oncely-benchmarks.jar";
 
@@ -55,6 +58,7 @@ public final class Main {
     int profileConcurrency = 64;
     int profileSeconds = 20;
     int waitsIntents = -1;
+    int webhookMessages = -1;
     Set<String> only = new LinkedHashSet<>(Arrays.asList(SCENARIOS.split(",")));
     List<String> argv = new ArrayList<>(Arrays.asList(args));
     try {
@@ -68,6 +72,7 @@ public final class Main {
           case "--scale-intents" -> settings =
               settings.withScaleIntents(Integer.parseInt(value(arg, argv)));
           case "--waits-intents" -> waitsIntents = positive(arg, value(arg, argv));
+          case "--webhook-messages" -> webhookMessages = positive(arg, value(arg, argv));
           case "--out" -> out = Path.of(value(arg, argv));
           case "--jit-quiet" -> settings =
               settings.withJitQuiet(Double.parseDouble(value(arg, argv)));
@@ -89,7 +94,8 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
-          + " [--scale-intents N] [--waits-intents N] [--jit-quiet SHARE] [--only " + SCENARIOS
+          + " [--scale-intents N] [--waits-intents N] [--webhook-messages N] [--jit-quiet SHARE]"
+          + " [--only " + SCENARIOS
           + "," + OPT_IN + "] [--out DIR]");
       System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
           + " [--profile-c N] [--profile-seconds N] [--out DIR]");
@@ -112,7 +118,7 @@ public final class Main {
     for (String scenario : only) {
       long t0 = System.nanoTime();
       System.out.println("== " + scenario);
-      scenario(scenario, settings, waitsIntents, results, out);
+      scenario(scenario, settings, waitsIntents, webhookMessages, results, out);
       System.out.printf(Locale.ROOT, "   (%s took %.1f s)%n", scenario, (System.nanoTime() - t0) / 1e9);
       results.write(out);
     }
@@ -125,7 +131,7 @@ public final class Main {
   }
 
   private static void scenario(String name, Settings settings, int waitsIntents,
-      Results results, Path out) {
+      int webhookMessages, Results results, Path out) {
     switch (name) {
       case "throughput" -> new ThroughputScenario(settings, results).run();
       case "commit" -> new CommitScenario(settings, results).run();
@@ -138,6 +144,8 @@ public final class Main {
           : "smoke".equals(settings.name()) ? 20 : 1000, settings.reps(), results).run();
       case "micro" -> new MicroScenario(settings, results).run();
       case "server" -> new ServerScenario(settings, results, out).run();
+      case "webhook" -> new WebhookScenario(settings, results, webhookMessages > 0
+          ? webhookMessages : "smoke".equals(settings.name()) ? 300 : 1_000_000).run();
       default -> throw new IllegalArgumentException("unknown scenario " + name);
     }
   }

@@ -32,9 +32,15 @@ class MainSmokeTest {
   }
 
   @Test
-  void the_server_scenario_runs_only_when_named() {
-    assertThat(Main.SCENARIOS.split(",")).doesNotContain("server");
-    assertThat(Main.OPT_IN.split(",")).contains("server");
+  void the_server_and_webhook_scenarios_run_only_when_named() {
+    assertThat(Main.SCENARIOS.split(",")).doesNotContain("server", "webhook");
+    assertThat(Main.OPT_IN.split(",")).contains("server", "webhook");
+  }
+
+  @Test
+  void a_webhook_store_size_below_one_is_bad_usage(@TempDir Path out) {
+    assertThat(Main.run(new String[] {"--only", "webhook", "--webhook-messages", "0", "--out",
+        out.toString()})).isEqualTo(2);
   }
 
   @Test

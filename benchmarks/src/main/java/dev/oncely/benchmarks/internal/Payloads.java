@@ -30,6 +30,19 @@ public final class Payloads {
         + "\"statement_descriptor\":\"EXAMPLE SHOP\",\"capture\":\"automatic\"}";
   }
 
+  /**
+   * A webhook event for order {@code seq}, about 1 KB: a Standard Webhooks-style envelope (type,
+   * timestamp, API version) around the {@link #order} checkout as its data (what the webhook
+   * scenario's senders sign and post).
+   */
+  public static String event(long seq) {
+    return "{\"type\":\"checkout.completed\",\"timestamp\":\"2026-12-05T18:00:00.000Z\","
+        + "\"api_version\":\"2026-11-01\",\"livemode\":false,\"account\":\"acct_1Bench\","
+        + "\"request\":{\"id\":\"req_" + seq + "\",\"idempotency_key\":null},\"attempt\":1,"
+        + "\"data\":{\"object\":\"checkout\",\"status\":\"complete\",\"payment_status\":"
+        + "\"paid\",\"order\":" + order(seq) + "}}";
+  }
+
   /** A JSON object of about {@code size} bytes: line items with mixed field types. */
   public static byte[] jsonOfSize(int size) {
     Random random = new Random(size);
