@@ -36,7 +36,8 @@ public final class Payloads {
    * scenario's senders sign and post).
    */
   public static String event(long seq) {
-    return "{\"type\":\"checkout.completed\",\"timestamp\":\"2026-12-05T18:00:00.000Z\","
+    return "{\"id\":\"evt_" + seq + "\",\"object\":\"event\",\"type\":\"checkout.completed\","
+        + "\"timestamp\":\"2026-12-05T18:00:00.000Z\",\"created\":1764957600,\"pending_webhooks\":1,"
         + "\"api_version\":\"2026-11-01\",\"livemode\":false,\"account\":\"acct_1Bench\","
         + "\"request\":{\"id\":\"req_" + seq + "\",\"idempotency_key\":null},\"attempt\":1,"
         + "\"data\":{\"object\":\"checkout\",\"status\":\"complete\",\"payment_status\":"
