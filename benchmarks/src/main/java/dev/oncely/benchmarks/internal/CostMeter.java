@@ -7,8 +7,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * What one measured window cost the client: CPU time and bytes allocated by every thread of the
@@ -32,9 +34,10 @@ public final class CostMeter {
   /** USER_HZ: the unit of the CPU times in {@code /proc}; 100 on every Linux ABI in use. */
   private static final long CLOCK_TICKS = 100;
 
-  private final Set<Long> serverThreads;
+  private final Supplier<Set<Long>> serverThreadsNow;
+  private Set<Long> serverThreads;
   private long processCpu0;
-  private long serverCpu0;
+  private Map<Long, Long> serverCpu0 = Map.of();
   private long compileMillis0;
   private long compilerCpu0;
   private Map<Long, Long> allocated0 = Map.of();
@@ -73,7 +76,17 @@ public final class CostMeter {
 
   /** A meter that treats {@code serverThreads} as the server's and every other thread as the client's. */
   public CostMeter(Set<Long> serverThreads) {
-    this.serverThreads = Set.copyOf(serverThreads);
+    this(fixed(serverThreads));
+  }
+
+  /**
+   * A meter whose server threads are the ones {@code serverThreads} names at the start and at the
+   * end of the window: a thread a pool started during the window counts from zero, so a server
+   * whose idle threads ended (Tomcat's, after a minute) and restart under load is measured whole.
+   */
+  public CostMeter(Supplier<Set<Long>> serverThreads) {
+    this.serverThreadsNow = serverThreads;
+    this.serverThreads = Set.copyOf(serverThreads.get());
     if (!THREADS.isThreadCpuTimeSupported() || !THREADS.isThreadAllocatedMemorySupported()) {
       throw new IllegalStateException("this JVM cannot measure per-thread CPU or allocation");
     }
@@ -126,7 +139,8 @@ public final class CostMeter {
   /** Marks the start of a window. */
   public void start() {
     allocated0 = allocatedByThread();
-    serverCpu0 = serverCpu();
+    serverThreads = Set.copyOf(serverThreadsNow.get());
+    serverCpu0 = serverCpuByThread();
     compileMillis0 = compileMillis();
     compilerCpu0 = compilerCpuNanos();
     processCpu0 = OS.getProcessCpuTime();
@@ -137,7 +151,13 @@ public final class CostMeter {
     long processCpu = OS.getProcessCpuTime();
     long compilerCpu = compilerCpuNanos();
     long compile = compileMillis();
-    long serverCpu = serverCpu();
+    Set<Long> both = new HashSet<>(serverThreads);
+    both.addAll(serverThreadsNow.get());
+    serverThreads = Set.copyOf(both);
+    long server = 0;
+    for (Map.Entry<Long, Long> e : serverCpuByThread().entrySet()) {
+      server += e.getValue() - serverCpu0.getOrDefault(e.getKey(), 0L);
+    }
     Map<Long, Long> allocated = allocatedByThread();
     long bytes = 0;
     long serverBytes = 0;
@@ -149,20 +169,25 @@ public final class CostMeter {
         bytes += delta;
       }
     }
-    long server = serverCpu - serverCpu0;
     return new Cost(processCpu - processCpu0 - server, server, bytes, compile - compileMillis0,
         compilerCpu < 0 || compilerCpu0 < 0 ? -1 : compilerCpu - compilerCpu0, serverBytes);
   }
 
-  private long serverCpu() {
-    long sum = 0;
+  /** CPU time of each live server thread (one that ended is left out). */
+  private Map<Long, Long> serverCpuByThread() {
+    Map<Long, Long> out = new HashMap<>();
     for (long id : serverThreads) {
       long t = THREADS.getThreadCpuTime(id);
-      if (t > 0) {
-        sum += t;
+      if (t >= 0) {
+        out.put(id, t);
       }
     }
-    return sum;
+    return out;
+  }
+
+  private static Supplier<Set<Long>> fixed(Set<Long> threads) {
+    Set<Long> copy = Set.copyOf(threads);
+    return () -> copy;
   }
 
   private static Map<Long, Long> allocatedByThread() {

@@ -175,6 +175,13 @@ public final class WebhookServer implements AutoCloseable {
     return ids;
   }
 
+  /** {@link #threadIds()} but the inbox's: Tomcat's and the store's own. */
+  public Set<Long> receivingThreadIds() {
+    Set<Long> ids = threadIds();
+    ids.removeAll(inboxThreadIds());
+    return ids;
+  }
+
   /** The inbox's dispatcher and workers among {@link #threadIds()}. */
   public Set<Long> inboxThreadIds() {
     Set<Long> ids = new HashSet<>();
