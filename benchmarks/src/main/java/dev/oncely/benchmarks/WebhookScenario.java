@@ -499,11 +499,11 @@ final class WebhookScenario {
     }
     for (int c : settings.concurrencies()) {
       for (Kind k : kinds) {
-        results.add(LATENCY, k.label + " p50 / p99 / max, c=" + c + ": p50", "ms",
+        results.add(LATENCY, k.label + ": p50 before the 2xx, c=" + c, "ms",
             samples(p50, k, c), null);
-        results.add(LATENCY, k.label + " p50 / p99 / max, c=" + c + ": p99", "ms",
+        results.add(LATENCY, k.label + ": p99 before the 2xx, c=" + c, "ms",
             samples(p99, k, c), null);
-        results.add(LATENCY, k.label + " p50 / p99 / max, c=" + c + ": max", "ms",
+        results.add(LATENCY, k.label + ": max before the 2xx, c=" + c, "ms",
             samples(max, k, c), null);
       }
       for (Kind k : kinds) {
@@ -511,13 +511,13 @@ final class WebhookScenario {
           continue;
         }
         List<Double> added50 = versusBaseline(p50, k, c, false);
-        results.add(LATENCY, k.label + " added p50, c=" + c, "ms", added50, null);
-        results.add(LATENCY, k.label + " added p99, c=" + c, "ms", versusBaseline(p99, k, c,
+        results.add(LATENCY, k.label + ": added p50, c=" + c, "ms", added50, null);
+        results.add(LATENCY, k.label + ": added p99, c=" + c, "ms", versusBaseline(p99, k, c,
             false), null);
-        results.add(LATENCY, k.label + " added max, c=" + c, "ms", versusBaseline(max, k, c,
+        results.add(LATENCY, k.label + ": added max, c=" + c, "ms", versusBaseline(max, k, c,
             false), null);
         if (c == 1 && !fsync.isEmpty()) {
-          results.add(LATENCY, k.label + " added p50 / one raw fsync, c=1", "x",
+          results.add(LATENCY, k.label + ": added p50 / one raw fsync, c=1", "x",
               ThroughputScenario.ratios(added50, fsync), null);
         }
       }
@@ -691,14 +691,12 @@ final class WebhookScenario {
         freshRate, null);
     results.add(SCALE, what + " / fresh store, c=" + c, "x",
         ThroughputScenario.ratios(filledRate, freshRate), null);
-    results.add(SCALE, what + ": p99 / max before the 2xx, c=" + c + ": p99", "ms", filledP99,
+    results.add(SCALE, what + ": p99 before the 2xx, c=" + c, "ms", filledP99, null);
+    results.add(SCALE, kind.label + ", fresh store: p99 before the 2xx, c=" + c, "ms", freshP99,
         null);
-    results.add(SCALE, kind.label + ", fresh store: p99 / max before the 2xx, c=" + c + ": p99",
-        "ms", freshP99, null);
-    results.add(SCALE, what + ": p99 / max before the 2xx, c=" + c + ": max", "ms", filledMax,
+    results.add(SCALE, what + ": max before the 2xx, c=" + c, "ms", filledMax, null);
+    results.add(SCALE, kind.label + ", fresh store: max before the 2xx, c=" + c, "ms", freshMax,
         null);
-    results.add(SCALE, kind.label + ", fresh store: p99 / max before the 2xx, c=" + c + ": max",
-        "ms", freshMax, null);
     results.add(SCALE, what + ": drain after the load stopped, c=" + c, "events/s",
         ThroughputScenario.present(filledDrain), null);
     results.add(SCALE, kind.label + ", fresh store: drain after the load stopped, c=" + c,

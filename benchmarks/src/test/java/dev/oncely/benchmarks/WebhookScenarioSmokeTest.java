@@ -26,7 +26,7 @@ class WebhookScenarioSmokeTest {
     String md = Files.readString(out.resolve("results.md"));
     assertThat(md).contains("inbox + MapDB / verify only, c=1",
         "inbox + SQLite / verify only, c=1", "inbox + PostgreSQL / verify only, c=1",
-        "inbox threads' CPU per handled event", "inbox + MapDB added p50, c=1",
+        "inbox threads' CPU per handled event", "inbox + MapDB: added p50, c=1",
         "inbox + MapDB, 300 handled / fresh store, c=1",
         "inbox + SQLite, 300 handled / fresh store, c=1");
     assertThat(md.lines().filter(l -> l.contains("writes before the 2xx per accepted event, one")))
