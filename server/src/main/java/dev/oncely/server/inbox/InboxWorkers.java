@@ -315,17 +315,24 @@ final class InboxWorkers {
 
   void close(Duration grace) {
     closed = true;
-    dispatcher.shutdownNow();
-    if (pool != null) {
-      pool.shutdown();
-      try {
-        if (!pool.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+    // Not interrupted, and waited for: a look for due messages under way ends (its store calls
+    // whole) before close returns, so the caller may close the store next.
+    dispatcher.shutdown();
+    long deadline = System.nanoTime() + grace.toNanos();
+    try {
+      dispatcher.awaitTermination(grace.toNanos(), TimeUnit.NANOSECONDS);
+      if (pool != null) {
+        pool.shutdown();
+        if (!pool.awaitTermination(Math.max(0, deadline - System.nanoTime()),
+            TimeUnit.NANOSECONDS)) {
           pool.shutdownNow();
         }
-      } catch (InterruptedException e) {
-        pool.shutdownNow();
-        Thread.currentThread().interrupt();
       }
+    } catch (InterruptedException e) {
+      if (pool != null) {
+        pool.shutdownNow();
+      }
+      Thread.currentThread().interrupt();
     }
   }
 }

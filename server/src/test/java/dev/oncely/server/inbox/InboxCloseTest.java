@@ -9,6 +9,7 @@ import dev.oncely.client.IntentState;
 import dev.oncely.client.spi.ForwardingIntentStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,16 +17,37 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Closing the inbox while its dispatcher is taking a message: the worker pool no longer accepts
- * runs, so the message it took goes back to the queue, due at once, with no failure counted,
- * instead of sitting under this closed instance's lease until it runs out.
+ * Closing the inbox while its dispatcher is at work: close returns only once the dispatcher's look
+ * for due messages ended, so the store can be closed next; a message it took after the worker
+ * pool closed goes back to the queue, due at once, with no failure counted, instead of sitting
+ * under this closed instance's lease until it runs out.
  */
 class InboxCloseTest {
   private final TakeGate store = new TakeGate();
+  private final ClaimGate claims = new ClaimGate();
 
   @AfterEach
-  void closeStore() {
+  void closeStores() {
+    store.go.countDown();
+    claims.go.countDown();
     store.close();
+    claims.close();
+  }
+
+  /** Waits for {@code latch}, and keeps waiting when interrupted (the interrupt is kept). */
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -46,19 +68,7 @@ class InboxCloseTest {
       boolean done = super.compareAndSet(expected, replacement);
       if (done && replacement.state() == IntentState.IN_FLIGHT && taken.getCount() > 0) {
         taken.countDown();
-        // Uninterruptibly: close() interrupts the dispatcher, which must still go on from here.
-        boolean interrupted = false;
-        while (true) {
-          try {
-            go.await();
-            break;
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
+        awaitUninterruptibly(go);
       }
       return done;
     }
@@ -68,6 +78,52 @@ class InboxCloseTest {
       super.release(id);
       released.countDown();
     }
+  }
+
+  /** A real in-memory store whose first claim holds the dispatcher until the test lets it go. */
+  private static final class ClaimGate extends ForwardingIntentStore {
+    final CountDownLatch claiming = new CountDownLatch(1);
+    final CountDownLatch go = new CountDownLatch(1);
+    volatile boolean claimReturned;
+
+    ClaimGate() {
+      super(new InMemoryIntentStore());
+    }
+
+    @Override
+    public List<IntentRecord> claimDue(Instant now, int limit) {
+      List<IntentRecord> due = super.claimDue(now, limit);
+      if (claiming.getCount() > 0 && !due.isEmpty()) {
+        claiming.countDown();
+        awaitUninterruptibly(go);
+        claimReturned = true;
+      }
+      return due;
+    }
+  }
+
+  @Test
+  void close_returns_only_after_the_dispatchers_look_under_way_ended_so_the_store_can_be_closed()
+      throws Exception {
+    Inbox inbox = Inbox.builder(claims).handler("queue", m -> { }).build();
+    inbox.accept("queue", "m-1", null, new byte[] {1}, null);
+    assertThat(claims.claiming.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread closer = Thread.currentThread();
+    // Lets the dispatcher go once this thread waits (inside close, when close waits for it).
+    Thread release = new Thread(() -> {
+      while (closer.getState() != Thread.State.WAITING
+          && closer.getState() != Thread.State.TIMED_WAITING) {
+        Thread.onSpinWait();
+      }
+      claims.go.countDown();
+    });
+    release.setDaemon(true);
+    release.start();
+
+    inbox.close(Duration.ofSeconds(10));
+
+    assertThat(claims.claimReturned).describedAs("the claim under way ended before close returned")
+        .isTrue();
   }
 
   @Test
