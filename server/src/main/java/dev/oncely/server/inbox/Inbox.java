@@ -295,7 +295,8 @@ public final class Inbox implements AutoCloseable {
   }
 
   /**
-   * Stops taking messages, waits up to {@code grace} for running handlers, then interrupts them.
+   * Stops taking messages (a look for due messages under way ends first, within {@code grace}),
+   * waits up to {@code grace} for running handlers, then interrupts them.
    * A handler that stops on the interrupt (throws) counts a failure and its message is queued
    * after a backoff; one that ignores it keeps its message until its lease runs out, and the
    * message is then run again by this or another instance. Messages waiting behind a serial key
