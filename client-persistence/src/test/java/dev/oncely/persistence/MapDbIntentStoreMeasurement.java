@@ -145,11 +145,11 @@ class MapDbIntentStoreMeasurement {
       pool.shutdown();
     }
     try (MapDbIntentStore store = MapDbIntentStore.open(path)) {
-      long before = usedAfterGc();
+      long before = HeapInUse.afterGc();
       long start = System.nanoTime();
       List<IntentRecord> claimed = store.claimDue(t0.plusSeconds(3600), 64);
       long built = System.nanoTime();
-      long after = usedAfterGc();
+      long after = HeapInUse.afterGc();
       assertThat(claimed).hasSize(64);
       assertThat(store.dueIndexLookups()).hasSize(count);
       System.out.printf("MEASURE due index of %d unfinished records: first claim %.0f ms,"
@@ -158,14 +158,4 @@ class MapDbIntentStoreMeasurement {
     }
   }
 
-  private static long usedAfterGc() throws InterruptedException {
-    long used = Long.MAX_VALUE;
-    for (int i = 0; i < 4; i++) {
-      System.gc();
-      Thread.sleep(100);
-      used = Math.min(used, java.lang.management.ManagementFactory.getMemoryMXBean()
-          .getHeapMemoryUsage().getUsed());
-    }
-    return used;
-  }
 }

@@ -4,7 +4,6 @@ import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.IntentStoreContract;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -42,9 +41,9 @@ class ResumeBacklogMeasurement {
     try (IntentStore store = MapDbIntentStore.open(file);
         IdempotentClient client = IdempotentClient.builder().store(store)
         .executor(parked::add).build()) {
-      long before = usedAfterGc();
+      long before = HeapInUse.afterGc();
       List<CompletableFuture<IntentOutcome>> futures = client.resumePending();
-      long after = usedAfterGc();
+      long after = HeapInUse.afterGc();
       System.out.printf("MEASURE resumePending() of %,d never-sent intents: %,d futures,"
           + " %,d tasks on the executor, heap %+,d bytes = %,.0f bytes per queued intent%n",
           n, futures.size(), parked.size(), after - before, (double) (after - before) / n);
@@ -52,13 +51,4 @@ class ResumeBacklogMeasurement {
     }
   }
 
-  private static long usedAfterGc() throws InterruptedException {
-    long used = Long.MAX_VALUE;
-    for (int i = 0; i < 4; i++) {
-      System.gc();
-      Thread.sleep(100);
-      used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
-    }
-    return used;
-  }
 }
