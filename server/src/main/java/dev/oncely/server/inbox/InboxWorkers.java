@@ -7,6 +7,7 @@ import dev.oncely.server.internal.InboxRecords;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -205,6 +206,10 @@ final class InboxWorkers {
       }
       Held h = hold(taken.get());
       String lane = laneOf(h.current());
+      // A message waiting behind its key counts as busy too: what this instance holds, running or
+      // waiting, never exceeds the worker count, so a key with a long backlog leaves it in the
+      // store instead of in memory under leases the sweep must renew.
+      busy.incrementAndGet();
       if (lane != null) {
         synchronized (lanes) {
           ArrayDeque<Held> waiting = lanes.get(lane);
@@ -215,7 +220,6 @@ final class InboxWorkers {
           lanes.put(lane, new ArrayDeque<>());
         }
       }
-      busy.incrementAndGet();
       try {
         pool.execute(() -> runOnWorker(h, handler, lane));
       } catch (RejectedExecutionException closing) {
@@ -248,6 +252,7 @@ final class InboxWorkers {
         release(next);
       }
       next = null;
+      busy.decrementAndGet();
       if (lane != null) {
         synchronized (lanes) {
           ArrayDeque<Held> waiting = lanes.get(lane);
@@ -259,10 +264,21 @@ final class InboxWorkers {
         if (next != null) {
           InboxHandler h2 = inbox.handlerOf(next.current().source());
           if (h2 == null || closed) {
-            // Closing: what waited behind the last run goes back to the queue, due at once, so
-            // this or another instance runs it without waiting for the lease or counting a
-            // failure.
-            requeueQuietly(next);
+            // Closing: everything that waited behind the last run goes back to the queue, due at
+            // once, so this or another instance runs it without waiting for the leases or
+            // counting failures.
+            List<Held> left = new ArrayList<>();
+            left.add(next);
+            synchronized (lanes) {
+              ArrayDeque<Held> waiting = lanes.remove(lane);
+              if (waiting != null) {
+                left.addAll(waiting);
+              }
+            }
+            for (Held waiter : left) {
+              requeueQuietly(waiter);
+              busy.decrementAndGet();
+            }
             next = null;
           } else {
             nextHandler = h2;
@@ -270,7 +286,6 @@ final class InboxWorkers {
         }
       }
     }
-    busy.decrementAndGet();
     wake();
   }
 
