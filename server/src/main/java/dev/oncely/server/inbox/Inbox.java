@@ -633,7 +633,11 @@ public final class Inbox implements AutoCloseable {
       return this;
     }
 
-    /** How many handlers run at once in this instance (default 4; 0 runs none: accept only). */
+    /**
+     * How many handlers run at once in this instance (default 4; 0 runs none: accept only). It
+     * also bounds what the workers hold: messages waiting behind a running one of their serial
+     * key count against it, so a long backlog stays in the store.
+     */
     public Builder workers(int workers) {
       if (workers < 0) {
         throw new IllegalArgumentException("workers must be >= 0, was " + workers);
