@@ -30,7 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The quick start of {@code docs/webhooks.md} as written: {@link QuickStartWebhooksApp} with its
  * one property ({@code quickstart-webhooks.properties}), sent the document's three {@code curl}
- * deliveries (a signed event, the same event again, a forged one). Only the port, the store file
+ * deliveries (a signed event, the same event again, a forged one). Only the port, the store files
  * and a listener that tells the test when the handler ran differ. The document's Java and
  * properties blocks are checked to be this app's source, character for character.
  */
@@ -81,7 +81,8 @@ class QuickStartWebhooksTest {
             .registerSingleton("probe", probe))
         .run("--spring.config.name=quickstart-webhooks", "--server.port=0",
             "--STRIPE_WEBHOOK_SECRET=" + SECRET,
-            "--oncely.webhooks.store.path=" + dir.resolve("inbox.db"))) {
+            "--oncely.webhooks.store.path=" + dir.resolve("inbox.db"),
+            "--oncely.store.path=" + dir.resolve("intents.db"))) {
       int port = ((WebServerApplicationContext) app).getWebServer().getPort();
       long t = System.currentTimeMillis() / 1000;
       String signature = stripeSignature(t, BODY, SECRET);
