@@ -5,6 +5,7 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.drive.DriveSettings;
+import dev.oncely.client.internal.http.CallScopedStore;
 import dev.oncely.client.internal.Defaults;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineClock;
@@ -226,7 +227,8 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
         retryBudget != null ? retryBudget : RetryBudget.standard(), new SafeListener(listener),
         EngineClock.of(clock), sleeper, jitter, networkGate, retention, finished, reconciler,
         // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
-        store == null || store instanceof InMemoryIntentStore ? null : finishedCache(),
+        store instanceof InMemoryIntentStore || store instanceof CallScopedStore ? null
+            : finishedCache(),
         Set.copyOf(credentialOrigins));
   }
 

@@ -4,8 +4,10 @@ import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Defaults;
 import dev.oncely.client.internal.drive.DriveOwner;
+import dev.oncely.client.internal.drive.DriveSession;
+import dev.oncely.client.internal.http.CallScopedStore;
 import dev.oncely.client.internal.http.InterceptedCall;
-import dev.oncely.client.internal.http.NetworkHalf;
+import dev.oncely.client.internal.http.NetworkRole;
 import dev.oncely.client.internal.http.OkHttpVersionCheck;
 import dev.oncely.client.internal.http.ResumeAttempt;
 import dev.oncely.client.internal.http.ResumeDrives;
@@ -106,14 +108,17 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   private static final java.util.logging.Logger LOG =
       java.util.logging.Logger.getLogger(IdempotencyInterceptor.class.getName());
 
+  private final NetworkRole networkRole = new NetworkRole();
   private final InterceptedCall.Config config;
   private final ResumeDrives resumes;
 
   private IdempotencyInterceptor(Builder b) {
-    this.config = new InterceptedCall.Config(b.settings(b.store), Set.copyOf(b.methods), b.scope,
-        b.operation, b.maxBodyBytes, b.maxResponseBytes(), new DriveOwner("the interceptor"),
-        this);
-    this.resumes = new ResumeDrives(config.drive(), config.owner());
+    DriveSession session = new DriveSession(
+        b.settings(b.store != null ? b.store : new CallScopedStore()),
+        new DriveOwner("the interceptor"));
+    this.config = new InterceptedCall.Config(session, Set.copyOf(b.methods), b.scope,
+        b.operation, b.maxBodyBytes, b.maxResponseBytes(), networkRole);
+    this.resumes = new ResumeDrives(session);
   }
 
   /** Returns a builder holding the defaults. */
@@ -144,7 +149,17 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    */
   public OkHttpClient.Builder installOn(OkHttpClient.Builder builder) {
     Objects.requireNonNull(builder, "builder");
-    return builder.addInterceptor(this).addNetworkInterceptor(this);
+    return builder.addInterceptor(this).addNetworkInterceptor(networkRole);
+  }
+
+  /**
+   * The interceptor's network role, which {@link #installOn} adds with {@code
+   * addNetworkInterceptor}; for a client assembled by hand, add this interceptor with {@code
+   * addInterceptor} and this one with {@code addNetworkInterceptor}, in the places {@code
+   * installOn} would.
+   */
+  public Interceptor networkInterceptor() {
+    return networkRole;
   }
 
   /**
@@ -166,8 +181,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   @Override
   public Response intercept(Chain chain) throws IOException {
     if (chain.connection() != null) {
-      // Running as a network interceptor: the network half's work only.
-      return NetworkHalf.intercept(chain);
+      throw new IntentIOException(new IllegalStateException("the IdempotencyInterceptor was added"
+          + " as a network interceptor; it is the application role: add it with"
+          + " installOn(builder), which adds its network role (networkInterceptor()) too"));
     }
     Request request = chain.request();
     ResumeAttempt attempt = request.tag(ResumeAttempt.class);
@@ -274,7 +290,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
       throw new IllegalStateException("the client given to resume does not run this interceptor;"
           + " pass the OkHttpClient built with interceptor.installOn(builder)");
     }
-    if (!ok.networkInterceptors().contains(this)
+    if (!ok.networkInterceptors().contains(networkRole)
         && (ok.followRedirects() || ok.retryOnConnectionFailure())) {
       // Every resumed attempt would be refused unsent (NetworkHalf.checkInstalled): say so now.
       throw new IllegalStateException("the client given to resume follows redirects or resends"
@@ -321,7 +337,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   }
 
   private IntentStore requireStore() {
-    if (config.drive().store() == null) {
+    if (config.drive().store() instanceof CallScopedStore) {
       throw new IllegalStateException("resuming needs a store: set IdempotencyInterceptor"
           + ".builder().store(..)");
     }

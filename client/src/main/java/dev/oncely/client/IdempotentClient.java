@@ -3,24 +3,22 @@ package dev.oncely.client;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.LoggingListener;
-import dev.oncely.client.internal.drive.Admission;
-import dev.oncely.client.internal.http.AttemptBridge;
 import dev.oncely.client.internal.DaemonThreads;
 import dev.oncely.client.internal.Defaults;
+import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.drive.Drive;
 import dev.oncely.client.internal.drive.DriveEnd;
-import dev.oncely.client.internal.drive.DriveLoop;
 import dev.oncely.client.internal.drive.DriveOwner;
-import dev.oncely.client.internal.drive.DriveRegistry;
-import dev.oncely.client.internal.drive.DriveRun;
+import dev.oncely.client.internal.drive.DriveSession;
 import dev.oncely.client.internal.drive.DriveSettings;
-import dev.oncely.client.internal.Durations;
-import dev.oncely.client.internal.http.EngineConfig;
 import dev.oncely.client.internal.drive.IntentDriver;
-import dev.oncely.client.internal.http.OkHttpVersionCheck;
 import dev.oncely.client.internal.drive.RecordKeeper;
 import dev.oncely.client.internal.drive.ResumeQueue;
 import dev.oncely.client.internal.drive.StoredOutcomes;
+import dev.oncely.client.internal.drive.Wire;
+import dev.oncely.client.internal.http.AttemptBridge;
+import dev.oncely.client.internal.http.EngineConfig;
+import dev.oncely.client.internal.http.OkHttpVersionCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,10 +28,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import okhttp3.OkHttpClient;
@@ -109,7 +106,9 @@ public final class IdempotentClient implements AutoCloseable {
   private final ExecutorService ownedExecutor;
   private final java.util.concurrent.Executor executor;
   private final DriveOwner owner = new DriveOwner("the client");
-  private final Admission admission;
+  private final DriveSession session;
+  private final DriveSession.Plan blocking;
+  private final DriveSession.Plan async;
   private volatile boolean closed;
   private DueWorkScheduler scheduler;
 
@@ -131,7 +130,7 @@ public final class IdempotentClient implements AutoCloseable {
         b.headerProvider,
         b.maxResponseBytes(),
         owner);
-    this.admission = new Admission(drive);
+    this.session = new DriveSession(drive, owner);
     if (b.executor != null) {
       this.ownedExecutor = null;
       this.executor = b.executor;
@@ -142,6 +141,9 @@ public final class IdempotentClient implements AutoCloseable {
       this.ownedExecutor = pool;
       this.executor = ownedExecutor;
     }
+    Function<IntentRecord, Wire> wires = record -> new AttemptBridge(config);
+    this.blocking = DriveSession.Plan.blocking(wires);
+    this.async = DriveSession.Plan.async(executor, wires);
   }
 
   /** Returns a builder holding the defaults. */
@@ -165,7 +167,8 @@ public final class IdempotentClient implements AutoCloseable {
   public IntentOutcome execute(IntentSpec spec) {
     checkSpec(spec);
     try {
-      return admitAndDrive(spec, true).join();
+      return outcome(spec.id(), session.admit(fresh(spec, IntentState.IN_FLIGHT), blocking))
+          .join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
@@ -195,7 +198,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public CompletableFuture<IntentOutcome> submit(IntentSpec spec) {
     checkSpec(spec);
-    return admitAndDrive(spec, false);
+    return outcome(spec.id(), session.admit(fresh(spec, IntentState.IN_FLIGHT), async));
   }
 
   /**
@@ -237,17 +240,8 @@ public final class IdempotentClient implements AutoCloseable {
    * once the drive first waits or ends, or at once when it joined a drive already running.
    */
   private ResumeQueue.Started resumeQueued(IntentId id) {
-    DriveRegistry.Entry entry = enter(id, false);
-    if (entry.drive() == null) {
-      return ResumeQueue.Started.untilEnd(
-          outcome(id, CompletableFuture.completedFuture(closedBeforeDrive(id))));
-    }
-    if (!entry.acquired() && entry.drive().isEnding()) {
-      return ResumeQueue.Started.untilEnd(
-          outcome(id, afterEnd(entry.drive(), false, () -> start(id, false))));
-    }
-    return new ResumeQueue.Started(outcome(id, entry.drive().ended()), entry.acquired()
-        ? entry.drive().yielded() : CompletableFuture.completedFuture(null));
+    DriveSession.Started started = session.resumeStarted(id, async);
+    return new ResumeQueue.Started(outcome(id, started.ended()), started.freed());
   }
 
   /**
@@ -267,7 +261,7 @@ public final class IdempotentClient implements AutoCloseable {
   public CompletableFuture<IntentOutcome> resume(IntentId id) {
     Objects.requireNonNull(id, "id");
     checkOpen();
-    return outcome(id, start(id, false));
+    return outcome(id, session.resume(id, async));
   }
 
   /**
@@ -356,7 +350,7 @@ public final class IdempotentClient implements AutoCloseable {
     // Drives that never ran (queued on an executor that is gone) get a typed answer instead of a
     // future that never completes.
     for (Drive drive : left) {
-      drive.finish(closedBeforeDrive(drive.id()));
+      drive.finish(session.closedBeforeStart());
     }
     if (ownsStore) {
       config.store().close();
@@ -392,209 +386,12 @@ public final class IdempotentClient implements AutoCloseable {
 
 
   /**
-   * Admits {@code spec} and drives it, inline or on the executor. The drive is registered under
-   * the spec's id before the record is created: a second submit of the same intent joins it, and
-   * a resume listing the fresh record meanwhile joins it too, so the record is never driven twice.
-   */
-  private CompletableFuture<IntentOutcome> admitAndDrive(IntentSpec spec, boolean inline) {
-    IntentRecord finished = config.finished() == null ? null
-        : config.finished().getIfPresent(spec.id());
-    if (finished != null) {
-      try {
-        return CompletableFuture.completedFuture(IntentOutcome.of(sameIntent(finished, spec)));
-      } catch (PayloadMismatchException e) {
-        return failed(e);
-      }
-    }
-    DriveRegistry.Entry entry = DriveRegistry.process().enter(config.store(), spec.id(), owner,
-        spec.fingerprint());
-    if (entry.drive() == null) {
-      return CompletableFuture.completedFuture(outcomeOf(spec.id(), closedBeforeDrive(spec.id())));
-    }
-    if (!entry.acquired()) {
-      if (entry.drive().isEnding()) {
-        return afterEnd(entry.drive(), inline, () -> admitAndDrive(spec, inline));
-      }
-      return join(entry.drive(), spec);
-    }
-    Drive mine = entry.drive();
-    dispatch(mine, () -> admitted(mine, spec, inline), inline);
-    return outcome(spec.id(), mine.ended());
-  }
-
-  /** Creates or joins the record of {@code spec}, on the thread that owns its drive, and drives it. */
-  private void admitted(Drive mine, IntentSpec spec, boolean inline) {
-    if (mine.stopRequested() != null) {
-      mine.finish(closedBeforeDrive(spec.id()));
-      return;
-    }
-    Admission.Admitted admitted;
-    try {
-      admitted = admission.admit(fresh(spec, IntentState.IN_FLIGHT));
-    } catch (RuntimeException e) {
-      mine.fail(e);
-      return;
-    }
-    IntentRecord record = admitted.record();
-    if (admitted.failure() != null) {
-      // The write may have reached the disk before the failure (a failed force, a lost answer
-      // from the database): the record may be durable and be resumed later, so this is not a
-      // definite failure, and a new key for the same intent could be a second effect.
-      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
-          PendingReason.STORE_FAILED, "the store failed while creating or finding the record ("
-          + admitted.failure().getClass().getSimpleName() + "); it may be durable and sent by a"
-          + " later resume: re-submit the same spec (same key), never a new one", null,
-          admitted.failure()));
-      return;
-    }
-    if (admitted.created()) {
-      drive(mine, record, true, inline);
-    } else if (!record.id().equals(spec.id())) {
-      // The business id already has an intent under another key: that one is this intent.
-      start(record.id(), inline).whenComplete((end, e) -> {
-        if (e != null) {
-          mine.fail(e);
-        } else {
-          mine.finish(end);
-        }
-      });
-    } else {
-      drive(mine, record, false, inline);
-    }
-  }
-
-  /** Joins the drive {@code running} with {@code spec}, refusing another payload under its key. */
-  private CompletableFuture<IntentOutcome> join(Drive running, IntentSpec spec) {
-    try {
-      if (running.fingerprint() != null) {
-        if (!running.fingerprint().equals(spec.fingerprint())) {
-          throw new PayloadMismatchException(spec.id());
-        }
-      } else {
-        config.store().get(spec.id()).ifPresent(existing -> sameIntent(existing, spec));
-      }
-    } catch (PayloadMismatchException e) {
-      return failed(e);
-    } catch (StoreException e) {
-      // The running drive holds the record's own payload; joining it sends nothing of ours.
-    }
-    return outcome(spec.id(), running.ended());
-  }
-
-  private IntentRecord sameIntent(IntentRecord existing, IntentSpec spec) {
-    if (!Admission.samePayload(existing, fresh(spec, IntentState.NEW))) {
-      throw new PayloadMismatchException(existing.id());
-    }
-    return existing;
-  }
-
-  /**
-   * Starts (or joins) the one drive of the stored intent {@code id}; the future completes with how
-   * it ended.
-   */
-  private CompletableFuture<DriveEnd> start(IntentId id, boolean inline) {
-    DriveRegistry.Entry entry = enter(id, inline);
-    if (entry.drive() == null) {
-      return CompletableFuture.completedFuture(closedBeforeDrive(id));
-    }
-    if (!entry.acquired() && entry.drive().isEnding()) {
-      return afterEnd(entry.drive(), inline, () -> start(id, inline));
-    }
-    return entry.drive().ended();
-  }
-
-  /**
-   * What {@code next} gives once {@code ending} has ended (and left the registry), however it
-   * ended. A caller who finds a drive already making its last write asks for the intent after
-   * that drive decided how it ends: joining it would hand this caller the outcome that made it
-   * stop (a {@code PENDING} it was asked to drive on), so it enters anew instead, starting a drive
-   * of its own or joining a newer one. Inline, this thread waits (its caller blocks anyway, and
-   * the next drive must run on it); else the next entry is made on the thread that ends {@code
-   * ending}, and only dispatches.
-   */
-  private static <T> CompletableFuture<T> afterEnd(Drive ending, boolean inline,
-      Supplier<CompletableFuture<T>> next) {
-    CompletableFuture<Void> ended = ending.ended().handle((end, error) -> null);
-    if (inline) {
-      ended.join();
-      return next.get();
-    }
-    return ended.thenCompose(done -> next.get());
-  }
-
-  /**
-   * Enters the one drive of the stored intent {@code id} and, when this call owns it, dispatches
-   * it; the entry's drive is null when the client is closed.
-   */
-  private DriveRegistry.Entry enter(IntentId id, boolean inline) {
-    DriveRegistry.Entry entry = DriveRegistry.process().enter(config.store(), id, owner, null);
-    if (entry.acquired()) {
-      Drive mine = entry.drive();
-      dispatch(mine, () -> resumed(mine, inline), inline);
-    }
-    return entry;
-  }
-
-  /** Reads the record of a resumed drive, now that this thread owns it, and drives it. */
-  private void resumed(Drive mine, boolean inline) {
-    IntentId id = mine.id();
-    if (mine.stopRequested() != null) {
-      mine.finish(closedBeforeDrive(id));
-      return;
-    }
-    Optional<IntentRecord> current = IntentDriver.readForResume(mine, config.store());
-    if (current.isEmpty()) {
-      return;
-    }
-    drive(mine, current.get(), false, inline);
-  }
-
-  private void drive(Drive mine, IntentRecord record, boolean claimed, boolean inline) {
-    AttemptBridge wire = new AttemptBridge(config);
-    DriveLoop loop = DriveLoop.of(config.drive(), wire, record, claimed, false);
-    if (inline) {
-      DriveRun.here(mine, loop, wire, config.drive());
-    } else {
-      DriveRun.async(mine, loop, wire, config.drive(), executor);
-    }
-  }
-
-  private void dispatch(Drive mine, Runnable task, boolean inline) {
-    if (inline) {
-      task.run();
-      return;
-    }
-    try {
-      executor.execute(task);
-    } catch (RejectedExecutionException e) {
-      mine.finish(closedBeforeDrive(mine.id()));
-    }
-  }
-
-  /**
    * A future of the caller's own that follows how {@code ended} ends, as an outcome: cancelling it
    * never cancels the shared drive.
    */
   private static CompletableFuture<IntentOutcome> outcome(IntentId id,
       CompletableFuture<DriveEnd> ended) {
     return IntentDriver.outcome(id, ended);
-  }
-
-  private static IntentOutcome outcomeOf(IntentId id, DriveEnd end) {
-    return IntentDriver.outcomeOf(end.record() != null ? end.record().id() : id, end);
-  }
-
-  /** A failed future ({@code CompletableFuture.failedFuture} is missing on older Android). */
-  private static CompletableFuture<IntentOutcome> failed(Throwable e) {
-    CompletableFuture<IntentOutcome> failed = new CompletableFuture<>();
-    failed.completeExceptionally(e);
-    return failed;
-  }
-
-  private static DriveEnd closedBeforeDrive(IntentId id) {
-    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
-        "the client was closed before the drive started; the record (if any) is resumable", null,
-        null);
   }
 
   private void checkOpen() {

@@ -57,7 +57,7 @@ class InterceptorIntentTest {
         .addInterceptor(chain -> chain.proceed(chain.request().newBuilder()
             .header("Authorization", "Bearer fresh").build()))
         .addInterceptor(interceptor)
-        .addNetworkInterceptor(interceptor)
+        .addNetworkInterceptor(interceptor.networkInterceptor())
         .build();
   }
 

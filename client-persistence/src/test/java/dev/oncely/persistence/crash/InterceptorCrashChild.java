@@ -74,7 +74,7 @@ public final class InterceptorCrashChild {
         .dispatcher(dispatcher)
         .connectTimeout(Duration.ofSeconds(5))
         .addInterceptor(interceptor)
-        .addNetworkInterceptor(interceptor)
+        .addNetworkInterceptor(interceptor.networkInterceptor())
         .build();
     try {
       resumeAll(interceptor, http, store, out);

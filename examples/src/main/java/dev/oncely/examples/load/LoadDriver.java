@@ -249,7 +249,7 @@ public final class LoadDriver {
           .dispatcher(dispatcher)
           .connectionPool(new ConnectionPool(s.concurrency(), 1, TimeUnit.MINUTES))
           .addInterceptor(interceptor)
-          .addNetworkInterceptor(interceptor)
+          .addNetworkInterceptor(interceptor.networkInterceptor())
           .build();
     }
 

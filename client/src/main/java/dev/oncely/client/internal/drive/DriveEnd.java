@@ -22,6 +22,56 @@ import okhttp3.Response;
 public record DriveEnd(Kind kind, IntentRecord record, Answer answer, Response live,
     PendingReason reason, String detail, Instant due, Throwable cause) {
 
+  /** The record holds an outcome; {@code answer} and {@code live} are this drive's last, or null. */
+  public static DriveEnd settled(IntentRecord record, Answer answer, Response live) {
+    return new DriveEnd(Kind.SETTLED, record, answer, live, null, null, null, null);
+  }
+
+  /** The record holds an outcome that no attempt of this drive produced (a finished record). */
+  public static DriveEnd settled(IntentRecord record) {
+    return settled(record, null, null);
+  }
+
+  /**
+   * The record was parked {@code PENDING} for {@code reason}; {@code answer} and {@code live} are
+   * the last answer held back, or null.
+   */
+  public static DriveEnd parked(IntentRecord record, Answer answer, Response live,
+      PendingReason reason, String detail, Instant due, Throwable cause) {
+    return new DriveEnd(Kind.PARKED, record, answer, live, reason, detail, due, cause);
+  }
+
+  /**
+   * The drive stopped before it read or sent anything: its owner closed, or the caller stopped
+   * waiting for another drive of the intent ({@code cause}: how, or null).
+   */
+  public static DriveEnd notStarted(String detail, Throwable cause) {
+    return parked(null, null, null, PendingReason.INTERRUPTED, detail, null, cause);
+  }
+
+  /** Whether the drive stopped before it read or sent anything ({@link #notStarted}). */
+  public boolean isNotStarted() {
+    return kind == Kind.PARKED && record == null && answer == null
+        && reason == PendingReason.INTERRUPTED;
+  }
+
+  /** The store failed; {@code record} is the last durable state known, or null. */
+  public static DriveEnd storeFailed(IntentRecord record, String detail, Throwable cause) {
+    return new DriveEnd(Kind.STORE_FAILED, record, null, null, PendingReason.STORE_FAILED, detail,
+        null, cause);
+  }
+
+  /** Another drive changed the record; {@code now} is what the store holds, or null. */
+  public static DriveEnd lost(IntentRecord now, String detail) {
+    return new DriveEnd(Kind.LOST, now, null, null, PendingReason.DRIVEN_ELSEWHERE, detail, null,
+        null);
+  }
+
+  /** The record needs (or stays in) reconciliation, for {@code detail}. */
+  public static DriveEnd reconcile(IntentRecord record, String detail, Throwable cause) {
+    return new DriveEnd(Kind.RECONCILE, record, null, null, null, detail, null, cause);
+  }
+
   /** How a drive ended. */
   public enum Kind {
     /** The record holds an outcome: terminal, or needs reconciliation after an answer. */

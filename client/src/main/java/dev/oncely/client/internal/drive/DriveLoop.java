@@ -180,14 +180,13 @@ public final class DriveLoop {
     } catch (RuntimeException again) {
       now = null;
     }
-    return new DriveEnd(DriveEnd.Kind.LOST, now, null, null, PendingReason.DRIVEN_ELSEWHERE,
-        "another client instance or process changed the record", null, null);
+    return DriveEnd.lost(now, "another client instance or process changed the record");
   }
 
   private DriveEnd storeFailed(StoreException e) {
-    return new DriveEnd(DriveEnd.Kind.STORE_FAILED, keeper.record(), null, null,
-        PendingReason.STORE_FAILED, "the store failed (" + e.getClass().getSimpleName()
-        + "); the last durable state is kept", null, failures.attachTo(e));
+    return DriveEnd.storeFailed(keeper.record(), "the store failed ("
+        + e.getClass().getSimpleName() + "); the last durable state is kept",
+        failures.attachTo(e));
   }
 
   /** Parks the record after an exception nothing expected, telling whether anything was sent. */
@@ -201,8 +200,8 @@ public final class DriveLoop {
       e.addSuppressed(parkFailed);
     }
     emit(new IntentEvent.GaveUpUnknown(id, PendingReason.UNEXPECTED_FAILURE, detail));
-    return new DriveEnd(DriveEnd.Kind.PARKED, keeper.record(), null, null,
-        PendingReason.UNEXPECTED_FAILURE, detail, null, failures.attachTo(e));
+    return DriveEnd.parked(keeper.record(), null, null, PendingReason.UNEXPECTED_FAILURE,
+        detail, null, failures.attachTo(e));
   }
 
   private Next begin() {
@@ -467,9 +466,8 @@ public final class DriveLoop {
   private DriveEnd settled(Wire.Sent last) {
     Wire.Sent out = last;
     held = null;
-    return new DriveEnd(DriveEnd.Kind.SETTLED, keeper.record(),
-        out == null ? null : out.answer(), out == null ? null : out.live(), null, null, null,
-        null);
+    return DriveEnd.settled(keeper.record(), out == null ? null : out.answer(),
+        out == null ? null : out.live());
   }
 
   private DriveEnd park(PendingReason reason, Instant due, Throwable cause) {
@@ -489,9 +487,9 @@ public final class DriveLoop {
     emit(new IntentEvent.GaveUpUnknown(id, reason, detail));
     Wire.Sent last = held;
     held = null;
-    return new DriveEnd(DriveEnd.Kind.PARKED, keeper.record(),
-        last == null ? null : last.answer(), last == null ? null : last.live(), reason, detail,
-        next, failures.attachTo(cause != null ? cause : lastFailure));
+    return DriveEnd.parked(keeper.record(), last == null ? null : last.answer(),
+        last == null ? null : last.live(), reason, detail, next,
+        failures.attachTo(cause != null ? cause : lastFailure));
   }
 
   private String describeLast() {
@@ -515,16 +513,14 @@ public final class DriveLoop {
     try {
       resolution = s.reconciler().reconcile(record);
     } catch (Exception e) {
-      return new DriveEnd(DriveEnd.Kind.RECONCILE, record, null, null, null,
-          "the reconciler failed (" + e.getClass().getSimpleName() + "); the record is unchanged",
-          null, e);
+      return DriveEnd.reconcile(record, "the reconciler failed ("
+          + e.getClass().getSimpleName() + "); the record is unchanged", e);
     }
     if (resolution == null || resolution.state() == IntentState.NEEDS_RECONCILIATION) {
       String reason = resolution == null ? "the reconciler gave no answer" : resolution.reason();
       ending.run();
       keeper.reconcile(reason);
-      return new DriveEnd(DriveEnd.Kind.RECONCILE, keeper.record(), null, null, null, reason,
-          null, null);
+      return DriveEnd.reconcile(keeper.record(), reason, null);
     }
     int status = resolution.response().status();
     IntentEvent event = resolution.state() == IntentState.COMPLETED

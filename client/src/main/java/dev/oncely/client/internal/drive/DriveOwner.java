@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * takes no lock, so callers at high concurrency do not queue on the owner.
  */
 public final class DriveOwner {
+  private final String name;
   private final String stopReason;
   private final CallRegistry calls = new CallRegistry();
   private final Set<Drive> drives = ConcurrentHashMap.newKeySet();
@@ -21,7 +22,13 @@ public final class DriveOwner {
 
   /** An owner that names itself {@code name} in stop reasons ("the client", "the interceptor"). */
   public DriveOwner(String name) {
+    this.name = name;
     this.stopReason = name + " was closed";
+  }
+
+  /** How the owner names itself ("the client", "the interceptor"). */
+  public String name() {
+    return name;
   }
 
   /** The calls this owner's drives have on the wire. */

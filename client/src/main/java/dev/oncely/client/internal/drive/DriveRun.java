@@ -1,16 +1,14 @@
 package dev.oncely.client.internal.drive;
 
+import dev.oncely.client.internal.pacing.BlockingWait;
 import dev.oncely.client.internal.pacing.DriveTimer;
 import dev.oncely.client.NetworkGate;
 import dev.oncely.client.Sleeper;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -24,9 +22,6 @@ import java.util.function.Supplier;
  * called instead of the timer, on the thread that runs the drive.
  */
 public final class DriveRun {
-  /** How often a blocked caller looks at a stop nobody announces (OkHttp's cancel flag). */
-  private static final long STOP_CHECK_MILLIS = 100;
-
   private final Drive drive;
   private final DriveLoop loop;
   private final Wire wire;
@@ -128,22 +123,8 @@ public final class DriveRun {
    */
   private boolean blockUntilWoken(DriveLoop.Next next) {
     CompletableFuture<Boolean> wake = arm(next, Runnable::run);
-    try {
-      while (true) {
-        try {
-          return wake.get(STOP_CHECK_MILLIS, TimeUnit.MILLISECONDS) && wire.stopped() == null;
-        } catch (TimeoutException notYet) {
-          if (wire.stopped() != null) {
-            return false;
-          }
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    } catch (ExecutionException e) {
-      return false;
-    }
+    return BlockingWait.await(wake, wire::stopped) == BlockingWait.Result.DONE
+        && !wake.isCompletedExceptionally() && wake.join() && wire.stopped() == null;
   }
 
   private String why() {

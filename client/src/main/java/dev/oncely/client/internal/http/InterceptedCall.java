@@ -6,6 +6,7 @@ import dev.oncely.client.internal.drive.Admission;
 import dev.oncely.client.internal.drive.Answer;
 import dev.oncely.client.internal.drive.Drive;
 import dev.oncely.client.internal.drive.DriveEnd;
+import dev.oncely.client.internal.drive.DriveSession;
 import dev.oncely.client.internal.drive.DriveLoop;
 import dev.oncely.client.internal.drive.DriveOwner;
 import dev.oncely.client.internal.drive.DriveRegistry;
@@ -35,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -62,8 +64,6 @@ import okio.Timeout;
 public final class InterceptedCall {
   /** Response header added when the answer comes from the store instead of the network. */
   public static final String STORED_RESPONSE_HEADER = "Oncely-Stored-Response";
-  /** How often a call waiting for another drive of its intent looks at its cancel flag. */
-  private static final long WAIT_CHECK_MILLIS = 100;
   /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
   static final List<String> KNOWN_KEY_HEADERS = List.of(
       Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
@@ -74,9 +74,19 @@ public final class InterceptedCall {
    * @param networkHalf the interceptor as the app's client must also run it, as a network
    *     interceptor, when it follows redirects
    */
-  public record Config(DriveSettings drive, Set<String> methods, Function<Request, String> scope,
-      Function<Request, String> operation, long maxBodyBytes, long maxResponseBytes,
-      DriveOwner owner, Interceptor networkHalf) {}
+  public record Config(DriveSession session, Set<String> methods,
+      Function<Request, String> scope, Function<Request, String> operation, long maxBodyBytes,
+      long maxResponseBytes, Interceptor networkHalf) {
+    /** The settings every drive of the interceptor runs with. */
+    public DriveSettings drive() {
+      return session.settings();
+    }
+
+    /** The owner of the interceptor's drives. */
+    public DriveOwner owner() {
+      return session.owner();
+    }
+  }
 
   /**
    * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
@@ -125,115 +135,48 @@ public final class InterceptedCall {
   }
 
   private Response runOwned(Request original, CallMemory memory) throws IOException {
-    if (c.drive().store() == null) {
-      String appHeader = appKeyHeader(original);
-      IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
-      Drive drive = Drive.unregistered(fresh.id(), c.owner());
-      if (drive == null) {
-        throw closedBeforeSend();
-      }
-      return drive(original, memory, drive, fresh, true);
-    }
     String appHeader = appKeyHeader(original);
     IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
-    IntentRecord finished = c.drive().finished() == null ? null
-        : c.drive().finished().getIfPresent(fresh.id());
-    if (finished != null) {
-      // A repeat of a finished intent (the app's own or a derived key): no store read, no I/O.
-      if (!Admission.samePayload(finished, fresh)) {
-        throw new PayloadMismatchException(finished.id());
-      }
-      return stored(original, finished);
-    }
-    Drive drive = enterAlone(fresh.id());
-    Admission.Admitted admitted;
+    DriveSession.Plan plan = new DriveSession.Plan(null, false,
+        record -> wire(original, memory, record), memory.writes().count() > 0,
+        () -> chain.call().isCanceled() ? "the call was canceled" : null);
+    DriveEnd end;
     try {
-      admitted = new Admission(c.drive()).admit(fresh);
-    } catch (RuntimeException e) {
-      drive.finish(nothingDriven());
-      throw e;
+      end = c.session().admit(fresh, plan).join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException refused ? refused : e;
+    } finally {
+      if (c.drive().store() instanceof CallScopedStore calls
+          && !DriveRegistry.process().isDriven(calls, fresh.id())) {
+        // The record lived as long as this call (no store was given); a call of the same key
+        // that entered meanwhile keeps it until it returns.
+        calls.forget(fresh.id());
+      }
     }
-    if (admitted.failure() != null) {
-      drive.finish(nothingDriven());
-      throw admitted.failure();
+    if (end.isNotStarted()) {
+      if (end.cause() instanceof IOException stopped) {
+        throw stopped;
+      }
+      throw closedBeforeSend();
     }
-    IntentRecord record = admitted.record();
-    if (admitted.created()) {
-      return drive(original, memory, drive, record, true);
-    }
-    if (!record.id().equals(fresh.id())) {
-      // The business id already has an intent under another key: that one is this call's intent.
-      drive.finish(nothingDriven());
-      drive = enterAlone(record.id());
-    }
-    return driveStored(original, memory, drive);
+    return render(original, end.record() != null ? end.record().id() : fresh.id(), end);
   }
 
-  /** Drives the stored record of {@code drive}'s intent, read now that this call owns it. */
-  private Response driveStored(Request original, CallMemory memory, Drive drive)
-      throws IOException {
-    IntentRecord record;
-    try {
-      record = c.drive().store().get(drive.id()).orElseThrow(() -> new StoreException("record "
-          + drive.id() + " is not in the store"));
-    } catch (RuntimeException e) {
-      drive.finish(nothingDriven());
-      throw e;
+  /** The wire the attempts of {@code record} go through: the app's chain. */
+  private ChainWire wire(Request original, CallMemory memory, IntentRecord record) {
+    List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
+    keyHeaders.add(c.drive().dialect().keyHeader());
+    if (record.keyHeader() != null) {
+      keyHeaders.add(record.keyHeader());
     }
-    return drive(original, memory, drive, record, false);
-  }
-
-  /**
-   * Enters the one drive of {@code id} in this process; while another caller drives it, waits for
-   * that drive to end, then tries again (and then finds that drive's record).
-   *
-   * @throws IOException "Canceled" if the call is canceled while waiting, or the interceptor closed
-   */
-  private Drive enterAlone(IntentId id) throws IOException {
-    while (true) {
-      DriveRegistry.Entry entry = DriveRegistry.process().enter(c.drive().store(), id,
-          c.owner(), null);
-      if (entry.drive() == null) {
-        throw closedBeforeSend();
-      }
-      if (entry.acquired()) {
-        return entry.drive();
-      }
-      awaitEnd(entry.drive());
-    }
-  }
-
-  private void awaitEnd(Drive running) throws IOException {
-    try {
-      while (true) {
-        try {
-          running.ended().get(WAIT_CHECK_MILLIS, TimeUnit.MILLISECONDS);
-          return;
-        } catch (TimeoutException stillRunning) {
-          if (chain.call().isCanceled()) {
-            throw new IOException("Canceled");
-          }
-          if (c.owner().stopped() != null) {
-            throw closedBeforeSend();
-          }
-        } catch (ExecutionException failed) {
-          return;
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while another call of this intent ran");
-    }
+    return new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
+        record.mediaType(), memory.writes()), memory.writes(), keyHeaders, c.owner(),
+        c.maxResponseBytes(), c.drive().credentialOrigins());
   }
 
   private IntentIOException closedBeforeSend() {
     return new IntentIOException(new IllegalStateException(c.owner().stopped()
         + "; nothing of this call was sent"));
-  }
-
-  private static DriveEnd nothingDriven() {
-    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
-        "this call drove nothing", null, null);
   }
 
   /** Whether {@code request} goes to the wire without a body (see {@link HttpParts#bodyless}). */
@@ -265,34 +208,6 @@ public final class InterceptedCall {
     } catch (IllegalArgumentException e) {
       throw new InvalidIntentException("intent id", e.getMessage());
     }
-  }
-
-  /** Drives {@code record} through the app's chain as {@code drive}, and renders the end. */
-  private Response drive(Request original, CallMemory memory, Drive drive, IntentRecord record,
-      boolean claimed) throws IOException {
-    if (record.state().isTerminal()) {
-      drive.finish(new DriveEnd(DriveEnd.Kind.SETTLED, record, null, null, null, null, null,
-          null));
-      return stored(original, record);
-    }
-    ChainWire wire;
-    DriveLoop loop;
-    try {
-      List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
-      keyHeaders.add(c.drive().dialect().keyHeader());
-      if (record.keyHeader() != null) {
-        keyHeaders.add(record.keyHeader());
-      }
-      wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
-          record.mediaType(), memory.writes()), memory.writes(), keyHeaders, c.owner(),
-          c.maxResponseBytes(), c.drive().credentialOrigins());
-      loop = DriveLoop.of(c.drive(), wire, record, claimed, memory.writes().count() > 0);
-    } catch (RuntimeException | Error e) {
-      drive.fail(e);
-      throw e;
-    }
-    DriveEnd end = DriveRun.here(drive, loop, wire, c.drive());
-    return render(original, record.id(), end);
   }
 
   /** The record this call would create: the app's request with its key, minus secret headers. */

@@ -3,6 +3,7 @@ package dev.oncely.client.internal.http;
 import dev.oncely.client.internal.DaemonThreads;
 import dev.oncely.client.internal.drive.Drive;
 import dev.oncely.client.internal.drive.DriveEnd;
+import dev.oncely.client.internal.drive.DriveSession;
 import dev.oncely.client.internal.drive.DriveLoop;
 import dev.oncely.client.internal.drive.DriveOwner;
 import dev.oncely.client.internal.drive.DriveRegistry;
@@ -45,14 +46,12 @@ public final class ResumeDrives {
    */
   public static final int ATTEMPTS_AT_ONCE = 16;
 
-  private final DriveSettings settings;
-  private final DriveOwner owner;
+  private final DriveSession session;
   private final ThreadPoolExecutor executor;
 
-  /** Resumes for the interceptor whose settings and owner these are. */
-  public ResumeDrives(DriveSettings settings, DriveOwner owner) {
-    this.settings = settings;
-    this.owner = owner;
+  /** Resumes for the interceptor whose session this is. */
+  public ResumeDrives(DriveSession session) {
+    this.session = session;
     this.executor = new ThreadPoolExecutor(ATTEMPTS_AT_ONCE, ATTEMPTS_AT_ONCE, 30,
         TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("oncely-resume"));
     executor.allowCoreThreadTimeOut(true);
@@ -68,7 +67,7 @@ public final class ResumeDrives {
    */
   public List<CompletableFuture<IntentOutcome>> resumeAll(Call.Factory client) {
     List<IntentId> ids = new ArrayList<>();
-    for (UnfinishedEntry entry : settings.store().listUnfinishedIds()) {
+    for (UnfinishedEntry entry : session.settings().store().listUnfinishedIds()) {
       ids.add(entry.id());
     }
     return ResumeQueue.run(ids, Defaults.RESUMES_STARTING_AT_ONCE,
@@ -86,54 +85,19 @@ public final class ResumeDrives {
     return started(client, id).outcome();
   }
 
-  /** The drive of {@code id}, started: its outcome, and when it first gives its thread back. */
+  /**
+   * The drive of {@code id}, started: its outcome, and when it first gives its thread back.
+   * Another drive of the intent running here (a live call of it) is never joined: once it ended,
+   * this resume drives what it left, as asked; a record it finished completes from the store.
+   */
   private ResumeQueue.Started started(Call.Factory client, IntentId id) {
-    DriveRegistry.Entry entry = DriveRegistry.process().enter(settings.store(), id, owner, null);
-    if (entry.drive() == null) {
-      return ResumeQueue.Started.untilEnd(CompletableFuture.completedFuture(
-          IntentDriver.outcomeOf(id, closedBeforeStart())));
-    }
-    if (!entry.acquired()) {
-      // Another drive of the intent runs here (a live call of it): once it ended, this resume
-      // drives what it left, as asked; a record it finished completes from the store, no I/O.
-      return ResumeQueue.Started.untilEnd(entry.drive().ended().handle((end, error) -> null)
-          .thenCompose(ended -> resume(client, id)));
-    }
-    Drive mine = entry.drive();
-    try {
-      executor.execute(() -> start(mine, client));
-    } catch (RejectedExecutionException e) {
-      mine.finish(closedBeforeStart());
-    }
-    return new ResumeQueue.Started(IntentDriver.outcome(id, mine.ended()), mine.yielded());
+    DriveSession.Started started = session.resumeStarted(id, new DriveSession.Plan(executor,
+        false, record -> new ResumeWire(client, session.owner()), false, null));
+    return new ResumeQueue.Started(IntentDriver.outcome(id, started.ended()), started.freed());
   }
 
   /** Stops taking new work; running drives have been stopped by the owner's close. */
   public void shutdown() {
     executor.shutdown();
-  }
-
-  /** Reads the record of a drive this process now owns and runs it. */
-  private void start(Drive mine, Call.Factory client) {
-    // The owner's flag is set before its drives are told to stop: a drive whose turn comes
-    // while the owner closes must not claim its record.
-    if (mine.stopRequested() != null || owner.stopped() != null) {
-      mine.finish(closedBeforeStart());
-      return;
-    }
-    Optional<IntentRecord> record = IntentDriver.readForResume(mine, settings.store());
-    if (record.isEmpty()) {
-      return;
-    }
-    ResumeWire wire = new ResumeWire(client, owner);
-    DriveRun.async(mine, DriveLoop.of(settings, wire, record.get(), false, false), wire,
-        settings, executor);
-  }
-
-  private DriveEnd closedBeforeStart() {
-    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
-        (owner.stopped() != null ? owner.stopped() : "the interceptor was closed")
-        + " before this resume started; nothing was sent and the record is resumable", null,
-        null);
   }
 }
