@@ -1,7 +1,6 @@
 package dev.oncely.cli.internal;
 
 import dev.oncely.cli.LeaseView;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
@@ -100,6 +99,6 @@ abstract class StoreCommand implements Callable<Integer> {
     return "a client's intent (`oncely show` reads it)";
   }
 
-  /** Does the command's work; returns the exit code (normally {@link OncelyCli#EXIT_OK}). */
+  /** Does the command's work; returns the exit code (normally {@link ExitCode#OK}). */
   abstract int run(IntentStore store, PrintWriter out);
 }
