@@ -9,7 +9,6 @@ import dev.oncely.cli.internal.ReceiptsCommand;
 import dev.oncely.cli.internal.ResolveCommand;
 import dev.oncely.cli.internal.RetryCommand;
 import dev.oncely.cli.internal.ShowCommand;
-import dev.oncely.cli.internal.StoreOpeners;
 import dev.oncely.cli.internal.conformance.ConformanceCommand;
 import dev.oncely.client.StoreException;
 import java.io.PrintWriter;

@@ -1,10 +1,6 @@
-package dev.oncely.cli.internal;
+package dev.oncely.cli;
 
-import dev.oncely.cli.StoreAccessDeniedException;
-import dev.oncely.cli.StoreCredentials;
-import dev.oncely.cli.StoreNotFoundException;
-import dev.oncely.cli.StoreOpener;
-import dev.oncely.cli.StoreUnreachableException;
+import dev.oncely.cli.internal.PostgresLocation;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
@@ -32,12 +28,12 @@ import org.postgresql.util.PSQLException;
  * on the search path, and that the newest record opens with the given key (no key for a plain
  * store). It never creates or migrates the schema.
  */
-public final class PostgresStoreOpener implements StoreOpener {
+final class PostgresStoreOpener implements StoreOpener {
   static final String ENGINE = "postgresql";
   private static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 5;
 
-  /** The opener, found by {@code ServiceLoader}. */
-  public PostgresStoreOpener() {}
+  /** The opener; the CLI builds it in, after the MapDB and SQLite ones. */
+  PostgresStoreOpener() {}
 
   @Override
   public String engine() {

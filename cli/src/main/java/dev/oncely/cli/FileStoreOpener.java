@@ -1,7 +1,5 @@
-package dev.oncely.cli.internal;
+package dev.oncely.cli;
 
-import dev.oncely.cli.StoreNotFoundException;
-import dev.oncely.cli.StoreOpener;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.persistence.CorruptionPolicy;
@@ -19,13 +17,13 @@ import java.util.Arrays;
  * The built-in openers: a {@link StoreEngine} file (MapDB or SQLite) opened with
  * {@link CorruptionPolicy#FAIL}, so the CLI never moves a damaged store aside.
  */
-public final class FileStoreOpener implements StoreOpener {
+final class FileStoreOpener implements StoreOpener {
   private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
 
   private final StoreEngine engine;
 
   /** The opener of {@code engine}'s files. */
-  public FileStoreOpener(StoreEngine engine) {
+  FileStoreOpener(StoreEngine engine) {
     this.engine = engine;
   }
 
