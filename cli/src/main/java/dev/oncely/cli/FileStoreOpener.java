@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in openers: a {@link StoreEngine} file (MapDB or SQLite) opened with
@@ -47,7 +48,7 @@ final class FileStoreOpener implements StoreOpener {
   }
 
   @Override
-  public IntentStore open(String location, StoreEncryption encryption) {
+  public IntentStore open(String location, @Nullable StoreEncryption encryption) {
     Path file = pathOf(location);
     if (file == null || !Files.isRegularFile(file)) {
       throw new StoreNotFoundException("no store file at " + location
@@ -63,7 +64,7 @@ final class FileStoreOpener implements StoreOpener {
     return engine.open(file, options.build());
   }
 
-  private static Path pathOf(String location) {
+  private static @Nullable Path pathOf(String location) {
     try {
       return Path.of(location).toAbsolutePath().normalize();
     } catch (InvalidPathException e) {

@@ -16,6 +16,7 @@ import java.sql.SQLTransientConnectionException;
 import java.util.Arrays;
 import org.postgresql.PGProperty;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.util.PSQLException;
 
 /**
@@ -46,12 +47,12 @@ final class PostgresStoreOpener implements StoreOpener {
   }
 
   @Override
-  public IntentStore open(String location, StoreEncryption encryption) {
+  public IntentStore open(String location, @Nullable StoreEncryption encryption) {
     return open(location, encryption, StoreCredentials.none());
   }
 
   @Override
-  public IntentStore open(String location, StoreEncryption encryption,
+  public IntentStore open(String location, @Nullable StoreEncryption encryption,
       StoreCredentials credentials) {
     PostgresLocation where = PostgresLocation.parse(location);
     String name = where.display();
@@ -109,7 +110,7 @@ final class PostgresStoreOpener implements StoreOpener {
    * Opens the newest record with the key, so a wrong or missing key fails here, and refuses a key
    * for a plain store: the CLI's writes would be sealed with it and the app could not read them.
    */
-  private static void checkKey(Connection c, String name, StoreEncryption encryption)
+  private static void checkKey(Connection c, String name, @Nullable StoreEncryption encryption)
       throws SQLException {
     try (PreparedStatement st = c.prepareStatement(
         "SELECT record FROM oncely_intent ORDER BY updated_at DESC LIMIT 1");
@@ -137,7 +138,8 @@ final class PostgresStoreOpener implements StoreOpener {
   static final class PgFailures {
     private PgFailures() {}
 
-    static StoreException translate(SQLException e, String name, String user, String what) {
+    static StoreException translate(SQLException e, String name, @Nullable String user,
+        String what) {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       String message = name + ": " + what + " failed: " + primaryMessage(e)
           + (state.isEmpty() ? "" : " (SQLState " + state + ")");

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every engine the CLI can open: the built-in MapDB, SQLite and PostgreSQL openers, then the
@@ -43,7 +44,7 @@ final class StoreOpeners implements StoreEngines {
   }
 
   @Override
-  public Engine choose(String engine, String location) {
+  public Engine choose(@Nullable String engine, String location) {
     StoreOpener opener = opener(engine, location);
     return (where, encryption, password) -> open(opener, where, encryption, password);
   }
@@ -53,7 +54,7 @@ final class StoreOpeners implements StoreEngines {
     return store instanceof LeaseView leases ? leases.liveLeaseOfAnother(id) : Optional.empty();
   }
 
-  private StoreOpener opener(String engine, String location) {
+  private StoreOpener opener(@Nullable String engine, String location) {
     if (engine == null || engine.equalsIgnoreCase("auto")) {
       for (StoreOpener opener : openers) {
         if (opener.recognizes(location)) {
@@ -77,7 +78,7 @@ final class StoreOpeners implements StoreEngines {
   }
 
   private static IntentStore open(StoreOpener opener, String location,
-      StoreEncryption encryption, char[] password) {
+      @Nullable StoreEncryption encryption, char @Nullable [] password) {
     StoreCredentials credentials =
         password == null ? StoreCredentials.none() : StoreCredentials.password(password);
     try {
