@@ -2,13 +2,13 @@ package dev.oncely.cli;
 
 import dev.oncely.cli.internal.CliContext;
 import dev.oncely.cli.internal.CliException;
+import dev.oncely.cli.internal.ExitCode;
 import dev.oncely.cli.internal.InboxCommand;
 import dev.oncely.cli.internal.ListCommand;
 import dev.oncely.cli.internal.ReceiptsCommand;
 import dev.oncely.cli.internal.ResolveCommand;
 import dev.oncely.cli.internal.RetryCommand;
 import dev.oncely.cli.internal.ShowCommand;
-import dev.oncely.cli.internal.StoreOpeners;
 import dev.oncely.cli.internal.conformance.ConformanceCommand;
 import dev.oncely.client.StoreException;
 import java.io.PrintWriter;
@@ -43,15 +43,15 @@ import picocli.CommandLine;
         CommandLine.HelpCommand.class})
 public final class OncelyCli {
   /** The command did what was asked. */
-  public static final int EXIT_OK = 0;
+  public static final int EXIT_OK = ExitCode.OK;
   /** The command failed: the store is missing, damaged, needs another key, or the server failed. */
-  public static final int EXIT_FAILURE = 1;
+  public static final int EXIT_FAILURE = ExitCode.FAILURE;
   /** The arguments are wrong. */
-  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_USAGE = ExitCode.USAGE;
   /** Another process, normally the app, holds the store open: stop it and run again. */
-  public static final int EXIT_STORE_IN_USE = 3;
+  public static final int EXIT_STORE_IN_USE = ExitCode.STORE_IN_USE;
   /** The command was refused to protect the record (finished, in doubt, or changed meanwhile). */
-  public static final int EXIT_REFUSED = 4;
+  public static final int EXIT_REFUSED = ExitCode.REFUSED;
 
   private OncelyCli() {}
 

@@ -1,6 +1,7 @@
 package dev.oncely.cli;
 
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The password a database engine logs in with, read by the CLI from a file or an environment
@@ -10,9 +11,9 @@ import java.util.Arrays;
 public final class StoreCredentials {
   private static final StoreCredentials NONE = new StoreCredentials(null);
 
-  private final char[] password;
+  private final char @Nullable [] password;
 
-  private StoreCredentials(char[] password) {
+  private StoreCredentials(char @Nullable [] password) {
     this.password = password;
   }
 
@@ -34,7 +35,7 @@ public final class StoreCredentials {
   }
 
   /** A copy of the password, or null when there is none. */
-  public char[] password() {
+  public char @Nullable [] password() {
     return password == null ? null : password.clone();
   }
 
@@ -49,7 +50,7 @@ public final class StoreCredentials {
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return o instanceof StoreCredentials other && Arrays.equals(password, other.password);
   }
 

@@ -2,6 +2,7 @@ package dev.oncely.cli;
 
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.StoreEncryption;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Opens one engine's existing intent store for the operator CLI. MapDB and SQLite files are built
@@ -36,7 +37,7 @@ public interface StoreOpener {
    *     is changed
    * @throws dev.oncely.client.StoreException if the engine fails otherwise
    */
-  IntentStore open(String location, StoreEncryption encryption);
+  IntentStore open(String location, @Nullable StoreEncryption encryption);
 
   /**
    * Opens the existing store at {@code location} with a login password; the default ignores
@@ -53,7 +54,7 @@ public interface StoreOpener {
    * @throws dev.oncely.client.StoreCorruptedException if the store fails verification
    * @throws dev.oncely.client.StoreException if the engine fails otherwise
    */
-  default IntentStore open(String location, StoreEncryption encryption,
+  default IntentStore open(String location, @Nullable StoreEncryption encryption,
       StoreCredentials credentials) {
     return open(location, encryption);
   }

@@ -1,7 +1,6 @@
 package dev.oncely.cli;
 
 import dev.oncely.cli.internal.CliContext;
-import dev.oncely.cli.internal.StoreOpeners;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Clock;

@@ -8,13 +8,13 @@ import java.util.Objects;
 public final class CliContext {
   private final Clock clock;
   private final Map<String, String> environment;
-  private final StoreOpeners openers;
+  private final StoreEngines engines;
 
   /** A context; {@code environment} is copied. */
-  public CliContext(Clock clock, Map<String, String> environment, StoreOpeners openers) {
+  public CliContext(Clock clock, Map<String, String> environment, StoreEngines engines) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.environment = Map.copyOf(environment);
-    this.openers = Objects.requireNonNull(openers, "openers");
+    this.engines = Objects.requireNonNull(engines, "engines");
   }
 
   /** The clock ages and notes are measured with. */
@@ -28,7 +28,7 @@ public final class CliContext {
   }
 
   /** The store engines. */
-  public StoreOpeners openers() {
-    return openers;
+  public StoreEngines engines() {
+    return engines;
   }
 }

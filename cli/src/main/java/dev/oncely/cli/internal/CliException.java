@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 
 /**
  * A refusal or failure the CLI reports as one message and an exit code, without a stack trace.
@@ -16,29 +15,29 @@ public final class CliException extends RuntimeException {
     this.exitCode = exitCode;
   }
 
-  /** Something failed ({@link OncelyCli#EXIT_FAILURE}). */
+  /** Something failed ({@link ExitCode#FAILURE}). */
   public static CliException failure(String message) {
-    return new CliException(OncelyCli.EXIT_FAILURE, message, null);
+    return new CliException(ExitCode.FAILURE, message, null);
   }
 
-  /** Something failed because of {@code cause} ({@link OncelyCli#EXIT_FAILURE}). */
+  /** Something failed because of {@code cause} ({@link ExitCode#FAILURE}). */
   public static CliException failure(String message, Throwable cause) {
-    return new CliException(OncelyCli.EXIT_FAILURE, message, cause);
+    return new CliException(ExitCode.FAILURE, message, cause);
   }
 
-  /** The arguments do not make sense ({@link OncelyCli#EXIT_USAGE}). */
+  /** The arguments do not make sense ({@link ExitCode#USAGE}). */
   public static CliException usage(String message) {
-    return new CliException(OncelyCli.EXIT_USAGE, message, null);
+    return new CliException(ExitCode.USAGE, message, null);
   }
 
-  /** Another process owns the store ({@link OncelyCli#EXIT_STORE_IN_USE}). */
+  /** Another process owns the store ({@link ExitCode#STORE_IN_USE}). */
   public static CliException storeInUse(String message, Throwable cause) {
-    return new CliException(OncelyCli.EXIT_STORE_IN_USE, message, cause);
+    return new CliException(ExitCode.STORE_IN_USE, message, cause);
   }
 
-  /** The command was refused to protect the record; nothing was written ({@link OncelyCli#EXIT_REFUSED}). */
+  /** The command was refused to protect the record; nothing was written ({@link ExitCode#REFUSED}). */
   public static CliException refused(String message) {
-    return new CliException(OncelyCli.EXIT_REFUSED, message, null);
+    return new CliException(ExitCode.REFUSED, message, null);
   }
 
   /** The exit code the CLI ends with. */

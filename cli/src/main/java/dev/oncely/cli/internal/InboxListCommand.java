@@ -1,7 +1,6 @@
 package dev.oncely.cli.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.inbox.InboxMessage;
@@ -62,7 +61,7 @@ public final class InboxListCommand extends StoreCommand {
       ArrayNode array = Json.MAPPER.createArrayNode();
       messages.forEach(m -> array.add(new InboxView(m, now, false).summaryJson()));
       Json.print(out, array);
-      return OncelyCli.EXIT_OK;
+      return ExitCode.OK;
     }
     if (messages.isEmpty()) {
       out.println("no unfinished inbox messages" + (states == null ? "" : " in " + states)
@@ -91,6 +90,6 @@ public final class InboxListCommand extends StoreCommand {
           + " `oncely list` and `oncely receipts list` show them; give the inbox a store of its"
           + " own)");
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 }

@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.inbox.Inbox;
 import dev.oncely.server.inbox.InboxMessage;
@@ -72,7 +71,7 @@ public final class InboxReplayCommand extends StoreCommand {
           + ", due now, failures reset (revision " + queued.revision() + "); the app's inbox"
           + " workers run it");
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 
   private static void refuseUnlessReplayable(InboxMessage m) {

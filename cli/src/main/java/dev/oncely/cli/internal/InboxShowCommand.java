@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.inbox.InboxMessage;
 import java.io.PrintWriter;
@@ -41,6 +40,6 @@ public final class InboxShowCommand extends StoreCommand {
     } else {
       view.printDetail(out);
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 }

@@ -1,7 +1,6 @@
 package dev.oncely.cli.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.IntentStore;
@@ -48,12 +47,12 @@ public final class ListCommand extends StoreCommand {
       ArrayNode array = Json.MAPPER.createArrayNode();
       records.forEach(r -> array.add(new RecordView(r, now, false).summaryJson()));
       Json.print(out, array);
-      return OncelyCli.EXIT_OK;
+      return ExitCode.OK;
     }
     if (records.isEmpty()) {
       out.println("no unfinished intents" + (states == null ? "" : " in " + states));
       printMessagesLeftOut(out, messages);
-      return OncelyCli.EXIT_OK;
+      return ExitCode.OK;
     }
     Table table = new Table("KEY HASH", "STATE", "AGE", "ATTEMPTS", "NEXT", "SCOPE/OPERATION",
         "BUSINESS ID", "REASON");
@@ -74,7 +73,7 @@ public final class ListCommand extends StoreCommand {
           + " their leases and references)");
     }
     printMessagesLeftOut(out, messages);
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 
   private static void printMessagesLeftOut(PrintWriter out, long messages) {

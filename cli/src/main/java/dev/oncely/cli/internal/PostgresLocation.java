@@ -13,7 +13,7 @@ import org.postgresql.PGProperty;
  * (the libpq URI form, {@code postgres://} too) or a {@code jdbc:postgresql:} URL. A password in
  * it is refused, because a command line shows in {@code ps} and in shell history.
  */
-final class PostgresLocation {
+public final class PostgresLocation {
   private static final String JDBC = "jdbc:postgresql:";
   private static final String[] URI_SCHEMES = {"postgresql://", "postgres://"};
 
@@ -26,7 +26,7 @@ final class PostgresLocation {
   }
 
   /** Whether {@code location} is written as a PostgreSQL URL (reads nothing). */
-  static boolean matches(String location) {
+  public static boolean matches(String location) {
     String lower = location.strip().toLowerCase(Locale.ROOT);
     if (lower.startsWith(JDBC)) {
       return true;
@@ -44,7 +44,7 @@ final class PostgresLocation {
    *
    * @throws IllegalArgumentException if it is not a PostgreSQL URL or carries a password
    */
-  static PostgresLocation parse(String location) {
+  public static PostgresLocation parse(String location) {
     String jdbc = toJdbc(location.strip());
     Properties props = Driver.parseURL(jdbc, new Properties());
     if (props == null) {
@@ -122,21 +122,23 @@ final class PostgresLocation {
     return s;
   }
 
-  String jdbcUrl() {
+  /** The {@code jdbc:postgresql:} URL the driver connects to. */
+  public String jdbcUrl() {
     return jdbcUrl;
   }
 
-  boolean has(PGProperty property) {
+  /** Whether the location sets {@code property} itself. */
+  public boolean has(PGProperty property) {
     return property.isPresent(properties);
   }
 
   /** The user to log in as, or null for the driver's default. */
-  String user() {
+  public String user() {
     return PGProperty.USER.getOrDefault(properties);
   }
 
   /** {@code host:port/database} (and the schema when given), without user or password. */
-  String display() {
+  public String display() {
     String schema = PGProperty.CURRENT_SCHEMA.getOrDefault(properties);
     return "postgresql://" + PGProperty.PG_HOST.getOrDefault(properties) + ":"
         + PGProperty.PG_PORT.getOrDefault(properties) + "/"

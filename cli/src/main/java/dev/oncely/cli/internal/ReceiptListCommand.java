@@ -1,7 +1,6 @@
 package dev.oncely.cli.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.Receipt;
@@ -68,7 +67,7 @@ public final class ReceiptListCommand extends StoreCommand {
       ArrayNode array = Json.MAPPER.createArrayNode();
       receipts.forEach(r -> array.add(new ReceiptView(r, now, false).summaryJson()));
       Json.print(out, array);
-      return OncelyCli.EXIT_OK;
+      return ExitCode.OK;
     }
     if (receipts.isEmpty()) {
       out.println("no unfinished receipts" + (states == null ? "" : " in " + states)
@@ -97,6 +96,6 @@ public final class ReceiptListCommand extends StoreCommand {
       out.println("(the store also holds " + messages + " unfinished inbox messages: `oncely"
           + " inbox list` shows them)");
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 }

@@ -3,7 +3,6 @@ package dev.oncely.cli.internal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectReader;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoredResponse;
@@ -150,7 +149,7 @@ public final class ReceiptResolveCommand extends StoreCommand {
       out.println(resolved.id() + ": PENDING -> RELEASED; the next repeat runs the handler"
           + " (revision " + resolved.revision() + ")");
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 
   private static void refuseUnlessPending(Receipt receipt, boolean release) {

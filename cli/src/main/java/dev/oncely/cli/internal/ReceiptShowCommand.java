@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.Receipt;
 import java.io.PrintWriter;
@@ -38,6 +37,6 @@ public final class ReceiptShowCommand extends StoreCommand {
     } else {
       view.printDetail(out);
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 }

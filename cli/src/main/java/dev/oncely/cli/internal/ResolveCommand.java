@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.IntentStore;
@@ -136,7 +135,7 @@ public final class ResolveCommand extends StoreCommand {
       out.println(resolved.id() + ": " + record.state() + " -> " + resolved.state()
           + " (revision " + resolved.revision() + ")");
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 
   private StoredResponse evidence(IntentRecord record) {

@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.HeaderProvider;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
@@ -89,11 +88,11 @@ public final class RetryCommand extends StoreCommand {
     if (!drive) {
       if (json) {
         Json.print(out, new RecordView(due, now, false).detailJson());
-        return OncelyCli.EXIT_OK;
+        return ExitCode.OK;
       }
       out.println(due.id() + ": " + due.state() + ", due now; the app's next resumePending()"
           + " (or a fleet's DueWorkScheduler) drives it");
-      return OncelyCli.EXIT_OK;
+      return ExitCode.OK;
     }
     IntentOutcome outcome;
     try (IdempotentClient client = IdempotentClient.builder()
@@ -108,13 +107,13 @@ public final class RetryCommand extends StoreCommand {
     IntentRecord after = store.get(due.id()).orElse(due);
     if (json) {
       Json.print(out, new RecordView(after, context.clock().instant(), false).detailJson());
-      return OncelyCli.EXIT_OK;
+      return ExitCode.OK;
     }
     out.println(due.id() + ": driven, now " + outcome.state()
         + (after.reason() == null ? "" : " (" + after.reason() + ")")
         + (after.lastResponse() == null ? "" : ", last answer " + after.lastResponse().status()
             + (after.replayed() ? " (a replay: the first attempt had reached the server)" : "")));
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 
   /** When a record may be sent again at all. */

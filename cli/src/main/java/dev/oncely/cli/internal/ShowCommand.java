@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
 import dev.oncely.server.internal.InboxRecords;
@@ -46,6 +45,6 @@ public final class ShowCommand extends StoreCommand {
             + " answer)");
       }
     }
-    return OncelyCli.EXIT_OK;
+    return ExitCode.OK;
   }
 }

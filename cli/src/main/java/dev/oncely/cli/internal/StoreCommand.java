@@ -1,7 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.LeaseView;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
@@ -44,14 +42,13 @@ abstract class StoreCommand implements Callable<Integer> {
    * The refusal for a compare-and-set on {@code record} that was not stored: on a leasing store,
    * naming the instance that drives the record now; otherwise, the record changed meanwhile.
    */
-  static CliException notStored(IntentStore store, IntentRecord record, String doing) {
+  CliException notStored(IntentStore store, IntentRecord record, String doing) {
     return notStored(store, record.id(), doing);
   }
 
   /** {@link #notStored(IntentStore, IntentRecord, String)} for the record of {@code id}. */
-  static CliException notStored(IntentStore store, IntentId id, String doing) {
-    Optional<String> lease = store instanceof LeaseView leases
-        ? leases.liveLeaseOfAnother(id) : Optional.empty();
+  CliException notStored(IntentStore store, IntentId id, String doing) {
+    Optional<String> lease = context.engines().liveLeaseOfAnother(store, id);
     if (lease.isPresent()) {
       return CliException.refused(id + " is being driven by " + lease.get()
           + "; nothing was written. Its drive ends with a stored state (or its lease runs out if"
@@ -100,6 +97,6 @@ abstract class StoreCommand implements Callable<Integer> {
     return "a client's intent (`oncely show` reads it)";
   }
 
-  /** Does the command's work; returns the exit code (normally {@link OncelyCli#EXIT_OK}). */
+  /** Does the command's work; returns the exit code (normally {@link ExitCode#OK}). */
   abstract int run(IntentStore store, PrintWriter out);
 }

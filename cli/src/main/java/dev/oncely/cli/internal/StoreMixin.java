@@ -1,17 +1,9 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.StoreAccessDeniedException;
-import dev.oncely.cli.StoreCredentials;
-import dev.oncely.cli.StoreNotFoundException;
-import dev.oncely.cli.StoreOpener;
-import dev.oncely.cli.StoreUnreachableException;
 import dev.oncely.client.IntentStore;
-import dev.oncely.client.StoreCorruptedException;
-import dev.oncely.client.StoreEncryptionException;
-import dev.oncely.client.StoreException;
-import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.spi.StoreEncryption;
 import java.nio.file.Path;
+import java.util.Arrays;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
@@ -61,48 +53,29 @@ public final class StoreMixin {
   /**
    * Opens the store, turning every typed store failure into a message that says what to do.
    *
-   * @throws CliException with {@code EXIT_STORE_IN_USE} when the app holds the store open, or
-   *     {@code EXIT_FAILURE} when the store is missing, damaged or needs another key
+   * @throws CliException with {@link ExitCode#STORE_IN_USE} when the app holds the store open, or
+   *     {@link ExitCode#FAILURE} when the store is missing, damaged or needs another key
    */
   IntentStore open(CliContext context) {
-    StoreOpener opener = context.openers().choose(engine, location);
+    StoreEngines.Engine chosen = context.engines().choose(engine, location);
     StoreEncryption encryption = null;
     if (key != null) {
       encryption = key.file != null ? StoreKey.fromFile(key.file) : StoreKey.fromEnv(context, key.env);
     }
-    StoreCredentials credentials;
+    char[] secret;
     if (password == null) {
-      credentials = StorePassword.fromDefault(context);
+      secret = StorePassword.fromDefault(context);
     } else if (password.file != null) {
-      credentials = StorePassword.fromFile(password.file);
+      secret = StorePassword.fromFile(password.file);
     } else {
-      credentials = StorePassword.fromEnv(context, password.env);
+      secret = StorePassword.fromEnv(context, password.env);
     }
     try {
-      return opener.open(location, encryption, credentials);
-    } catch (IllegalArgumentException e) {
-      throw CliException.usage(e.getMessage());
-    } catch (StoreUnreachableException e) {
-      throw CliException.failure("cannot reach the store: " + e.getMessage(), e);
-    } catch (StoreAccessDeniedException e) {
-      throw CliException.failure("the store refused the login: " + e.getMessage(), e);
-    } catch (StoreLockedException e) {
-      throw CliException.storeInUse("the store is in use: " + e.getMessage() + ".\n"
-          + "A store has exactly one owner, normally the app. Stop the app (its unfinished intents"
-          + " stay in the store and resume on its next start), run this command again, then start"
-          + " the app.", e);
-    } catch (StoreEncryptionException e) {
-      throw CliException.failure("cannot read the store with "
-          + (encryption == null ? "no key" : "this key") + ": " + e.getMessage()
-          + ". Pass the app's store key with --key-file or --key-env (neither for a plain"
-          + " store).", e);
-    } catch (StoreNotFoundException e) {
-      throw CliException.failure(e.getMessage(), e);
-    } catch (StoreCorruptedException e) {
-      throw CliException.failure("the store failed verification and was left untouched: "
-          + e.getMessage(), e);
-    } catch (StoreException e) {
-      throw CliException.failure("cannot open the store: " + e.getMessage(), e);
+      return chosen.open(location, encryption, secret);
+    } finally {
+      if (secret != null) {
+        Arrays.fill(secret, '\0');
+      }
     }
   }
 }

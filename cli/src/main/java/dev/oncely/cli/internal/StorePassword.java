@@ -1,6 +1,5 @@
 package dev.oncely.cli.internal;
 
-import dev.oncely.cli.StoreCredentials;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -13,14 +12,15 @@ import java.util.Arrays;
 /**
  * Reads a database password from an owner-only file (its first line) or an environment variable,
  * never from the command line, and never prints it. Without either, the PostgreSQL convention
- * {@value #DEFAULT_ENV} is used when set.
+ * {@value #DEFAULT_ENV} is used when set. A password is never empty; the caller owns the array
+ * returned and clears it once the store is open.
  */
 final class StorePassword {
   static final String DEFAULT_ENV = "PGPASSWORD";
 
   private StorePassword() {}
 
-  static StoreCredentials fromFile(Path file) {
+  static char[] fromFile(Path file) {
     SecretFiles.checkOwnerOnly(file, "the password file");
     byte[] content;
     try {
@@ -47,25 +47,20 @@ final class StorePassword {
       throw CliException.usage("the password file " + file + " is empty (the password is its"
           + " first line)");
     }
-    try {
-      return StoreCredentials.password(password);
-    } finally {
-      Arrays.fill(password, '\0');
-    }
+    return password;
   }
 
-  static StoreCredentials fromEnv(CliContext context, String variable) {
+  static char[] fromEnv(CliContext context, String variable) {
     String value = context.env(variable);
     if (value == null || value.isEmpty()) {
       throw CliException.usage("environment variable " + variable + " is not set");
     }
-    return StoreCredentials.password(value.toCharArray());
+    return value.toCharArray();
   }
 
-  /** {@value #DEFAULT_ENV} when set, otherwise no password. */
-  static StoreCredentials fromDefault(CliContext context) {
+  /** {@value #DEFAULT_ENV} when set, otherwise null: no password. */
+  static char[] fromDefault(CliContext context) {
     String value = context.env(DEFAULT_ENV);
-    return value == null || value.isEmpty()
-        ? StoreCredentials.none() : StoreCredentials.password(value.toCharArray());
+    return value == null || value.isEmpty() ? null : value.toCharArray();
   }
 }

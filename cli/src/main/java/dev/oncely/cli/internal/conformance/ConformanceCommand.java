@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.oncely.cli.OncelyCli;
 import dev.oncely.cli.internal.CliException;
 import dev.oncely.cli.internal.DialectNames;
+import dev.oncely.cli.internal.ExitCode;
 import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import java.io.PrintWriter;
@@ -119,7 +119,7 @@ public final class ConformanceCommand implements Callable<Integer> {
       } else {
         printText(out, findings, code, prober, client, keyDialect, fit);
       }
-      return findings.stream().anyMatch(Finding::risk) ? OncelyCli.EXIT_FAILURE : OncelyCli.EXIT_OK;
+      return findings.stream().anyMatch(Finding::risk) ? ExitCode.FAILURE : ExitCode.OK;
     }
   }
 

@@ -1,6 +1,5 @@
-package dev.oncely.cli.internal;
+package dev.oncely.cli;
 
-import dev.oncely.cli.LeaseView;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.client.spi.RecordCodec;

@@ -1,7 +1,5 @@
-package dev.oncely.cli.internal;
+package dev.oncely.cli;
 
-import dev.oncely.cli.StoreNotFoundException;
-import dev.oncely.cli.StoreOpener;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.persistence.CorruptionPolicy;
@@ -14,18 +12,19 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The built-in openers: a {@link StoreEngine} file (MapDB or SQLite) opened with
  * {@link CorruptionPolicy#FAIL}, so the CLI never moves a damaged store aside.
  */
-public final class FileStoreOpener implements StoreOpener {
+final class FileStoreOpener implements StoreOpener {
   private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
 
   private final StoreEngine engine;
 
   /** The opener of {@code engine}'s files. */
-  public FileStoreOpener(StoreEngine engine) {
+  FileStoreOpener(StoreEngine engine) {
     this.engine = engine;
   }
 
@@ -49,7 +48,7 @@ public final class FileStoreOpener implements StoreOpener {
   }
 
   @Override
-  public IntentStore open(String location, StoreEncryption encryption) {
+  public IntentStore open(String location, @Nullable StoreEncryption encryption) {
     Path file = pathOf(location);
     if (file == null || !Files.isRegularFile(file)) {
       throw new StoreNotFoundException("no store file at " + location
@@ -65,7 +64,7 @@ public final class FileStoreOpener implements StoreOpener {
     return engine.open(file, options.build());
   }
 
-  private static Path pathOf(String location) {
+  private static @Nullable Path pathOf(String location) {
     try {
       return Path.of(location).toAbsolutePath().normalize();
     } catch (InvalidPathException e) {

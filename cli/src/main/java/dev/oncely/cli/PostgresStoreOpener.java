@@ -1,10 +1,6 @@
-package dev.oncely.cli.internal;
+package dev.oncely.cli;
 
-import dev.oncely.cli.StoreAccessDeniedException;
-import dev.oncely.cli.StoreCredentials;
-import dev.oncely.cli.StoreNotFoundException;
-import dev.oncely.cli.StoreOpener;
-import dev.oncely.cli.StoreUnreachableException;
+import dev.oncely.cli.internal.PostgresLocation;
 import dev.oncely.client.IntentStore;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
@@ -20,6 +16,7 @@ import java.sql.SQLTransientConnectionException;
 import java.util.Arrays;
 import org.postgresql.PGProperty;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.util.PSQLException;
 
 /**
@@ -32,12 +29,12 @@ import org.postgresql.util.PSQLException;
  * on the search path, and that the newest record opens with the given key (no key for a plain
  * store). It never creates or migrates the schema.
  */
-public final class PostgresStoreOpener implements StoreOpener {
+final class PostgresStoreOpener implements StoreOpener {
   static final String ENGINE = "postgresql";
   private static final int DEFAULT_CONNECT_TIMEOUT_SECONDS = 5;
 
-  /** The opener, found by {@code ServiceLoader}. */
-  public PostgresStoreOpener() {}
+  /** The opener; the CLI builds it in, after the MapDB and SQLite ones. */
+  PostgresStoreOpener() {}
 
   @Override
   public String engine() {
@@ -50,12 +47,12 @@ public final class PostgresStoreOpener implements StoreOpener {
   }
 
   @Override
-  public IntentStore open(String location, StoreEncryption encryption) {
+  public IntentStore open(String location, @Nullable StoreEncryption encryption) {
     return open(location, encryption, StoreCredentials.none());
   }
 
   @Override
-  public IntentStore open(String location, StoreEncryption encryption,
+  public IntentStore open(String location, @Nullable StoreEncryption encryption,
       StoreCredentials credentials) {
     PostgresLocation where = PostgresLocation.parse(location);
     String name = where.display();
@@ -113,7 +110,7 @@ public final class PostgresStoreOpener implements StoreOpener {
    * Opens the newest record with the key, so a wrong or missing key fails here, and refuses a key
    * for a plain store: the CLI's writes would be sealed with it and the app could not read them.
    */
-  private static void checkKey(Connection c, String name, StoreEncryption encryption)
+  private static void checkKey(Connection c, String name, @Nullable StoreEncryption encryption)
       throws SQLException {
     try (PreparedStatement st = c.prepareStatement(
         "SELECT record FROM oncely_intent ORDER BY updated_at DESC LIMIT 1");
@@ -141,7 +138,8 @@ public final class PostgresStoreOpener implements StoreOpener {
   static final class PgFailures {
     private PgFailures() {}
 
-    static StoreException translate(SQLException e, String name, String user, String what) {
+    static StoreException translate(SQLException e, String name, @Nullable String user,
+        String what) {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       String message = name + ": " + what + " failed: " + primaryMessage(e)
           + (state.isEmpty() ? "" : " (SQLState " + state + ")");
