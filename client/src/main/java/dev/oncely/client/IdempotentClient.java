@@ -68,8 +68,11 @@ import okhttp3.OkHttpClient;
  * <p>Defaults: a new {@link OkHttpClient}, an {@link InMemoryIntentStore}, {@link Dialects#ietf()},
  * {@link RetryPolicy#defaults()}, {@link RetryBudget#standard()}, {@link LoggingListener}, no
  * header provider, the system clock and sleeper, {@link NetworkGate#ALWAYS_OPEN}, the dialect's key
- * retention, {@link Reconciler#MANUAL}, {@link CaffeineRecordCacheFactory}, responses kept up to
- * {@value #DEFAULT_MAX_RESPONSE_BYTES} bytes. The client is thread-safe; share one instance.
+ * retention, {@link Reconciler#MANUAL}, responses kept up to {@value #DEFAULT_MAX_RESPONSE_BYTES}
+ * bytes, and no finished-record cache with the default store (the in-memory store answers repeats
+ * as fast as a cache); with another store, {@value #FINISHED_CACHE_SIZE} finished records cached by
+ * {@link CaffeineRecordCacheFactory} when Caffeine is on the class path (none otherwise). The
+ * client is thread-safe; share one instance.
  */
 public final class IdempotentClient implements AutoCloseable {
   /** Default limit of a kept response body, in bytes (1 MiB). */
