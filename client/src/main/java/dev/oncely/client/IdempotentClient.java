@@ -55,10 +55,10 @@ import okhttp3.OkHttpClient;
  * finished, the {@link IntentEvent.GaveUpUnknown} or other final event delivered) does not share
  * that drive's outcome: it waits for the drive to end, then drives what it left (a finished record
  * answers from the store).
- * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no thread: one timer per
- * process resumes it. Re-submitting a spec whose key (or business id,
- * in the same scope and operation) already has a record continues that intent: a finished one
- * returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
+ * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no driver thread: one
+ * timer per process resumes it ({@link #execute} blocks its own caller until then).
+ * Re-submitting a spec whose key (or business id, in the same scope and operation) already has a
+ * record continues that intent: a finished one returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
  * before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are
  * never resent: they go to the {@link Reconciler}.
  *
