@@ -4,11 +4,12 @@ import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.event.LoggingListener;
-import dev.oncely.client.internal.DriveSettings;
+import dev.oncely.client.internal.drive.DriveSettings;
+import dev.oncely.client.internal.Defaults;
 import dev.oncely.client.internal.Durations;
 import dev.oncely.client.internal.EngineClock;
 import dev.oncely.client.internal.Origins;
-import dev.oncely.client.internal.SafeListener;
+import dev.oncely.client.internal.drive.SafeListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -43,9 +44,9 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
   private Random jitter = new Random();
   private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
   private Duration keyRetention;
-  private Duration finishedRetention = IdempotentClient.DEFAULT_FINISHED_RETENTION;
+  private Duration finishedRetention = Defaults.FINISHED_RETENTION;
   private Reconciler reconciler = Reconciler.MANUAL;
-  private long maxResponseBytes = IdempotentClient.DEFAULT_MAX_RESPONSE_BYTES;
+  private long maxResponseBytes = Defaults.MAX_RESPONSE_BYTES;
   private RecordCache.Factory recordCacheFactory;
   private final Set<String> credentialOrigins = new LinkedHashSet<>();
 
@@ -232,7 +233,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
 
   private RecordCache<IntentId, IntentRecord> finishedCache() {
     if (recordCacheFactory != null) {
-      return recordCacheFactory.create(IdempotentClient.FINISHED_CACHE_SIZE);
+      return recordCacheFactory.create(Defaults.FINISHED_CACHE_SIZE);
     }
     try {
       Class.forName("com.github.benmanes.caffeine.cache.Caffeine", false,
@@ -240,6 +241,6 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
     } catch (ClassNotFoundException | LinkageError absent) {
       return null;
     }
-    return new CaffeineRecordCacheFactory().create(IdempotentClient.FINISHED_CACHE_SIZE);
+    return new CaffeineRecordCacheFactory().create(Defaults.FINISHED_CACHE_SIZE);
   }
 }

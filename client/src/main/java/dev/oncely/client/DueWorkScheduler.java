@@ -1,6 +1,6 @@
 package dev.oncely.client;
 
-import dev.oncely.client.internal.DriveRegistry;
+import dev.oncely.client.internal.drive.DriveRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,14 +2,15 @@ package dev.oncely.client;
 
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.LoggingListener;
-import dev.oncely.client.internal.DriveOwner;
-import dev.oncely.client.internal.InterceptedCall;
-import dev.oncely.client.internal.NetworkHalf;
-import dev.oncely.client.internal.OkHttpVersionCheck;
-import dev.oncely.client.internal.ResumeAttempt;
-import dev.oncely.client.internal.ResumeDrives;
-import dev.oncely.client.internal.Scopes;
-import dev.oncely.client.internal.StoredOutcomes;
+import dev.oncely.client.internal.Defaults;
+import dev.oncely.client.internal.drive.DriveOwner;
+import dev.oncely.client.internal.http.InterceptedCall;
+import dev.oncely.client.internal.http.NetworkHalf;
+import dev.oncely.client.internal.http.OkHttpVersionCheck;
+import dev.oncely.client.internal.http.ResumeAttempt;
+import dev.oncely.client.internal.http.ResumeDrives;
+import dev.oncely.client.internal.http.Scopes;
+import dev.oncely.client.internal.drive.StoredOutcomes;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -159,7 +160,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    */
   @Override
   public void close() {
-    config.owner().close(java.time.Duration.ofSeconds(IdempotentClient.CLOSE_GRACE_SECONDS));
+    config.owner().close(java.time.Duration.ofSeconds(Defaults.CLOSE_GRACE_SECONDS));
     resumes.shutdown();
   }
 
@@ -342,7 +343,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
     private Function<Request, String> scope = Scopes::ofRequest;
     private Function<Request, String> operation =
         r -> cut(r.method() + " " + r.url().encodedPath());
-    private long maxBodyBytes = IntentSpec.DEFAULT_MAX_BODY_BYTES;
+    private long maxBodyBytes = Defaults.MAX_BODY_BYTES;
 
     private Builder() {}
 

@@ -3,23 +3,24 @@ package dev.oncely.client;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.LoggingListener;
-import dev.oncely.client.internal.Admission;
-import dev.oncely.client.internal.AttemptBridge;
+import dev.oncely.client.internal.drive.Admission;
+import dev.oncely.client.internal.http.AttemptBridge;
 import dev.oncely.client.internal.DaemonThreads;
-import dev.oncely.client.internal.Drive;
-import dev.oncely.client.internal.DriveEnd;
-import dev.oncely.client.internal.DriveLoop;
-import dev.oncely.client.internal.DriveOwner;
-import dev.oncely.client.internal.DriveRegistry;
-import dev.oncely.client.internal.DriveRun;
-import dev.oncely.client.internal.DriveSettings;
+import dev.oncely.client.internal.Defaults;
+import dev.oncely.client.internal.drive.Drive;
+import dev.oncely.client.internal.drive.DriveEnd;
+import dev.oncely.client.internal.drive.DriveLoop;
+import dev.oncely.client.internal.drive.DriveOwner;
+import dev.oncely.client.internal.drive.DriveRegistry;
+import dev.oncely.client.internal.drive.DriveRun;
+import dev.oncely.client.internal.drive.DriveSettings;
 import dev.oncely.client.internal.Durations;
-import dev.oncely.client.internal.EngineConfig;
-import dev.oncely.client.internal.IntentDriver;
-import dev.oncely.client.internal.OkHttpVersionCheck;
-import dev.oncely.client.internal.RecordKeeper;
-import dev.oncely.client.internal.ResumeQueue;
-import dev.oncely.client.internal.StoredOutcomes;
+import dev.oncely.client.internal.http.EngineConfig;
+import dev.oncely.client.internal.drive.IntentDriver;
+import dev.oncely.client.internal.http.OkHttpVersionCheck;
+import dev.oncely.client.internal.drive.RecordKeeper;
+import dev.oncely.client.internal.drive.ResumeQueue;
+import dev.oncely.client.internal.drive.StoredOutcomes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,33 +77,33 @@ import okhttp3.OkHttpClient;
  */
 public final class IdempotentClient implements AutoCloseable {
   /** Default limit of a kept response body, in bytes (1 MiB). */
-  public static final long DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+  public static final long DEFAULT_MAX_RESPONSE_BYTES = Defaults.MAX_RESPONSE_BYTES;
   /** Default number of threads of the client's own driver pool. */
-  public static final int DEFAULT_DRIVER_THREADS = 16;
+  public static final int DEFAULT_DRIVER_THREADS = Defaults.DRIVER_THREADS;
 
   /**
    * Most drives {@link #resumePending()} has started that are still starting (queued for a driver
    * thread or on one); a drive that waits for its next attempt gives its place to the next.
    */
-  public static final int RESUMES_STARTING_AT_ONCE = 64;
+  public static final int RESUMES_STARTING_AT_ONCE = Defaults.RESUMES_STARTING_AT_ONCE;
 
   /**
    * Most drives {@link #resumePending()} has started and not yet seen end, waiting ones included;
    * the rest of the backlog waits as ids, so a resume's heap follows this number, not the size of
    * the backlog, whatever the server answers.
    */
-  public static final int RESUMES_AT_ONCE = 4_096;
+  public static final int RESUMES_AT_ONCE = Defaults.RESUMES_AT_ONCE;
 
   /** How long {@link #close()} waits for running drives to record how they stopped. */
-  public static final int CLOSE_GRACE_SECONDS = 5;
+  public static final int CLOSE_GRACE_SECONDS = Defaults.CLOSE_GRACE_SECONDS;
 
   /** Default time a finished record is kept before {@link #purgeExpired()} may delete it. */
-  public static final Duration DEFAULT_FINISHED_RETENTION = Duration.ofDays(7);
+  public static final Duration DEFAULT_FINISHED_RETENTION = Defaults.FINISHED_RETENTION;
   /**
    * How many finished records are cached to answer repeats without a store read (a record enters
    * the cache when a repeat first reads it from the store).
    */
-  public static final long FINISHED_CACHE_SIZE = 10_000;
+  public static final long FINISHED_CACHE_SIZE = Defaults.FINISHED_CACHE_SIZE;
 
   private static final Logger LOG = Logger.getLogger(IdempotentClient.class.getName());
 

@@ -1,11 +1,14 @@
 package dev.oncely.client;
 
-import dev.oncely.client.internal.HttpParts;
-import dev.oncely.client.internal.IntentFingerprints;
+import dev.oncely.client.internal.Defaults;
+import dev.oncely.client.internal.StoredHeaders;
 import dev.oncely.client.internal.ParsedUrls;
 import dev.oncely.payload.Fingerprints;
+import dev.oncely.payload.MalformedPayloadException;
+import dev.oncely.payload.PayloadTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -44,8 +47,43 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 public final class IntentSpec {
+  /** What the client adds to the rule's refusal of a body that does not decode as declared. */
+  private static final String NOT_AS_CODED_CONSEQUENCE = ": a server could not read it, so it is"
+      + " neither stored nor sent; send the bytes the header declares";
+
+  /**
+   * The payload fingerprint an intent with this body gets, on either entry point: the shared rule
+   * ({@link Fingerprints#ofPayload(byte[], String, String, Collection, long)}, the server half's
+   * too) with its refusals in the client's own types, so both entry points refuse a payload the
+   * same way, before anything is stored or sent. The rule's exception is the cause of the
+   * client's.
+   *
+   * @param contentCoding the request's {@code Content-Encoding}, or null for none
+   * @param maxBodyBytes the bound of a decoded payload
+   * @throws InvalidIntentException naming {@code body} or {@code volatileFields}, if the rule finds
+   *     the payload malformed (JSON that is not one value, a body not in its declared coding,
+   *     volatile fields for a body that is not JSON the SDK reads)
+   * @throws BodyTooLargeException ({@link BodyTooLargeException#decoded}) if a coded body decodes
+   *     past {@code maxBodyBytes}
+   */
+  public static String fingerprintOf(byte[] body, @Nullable String mediaType,
+      @Nullable String contentCoding, Collection<String> volatileFields, long maxBodyBytes) {
+    try {
+      return Fingerprints.ofPayload(body, mediaType, contentCoding, volatileFields, maxBodyBytes);
+    } catch (PayloadTooLargeException e) {
+      BodyTooLargeException refused =
+          BodyTooLargeException.decoded(e.size(), e.limit(), e.contentCoding());
+      refused.initCause(e);
+      throw refused;
+    } catch (MalformedPayloadException e) {
+      String message = e.problem() == MalformedPayloadException.Problem.NOT_AS_CODED
+          ? e.detail() + NOT_AS_CODED_CONSEQUENCE : e.detail();
+      throw new InvalidIntentException(e.problem().argument(), message, e);
+    }
+  }
+
   /** Default {@link Builder#maxBodyBytes(long) body size limit}: 1 MiB. */
-  public static final long DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+  public static final long DEFAULT_MAX_BODY_BYTES = Defaults.MAX_BODY_BYTES;
 
   private final String operation;
   private final String scope;
@@ -493,8 +531,8 @@ public final class IntentSpec {
       if (keyStrategy.needsBusinessId() && businessId == null) {
         throw new InvalidIntentException("businessId", "is required by KeyStrategy.derived");
       }
-      String fingerprint = IntentFingerprints.ofPayload(body, mediaType,
-          HttpParts.contentCoding(headers), volatileFields, maxBodyBytes);
+      String fingerprint = fingerprintOf(body, mediaType,
+          StoredHeaders.contentCoding(headers), volatileFields, maxBodyBytes);
       IntentId id;
       try {
         id = IntentId.of(scope, operation, keyStrategy.mint(scope, operation, businessId));

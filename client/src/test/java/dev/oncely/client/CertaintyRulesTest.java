@@ -3,7 +3,7 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.event.EventCounter;
-import dev.oncely.client.internal.Scopes;
+import dev.oncely.client.internal.http.Scopes;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import dev.oncely.testing.Fault;

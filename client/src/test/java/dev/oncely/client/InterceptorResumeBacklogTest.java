@@ -3,7 +3,7 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.oncely.client.internal.ResumeDrives;
+import dev.oncely.client.internal.http.ResumeDrives;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.RecordingSleeper;
 import java.time.Duration;

@@ -8,11 +8,11 @@ import java.util.List;
  * The failures of one drive or call, so none is lost: when the last one is reported, the earlier
  * ones ride along as suppressed exceptions (at most {@value #KEPT}, the newest kept).
  */
-final class Failures {
+public final class Failures {
   static final int KEPT = 16;
   private final List<IOException> failures = new ArrayList<>();
 
-  void add(IOException failure) {
+  public void add(IOException failure) {
     if (failures.size() == KEPT) {
       failures.remove(0);
     }
@@ -20,7 +20,7 @@ final class Failures {
   }
 
   /** Adds every recorded failure other than {@code reported} to it as suppressed; returns it. */
-  <T extends Throwable> T attachTo(T reported) {
+  public <T extends Throwable> T attachTo(T reported) {
     if (reported != null) {
       for (IOException earlier : failures) {
         if (earlier != reported) {

@@ -1,11 +1,12 @@
 package dev.oncely.client.property;
 
+import dev.oncely.client.internal.StoredHeaders;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.client.internal.HttpParts;
+import dev.oncely.client.internal.http.HttpParts;
 import dev.oncely.testing.EffectLedger;
 import dev.oncely.testing.Fault;
 import dev.oncely.testing.IdempotentServer;
@@ -253,7 +254,7 @@ final class Promises {
   /** Method, key header, unquoted key and order of {@code r}, one a line. */
   private static String wireId(IntentRecord r) {
     String order = SimulatedWorld.intentOf(HttpUrl.get(r.url()).encodedPath(), r.body(),
-        HttpParts.contentCoding(r.headers()));
+        StoredHeaders.contentCoding(r.headers()));
     return r.method() + "\n" + r.keyHeader() + "\n" + unquoted(r.keyValue()) + "\n"
         + (order == null ? "" : order);
   }

@@ -1,0 +1,526 @@
+package dev.oncely.client.internal.http;
+
+import dev.oncely.client.internal.StoredHeaders;
+import dev.oncely.client.internal.Keys;
+import dev.oncely.client.internal.drive.Admission;
+import dev.oncely.client.internal.drive.Answer;
+import dev.oncely.client.internal.drive.Drive;
+import dev.oncely.client.internal.drive.DriveEnd;
+import dev.oncely.client.internal.drive.DriveLoop;
+import dev.oncely.client.internal.drive.DriveOwner;
+import dev.oncely.client.internal.drive.DriveRegistry;
+import dev.oncely.client.internal.drive.DriveRun;
+import dev.oncely.client.internal.drive.DriveSettings;
+import dev.oncely.client.internal.drive.RecordKeeper;
+import dev.oncely.client.BodyTooLargeException;
+import dev.oncely.client.IntentIOException;
+import dev.oncely.client.IntentId;
+import dev.oncely.client.IntentOutcome;
+import dev.oncely.client.IntentPendingException;
+import dev.oncely.client.IntentRecord;
+import dev.oncely.client.IntentSpec;
+import dev.oncely.client.IntentState;
+import dev.oncely.client.InvalidIntentException;
+import dev.oncely.client.NeedsReconciliationException;
+import dev.oncely.client.PayloadMismatchException;
+import dev.oncely.client.RetryBudgetExhaustedException;
+import dev.oncely.client.RetryPolicy;
+import dev.oncely.client.SecretHeaders;
+import dev.oncely.client.StoreException;
+import dev.oncely.client.dialect.Dialects;
+import dev.oncely.client.PendingReason;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okio.Buffer;
+import okio.BufferedSink;
+import okio.Okio;
+import okio.Sink;
+import okio.Timeout;
+
+/**
+ * The interceptor's front end of the {@link DriveLoop}, for one {@code intercept} invocation: it
+ * resolves the call's identity (the app's own key, a tag's business id, or a key
+ * minted once per OkHttp call), buffers the body once, admits the record exactly as the intent API
+ * does ({@link Admission}), drives it through the app's chain ({@link ChainWire}) and renders how
+ * the drive ended as a {@link Response} or an {@link IOException}. Only {@code IOException}s leave
+ * {@link #run()}.
+ */
+public final class InterceptedCall {
+  /** Response header added when the answer comes from the store instead of the network. */
+  public static final String STORED_RESPONSE_HEADER = "Oncely-Stored-Response";
+  /** How often a call waiting for another drive of its intent looks at its cancel flag. */
+  private static final long WAIT_CHECK_MILLIS = 100;
+  /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
+  static final List<String> KNOWN_KEY_HEADERS = List.of(
+      Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
+
+  /**
+   * The interceptor's settings.
+   *
+   * @param networkHalf the interceptor as the app's client must also run it, as a network
+   *     interceptor, when it follows redirects
+   */
+  public record Config(DriveSettings drive, Set<String> methods, Function<Request, String> scope,
+      Function<Request, String> operation, long maxBodyBytes, long maxResponseBytes,
+      DriveOwner owner, Interceptor networkHalf) {}
+
+  /**
+   * The identity an app attached to the request ({@code IntentTag}): scope, operation, optional
+   * business id, the JSON fields left out of the fingerprint, its own retry policy (null: the
+   * interceptor's), and how to mint a key when neither the request nor the store has one. Null
+   * for an untagged call, whose key lives only as long as the call.
+   */
+  public record Identity(String scope, String operation, String businessId,
+      Set<String> volatileFields, RetryPolicy retryPolicy, Supplier<String> mint) {}
+
+  private final Config c;
+  private final Interceptor.Chain chain;
+  private final Identity identity;
+
+  /** Prepares the call for {@code chain}; {@code identity} may be null. */
+  public InterceptedCall(Config config, Interceptor.Chain chain, Identity identity) {
+    this.c = config;
+    this.chain = chain;
+    this.identity = identity;
+  }
+
+  /** Runs the call to its final response; throws only {@link IOException}s. */
+  public Response run() throws IOException {
+    try {
+      return runChecked();
+    } catch (RuntimeException e) {
+      // Refusals (payload changed, invalid key, a store failure) and any unexpected exception:
+      // OkHttp rethrows a non-IOException on its dispatcher thread, which crashes an Android app.
+      throw new IntentIOException(e);
+    }
+  }
+
+  private Response runChecked() throws IOException {
+    Request original = chain.request();
+    NetworkHalf.checkInstalled(chain, c.networkHalf(), bodyless(original));
+    if (c.owner().stopped() != null) {
+      throw closedBeforeSend();
+    }
+    CallMemory memory = CallMemory.of(chain.call());
+    c.owner().calls().add(chain.call());
+    try {
+      return runOwned(original, memory);
+    } finally {
+      c.owner().calls().remove(chain.call());
+    }
+  }
+
+  private Response runOwned(Request original, CallMemory memory) throws IOException {
+    if (c.drive().store() == null) {
+      String appHeader = appKeyHeader(original);
+      IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
+      Drive drive = Drive.unregistered(fresh.id(), c.owner());
+      if (drive == null) {
+        throw closedBeforeSend();
+      }
+      return drive(original, memory, drive, fresh, true);
+    }
+    String appHeader = appKeyHeader(original);
+    IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
+    IntentRecord finished = c.drive().finished() == null ? null
+        : c.drive().finished().getIfPresent(fresh.id());
+    if (finished != null) {
+      // A repeat of a finished intent (the app's own or a derived key): no store read, no I/O.
+      if (!Admission.samePayload(finished, fresh)) {
+        throw new PayloadMismatchException(finished.id());
+      }
+      return stored(original, finished);
+    }
+    Drive drive = enterAlone(fresh.id());
+    Admission.Admitted admitted;
+    try {
+      admitted = new Admission(c.drive()).admit(fresh);
+    } catch (RuntimeException e) {
+      drive.finish(nothingDriven());
+      throw e;
+    }
+    if (admitted.failure() != null) {
+      drive.finish(nothingDriven());
+      throw admitted.failure();
+    }
+    IntentRecord record = admitted.record();
+    if (admitted.created()) {
+      return drive(original, memory, drive, record, true);
+    }
+    if (!record.id().equals(fresh.id())) {
+      // The business id already has an intent under another key: that one is this call's intent.
+      drive.finish(nothingDriven());
+      drive = enterAlone(record.id());
+    }
+    return driveStored(original, memory, drive);
+  }
+
+  /** Drives the stored record of {@code drive}'s intent, read now that this call owns it. */
+  private Response driveStored(Request original, CallMemory memory, Drive drive)
+      throws IOException {
+    IntentRecord record;
+    try {
+      record = c.drive().store().get(drive.id()).orElseThrow(() -> new StoreException("record "
+          + drive.id() + " is not in the store"));
+    } catch (RuntimeException e) {
+      drive.finish(nothingDriven());
+      throw e;
+    }
+    return drive(original, memory, drive, record, false);
+  }
+
+  /**
+   * Enters the one drive of {@code id} in this process; while another caller drives it, waits for
+   * that drive to end, then tries again (and then finds that drive's record).
+   *
+   * @throws IOException "Canceled" if the call is canceled while waiting, or the interceptor closed
+   */
+  private Drive enterAlone(IntentId id) throws IOException {
+    while (true) {
+      DriveRegistry.Entry entry = DriveRegistry.process().enter(c.drive().store(), id,
+          c.owner(), null);
+      if (entry.drive() == null) {
+        throw closedBeforeSend();
+      }
+      if (entry.acquired()) {
+        return entry.drive();
+      }
+      awaitEnd(entry.drive());
+    }
+  }
+
+  private void awaitEnd(Drive running) throws IOException {
+    try {
+      while (true) {
+        try {
+          running.ended().get(WAIT_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+          return;
+        } catch (TimeoutException stillRunning) {
+          if (chain.call().isCanceled()) {
+            throw new IOException("Canceled");
+          }
+          if (c.owner().stopped() != null) {
+            throw closedBeforeSend();
+          }
+        } catch (ExecutionException failed) {
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while another call of this intent ran");
+    }
+  }
+
+  private IntentIOException closedBeforeSend() {
+    return new IntentIOException(new IllegalStateException(c.owner().stopped()
+        + "; nothing of this call was sent"));
+  }
+
+  private static DriveEnd nothingDriven() {
+    return new DriveEnd(DriveEnd.Kind.PARKED, null, null, null, PendingReason.INTERRUPTED,
+        "this call drove nothing", null, null);
+  }
+
+  /** Whether {@code request} goes to the wire without a body (see {@link HttpParts#bodyless}). */
+  private static boolean bodyless(Request request) throws IOException {
+    RequestBody body = request.body();
+    if (body == null) {
+      return true;
+    }
+    MediaType type = body.contentType();
+    return HttpParts.bodyless(request.method(), body.contentLength(),
+        type == null ? null : type.toString());
+  }
+
+  /** The key the app set under {@code appHeader}, or null. */
+  private String appKeyOf(Request original, String appHeader) {
+    return appHeader == null ? null : parseAppKey(original.header(appHeader));
+  }
+
+  /** The intent's id; a key, scope or operation it cannot carry is an invalid intent. */
+  private IntentId intentIdOf(Request original, CallMemory memory, String key) {
+    try {
+      // An untagged call's scope is fixed by its first run, like its key: a later run of the same
+      // call (an outer retry) after the app refreshed its token is the same intent.
+      return identity != null ? IntentId.of(identity.scope(), identity.operation(), key)
+          : IntentId.of(memory.scope(() -> c.scope().apply(original)),
+              c.operation().apply(original), key);
+    } catch (NullPointerException e) {
+      throw new InvalidIntentException("intent id", e.getMessage() + " is null");
+    } catch (IllegalArgumentException e) {
+      throw new InvalidIntentException("intent id", e.getMessage());
+    }
+  }
+
+  /** Drives {@code record} through the app's chain as {@code drive}, and renders the end. */
+  private Response drive(Request original, CallMemory memory, Drive drive, IntentRecord record,
+      boolean claimed) throws IOException {
+    if (record.state().isTerminal()) {
+      drive.finish(new DriveEnd(DriveEnd.Kind.SETTLED, record, null, null, null, null, null,
+          null));
+      return stored(original, record);
+    }
+    ChainWire wire;
+    DriveLoop loop;
+    try {
+      List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
+      keyHeaders.add(c.drive().dialect().keyHeader());
+      if (record.keyHeader() != null) {
+        keyHeaders.add(record.keyHeader());
+      }
+      wire = new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
+          record.mediaType(), memory.writes()), memory.writes(), keyHeaders, c.owner(),
+          c.maxResponseBytes(), c.drive().credentialOrigins());
+      loop = DriveLoop.of(c.drive(), wire, record, claimed, memory.writes().count() > 0);
+    } catch (RuntimeException | Error e) {
+      drive.fail(e);
+      throw e;
+    }
+    DriveEnd end = DriveRun.here(drive, loop, wire, c.drive());
+    return render(original, record.id(), end);
+  }
+
+  /** The record this call would create: the app's request with its key, minus secret headers. */
+  private IntentRecord fresh(Request original, CallMemory memory, String appHeader,
+      String appKey) throws IOException {
+    byte[] body = new byte[0];
+    String mediaType = null;
+    if (original.body() != null) {
+      body = buffer(original.body());
+      MediaType type = original.body().contentType();
+      mediaType = type == null ? null : type.toString();
+    }
+    String key;
+    String keyHeader;
+    String keyValue;
+    if (appHeader != null) {
+      // The app set the key itself, maybe under another dialect's header: that is the intent's
+      // key, sent exactly as the app wrote it and never beside a second, different key.
+      key = appKey;
+      keyHeader = appHeader;
+      keyValue = original.header(appHeader);
+    } else {
+      key = memory.key(identity != null ? identity.mint() : Keys::random);
+      keyHeader = c.drive().dialect().keyHeader();
+      keyValue = c.drive().dialect().formatKey(key);
+    }
+    Map<String, List<String>> headers = HttpParts.toMap(original.headers());
+    headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
+        || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
+    IntentId id = intentIdOf(original, memory, key);
+    // Refusals of the payload (malformed JSON, a body not in its declared coding, decoded past
+    // the limit) leave with their own type, before anything is stored or sent.
+    String fingerprint = IntentSpec.fingerprintOf(body, mediaType,
+        StoredHeaders.contentCoding(headers), identity != null ? identity.volatileFields() : Set.of(),
+        c.maxBodyBytes());
+    try {
+      // Created already claimed, before the first byte: one durable write, and a crash during
+      // the first attempt leaves IN_FLIGHT, which reads as maybe delivered.
+      return RecordKeeper.fresh(c.drive(), IntentState.IN_FLIGHT)
+        .id(id)
+        .businessId(identity != null ? identity.businessId() : null)
+        .method(original.method())
+        .url(original.url().toString())
+        .headers(headers)
+        .body(body, mediaType)
+        .fingerprint(fingerprint)
+        .keyWireForm(keyHeader, keyValue)
+        .maybeDelivered(memory.writes().count() > 0)
+        .retryPolicy(identity != null ? identity.retryPolicy() : null)
+        .build();
+    } catch (IllegalArgumentException e) {
+      // A header name or URL a record cannot hold (Identifiers): refused before any I/O.
+      throw new InvalidIntentException("request", e.getMessage());
+    }
+  }
+
+  /** What the app gets for how the drive ended. */
+  private Response render(Request original, IntentId id, DriveEnd end) throws IOException {
+    IntentRecord record = end.record();
+    Response live = end.live();
+    switch (end.kind()) {
+      case SETTLED:
+        if (live == null) {
+          return stored(original, record);
+        }
+        if (record.state() == IntentState.NEEDS_RECONCILIATION && misleading(end.answer())) {
+          live.close();
+          throw new NeedsReconciliationException(id, record.reason());
+        }
+        return live;
+      case RECONCILE:
+        throw new NeedsReconciliationException(id, end.detail() != null ? end.detail()
+            : record.reason());
+      case LOST:
+        // Read as the intent API reads it (IntentDriver.outcomeOf): the record another driver
+        // left is the answer, rendered as this entry point renders that outcome.
+        if (record != null && record.state().isTerminal() && record.lastResponse() != null) {
+          return stored(original, record);
+        }
+        if (record != null && record.state() == IntentState.NEEDS_RECONCILIATION) {
+          throw new NeedsReconciliationException(id, record.reason());
+        }
+        throw new IntentPendingException(pending(id, end, null));
+      case STORE_FAILED:
+        throw (RuntimeException) end.cause();
+      default:
+        if (end.cause() instanceof RetryBudgetExhaustedException refused) {
+          // The budget refused a resend the answer asked for: that refusal is the news.
+          if (live != null) {
+            live.close();
+          }
+          throw refused;
+        }
+        if (live != null) {
+          if (misleading(end.answer())) {
+            live.close();
+            throw new IntentPendingException(pending(id, end, null));
+          }
+          return live;
+        }
+        if (chain.call().isCanceled()) {
+          // The app canceled the call (or its call timeout fired): it gets OkHttp's own
+          // exception, as for any canceled call; the record says what is known.
+          if (end.cause() instanceof IOException failure) {
+            throw failure;
+          }
+          IOException canceled = new IOException("Canceled");
+          if (end.cause() != null) {
+            canceled.addSuppressed(end.cause());
+          }
+          throw canceled;
+        }
+        // No answer, and the attempts or the deadline ran out: the outcome is unknown, never a
+        // bare socket error. The last I/O failure (earlier ones suppressed) is the cause.
+        throw new IntentIOException(new IntentPendingException(pending(id, end, end.cause())));
+    }
+  }
+
+  /** The pending outcome the drive ended with, as the intent API reports it. */
+  private static IntentOutcome.Pending pending(IntentId id, DriveEnd end, Throwable cause) {
+    IntentRecord record = end.record();
+    PendingReason reason = end.reason() != null ? end.reason() : PendingReason.DRIVEN_ELSEWHERE;
+    String detail = end.detail() != null ? end.detail() : "the outcome is not known yet";
+    return new IntentOutcome.Pending(record != null ? record.id() : id, reason, detail, end.due(),
+        record == null ? null : record.lastResponse(), cause);
+  }
+
+  /** The stored answer of a finished record, marked as coming from the store. */
+  private static Response stored(Request original, IntentRecord record) {
+    if (record.lastResponse() == null) {
+      // A finished intent is never sent again, even when its record cannot answer for it.
+      throw new StoreException("record " + record.id() + " is " + record.state()
+          + " but holds no response to answer with; it is not sent again");
+    }
+    return HttpParts.toResponse(original, record.lastResponse(), STORED_RESPONSE_HEADER);
+  }
+
+  /**
+   * Whether handing {@code answer} to the app would read as a final refusal or redirect although
+   * the decision core did not accept it as one (a 3xx or 4xx): then the app gets a typed
+   * exception instead.
+   */
+  private static boolean misleading(Answer answer) {
+    return answer != null && answer.response() != null && (answer.followedRedirects()
+        || answer.response().status() >= 300 && answer.response().status() < 500);
+  }
+
+  /** The header under which the app set a key itself: the dialect's, or a known dialect's. */
+  private String appKeyHeader(Request request) {
+    String own = c.drive().dialect().keyHeader();
+    if (request.header(own) != null) {
+      return own;
+    }
+    for (String name : KNOWN_KEY_HEADERS) {
+      if (request.header(name) != null) {
+        return name;
+      }
+    }
+    return null;
+  }
+
+  /** The key in a header value the app wrote: a quoted Structured Field string or a plain token. */
+  private String parseAppKey(String header) {
+    String parsed = c.drive().dialect().parseKey(header);
+    String key = parsed != null ? parsed : header.trim();
+    if (key.equals("\"\"")) {
+      // An empty quoted string: every such call would share one intent.
+      throw new InvalidIntentException("intent id", "key must not be blank");
+    }
+    if (key.length() >= 2 && key.startsWith("\"") && key.endsWith("\"")) {
+      String unquoted = Dialects.ietf().parseKey(key);
+      return unquoted != null ? unquoted : key;
+    }
+    return key;
+  }
+
+  /**
+   * The body's bytes, read in bounded memory: a body of unknown length is refused as soon as it
+   * passes {@code maxBodyBytes}, and a duplex body (written while the answer streams) is refused
+   * before it is read, because an intent needs its whole body before the first send.
+   */
+  private byte[] buffer(RequestBody body) throws IOException {
+    if (body.isDuplex()) {
+      throw new InvalidIntentException("body", "is duplex (written while the answer streams);"
+          + " an intent stores its whole body before the first send: send a plain RequestBody");
+    }
+    long declared = body.contentLength();
+    if (declared > c.maxBodyBytes()) {
+      throw new BodyTooLargeException(declared, c.maxBodyBytes());
+    }
+    BoundedSink sink = new BoundedSink(c.maxBodyBytes());
+    try (BufferedSink buffered = Okio.buffer(sink)) {
+      body.writeTo(buffered);
+    }
+    return sink.bytes();
+  }
+
+  /** Collects written bytes up to a limit and refuses the write that passes it. */
+  private static final class BoundedSink implements Sink {
+    private final Buffer collected = new Buffer();
+    private final long limit;
+
+    BoundedSink(long limit) {
+      this.limit = limit;
+    }
+
+    @Override
+    public void write(Buffer source, long byteCount) {
+      if (collected.size() + byteCount > limit) {
+        throw new BodyTooLargeException(collected.size() + byteCount, limit, true);
+      }
+      collected.write(source, byteCount);
+    }
+
+    byte[] bytes() {
+      return collected.readByteArray();
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public Timeout timeout() {
+      return Timeout.NONE;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+}
