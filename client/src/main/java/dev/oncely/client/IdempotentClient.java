@@ -59,8 +59,8 @@ import okhttp3.OkHttpClient;
  * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no driver thread: one
  * timer per process resumes it ({@link #execute} blocks its own caller until then).
  * Re-submitting a spec whose key (or business id, in the same scope and operation) already has a
- * record continues that intent: a finished one returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
- * before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are
+ * record continues that intent: a finished one returns its stored outcome without I/O; a changed
+ * payload throws {@link PayloadMismatchException} before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are
  * never resent: they go to the {@link Reconciler}.
  *
  * <p><b>Restart survival</b> needs a durable {@link IntentStore} (see {@code oncely-client-persistence});
