@@ -28,7 +28,7 @@ import okhttp3.OkHttpClient;
 import org.HdrHistogram.Histogram;
 
 /**
- * Issue item 2: durable creates/s of each engine at concurrency 1 and 64 against the disk's own
+ * Durable creates/s of each engine at concurrency 1 and 64 against the disk's own
  * floor (a raw {@link FileChannel} append + {@code force(false)} loop), interleaved per repetition;
  * and how many durable writes the SDK makes before an intent's first byte is sent.
  */

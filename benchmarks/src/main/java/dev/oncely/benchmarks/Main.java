@@ -11,7 +11,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The end-to-end harness: runs every scenario of the issue in one process and writes
+ * The end-to-end harness: runs the client's scenarios in one process and writes
  * {@code results.csv}, {@code results.json} and {@code results.md}.
  *
  * <pre>

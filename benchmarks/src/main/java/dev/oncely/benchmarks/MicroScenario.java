@@ -17,7 +17,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
- * Issue item 7: the JMH benchmarks in {@code dev.oncely.benchmarks.micro} with the GC profiler:
+ * The JMH benchmarks in {@code dev.oncely.benchmarks.micro} with the GC profiler:
  * ns/op and bytes allocated per op, one sample per measurement iteration.
  */
 final class MicroScenario {

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.OkHttpClient;
 
 /**
- * Issue item 6: many clients start an intent together while the server refuses every connection;
+ * Many clients start an intent together while the server refuses every connection;
  * the server heals after a while. Compares the SDK's full-jitter backoff with the same backoff
  * without jitter (every wait at its ceiling): the peak request rate in the first second of traffic
  * after recovery, total requests and the time until every intent completed.

@@ -18,7 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Issue item 4: open a store holding N unfinished intents and list them (what
+ * Open a store holding N unfinished intents and list them (what
  * {@code resumePending()} does after a restart), the file size per intent, and the heap one cached
  * finished record takes.
  */

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.OkHttpClient;
 
 /**
- * Issue item 5: the SDK with its default retry policy and budget against a server that drops 20 %
+ * The SDK with its default retry policy and budget against a server that drops 20 %
  * of {@code POST /payments} answers after committing the payment: attempts per intent and the
  * duplicate payments the server counted.
  */

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The CLI under hostile input (issue 23, item 9): every expected failure is one line and a
+ * The CLI under hostile input: every expected failure is one line and a
  * non-zero exit, never a stack trace; files are read bounded; record text cannot drive the
  * terminal.
  */

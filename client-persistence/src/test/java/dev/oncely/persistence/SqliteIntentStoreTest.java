@@ -74,7 +74,7 @@ class SqliteIntentStoreTest {
   }
 
   /**
-   * A file written before issue 11 (no {@code stub} column) and before the covering index: open
+   * A file written by the schema without the {@code stub} column and the covering index: open
    * adds the column and replaces the index, old rows are listed from their records, new writes
    * carry stubs, and the listing then reads the covering index only.
    */

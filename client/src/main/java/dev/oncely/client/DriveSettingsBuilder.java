@@ -107,7 +107,8 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
 
   /**
    * Sets how waits between attempts happen. The default, {@link Sleeper#SYSTEM}, waits on one
-   * timer thread per process and holds no thread of the caller's or the client's; any other
+   * timer thread per process and holds no thread of the client's (a blocking call, {@code
+   * execute()} or an OkHttp call through the interceptor, still blocks its caller); any other
    * sleeper (tests inject one that advances a test clock instead of waiting) is called on the
    * thread that drives the intent.
    */

@@ -57,13 +57,14 @@ import okhttp3.Response;
  *
  * <p>What it returns: the final response (2xx, a business 4xx the decision table trusts, the
  * server's answer when the intent needs reconciliation), or the last response when the attempts
- * or the deadline ran out while the server kept answering {@code 202}/{@code 409}/{@code 5xx}. It
- * throws:
+ * or the deadline ran out while the server kept answering {@code 202} or {@code 5xx}. It throws:
  * <ul>
  *   <li>{@link IntentIOException} with an {@link IntentPendingException} cause when the outcome is
  *       not known: no attempt got an answer before the attempts or the deadline ran out (the last
  *       {@code SocketTimeoutException} or reset is the pending exception's cause, never thrown
- *       bare), or the last answer could be misread as final; {@link IntentIOException#outcome()}
+ *       bare), or the last answer could be misread as final (a 3xx or 4xx the decision table did
+ *       not accept, such as the {@code 409} of a server that kept answering it: reason {@link
+ *       PendingReason#KEY_IN_USE}); {@link IntentIOException#outcome()}
  *       is then the {@link IntentOutcome.Pending} the intent API would report;
  *   <li>{@link IntentIOException} with a {@link NeedsReconciliationException} cause ({@code
  *       outcome()}: {@link IntentOutcome.NeedsReconciliation}) when the intent cannot be resent

@@ -53,11 +53,11 @@ import okhttp3.OkHttpClient;
  * finished, the {@link IntentEvent.GaveUpUnknown} or other final event delivered) does not share
  * that drive's outcome: it waits for the drive to end, then drives what it left (a finished record
  * answers from the store).
- * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no thread: one timer per
- * process resumes it. Re-submitting a spec whose key (or business id,
- * in the same scope and operation) already has a record continues that intent: a finished one
- * returns its stored outcome without I/O; a changed payload throws {@link PayloadMismatchException}
- * before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are
+ * A drive that waits (backoff, {@code Retry-After}, a budget refill) holds no driver thread: one
+ * timer per process resumes it ({@link #execute} blocks its own caller until then).
+ * Re-submitting a spec whose key (or business id, in the same scope and operation) already has a
+ * record continues that intent: a finished one returns its stored outcome without I/O; a changed
+ * payload throws {@link PayloadMismatchException} before any I/O. Records past the server's {@linkplain Builder#keyRetention key retention} are
  * never resent: they go to the {@link Reconciler}.
  *
  * <p><b>Restart survival</b> needs a durable {@link IntentStore} (see {@code oncely-client-persistence});
@@ -66,8 +66,11 @@ import okhttp3.OkHttpClient;
  * <p>Defaults: a new {@link OkHttpClient}, an {@link InMemoryIntentStore}, {@link Dialects#ietf()},
  * {@link RetryPolicy#defaults()}, {@link RetryBudget#standard()}, {@link LoggingListener}, no
  * header provider, the system clock and sleeper, {@link NetworkGate#ALWAYS_OPEN}, the dialect's key
- * retention, {@link Reconciler#MANUAL}, {@link CaffeineRecordCacheFactory}, responses kept up to
- * {@value #DEFAULT_MAX_RESPONSE_BYTES} bytes. The client is thread-safe; share one instance.
+ * retention, {@link Reconciler#MANUAL}, responses kept up to {@value #DEFAULT_MAX_RESPONSE_BYTES}
+ * bytes, and no finished-record cache with the default store (the in-memory store answers repeats
+ * as fast as a cache); with another store, {@value #FINISHED_CACHE_SIZE} finished records cached by
+ * {@link CaffeineRecordCacheFactory} when Caffeine is on the class path (none otherwise). The
+ * client is thread-safe; share one instance.
  */
 public final class IdempotentClient implements AutoCloseable {
   /** Default limit of a kept response body, in bytes (1 MiB). */

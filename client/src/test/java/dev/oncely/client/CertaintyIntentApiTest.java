@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The certainty rules that concern the intent API's own machinery (resume, header provider, key
- * wire form, futures, store failures) and the interceptor's async safety; one test per defect of
- * issue 9 that {@link CertaintyRulesTest} cannot run through both entry points.
+ * wire form, futures, store failures) and the interceptor's async safety: the rules that {@link
+ * CertaintyRulesTest} cannot run through both entry points.
  */
 class CertaintyIntentApiTest {
   private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
@@ -95,8 +95,8 @@ class CertaintyIntentApiTest {
     return record;
   }
 
-  // Defect 7: a resume that gave up before any attempt stored PENDING with 0 attempts, so the
-  // record later looked never-sent and the key-retention guard was skipped.
+  // A resume that gives up before any attempt keeps the crashed attempt's maybe-delivered mark:
+  // with 0 attempts and no mark the record would look never sent and skip the key-retention guard.
   @Test
   void a_crash_in_the_first_send_keeps_the_intent_maybe_delivered_through_an_offline_resume()
       throws Exception {
@@ -132,7 +132,7 @@ class CertaintyIntentApiTest {
         .isZero();
   }
 
-  // Defect 8: a HeaderProvider or a spec header could replace the idempotency key header.
+  // Neither a HeaderProvider nor a spec header may replace the idempotency key header.
   @Test
   void a_header_provider_cannot_replace_the_key_header() throws Exception {
     server.enqueue(created());
@@ -160,7 +160,7 @@ class CertaintyIntentApiTest {
     assertThat(store.get(spec.id())).isEmpty();
   }
 
-  // Defect 9: a record did not pin the wire form of its key.
+  // A record pins the wire form of its key.
   @Test
   void a_resume_by_a_client_with_another_dialect_sends_the_key_exactly_as_first_sent()
       throws Exception {
@@ -177,8 +177,8 @@ class CertaintyIntentApiTest {
     assertThat(sent.getHeaders().get("PayPal-Request-Id")).isNull();
   }
 
-  // Defect 11: close() left the futures of queued drives uncompleted; one caller cancelling the
-  // shared future of submit() cancelled the drive for every caller.
+  // close() completes the futures of queued drives; one caller cancelling its future of submit()
+  // does not cancel the drive the other callers share.
   @Test
   void close_completes_every_queued_future_with_a_typed_pending() throws Exception {
     ConcurrentLinkedQueue<Runnable> neverRun = new ConcurrentLinkedQueue<>();
@@ -217,7 +217,7 @@ class CertaintyIntentApiTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  // Defect 12: a failed create was reported as a definite failure while the record was durable.
+  // A create that fails after its write may have left the record durable: never a definite failure.
   @Test
   void a_create_that_fails_after_the_write_is_pending_and_a_resume_completes_it_once()
       throws Exception {
@@ -244,7 +244,7 @@ class CertaintyIntentApiTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  // Issue 10, item 6: submit() must not touch the disk on the calling (main) thread.
+  // submit() must not touch the disk on the calling (main) thread.
   @Test
   void submit_touches_the_store_only_on_driver_threads() throws Exception {
     Set<String> storeThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -309,7 +309,7 @@ class CertaintyIntentApiTest {
     }
   }
 
-  // Issue 10, item 4: only IOExceptions leave the interceptor, so enqueue() cannot crash an app.
+  // Only IOExceptions leave the interceptor, so enqueue() cannot crash an app.
   @Test
   void an_interceptor_refusal_reaches_the_async_callback_and_no_thread_dies() throws Exception {
     server.enqueue(created());

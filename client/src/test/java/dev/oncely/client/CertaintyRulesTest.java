@@ -30,8 +30,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The certainty rules, each proven through both entry points (the intent API and the
  * interceptor): what an HTTP answer proves, and so which outcome it may produce. One test per
- * defect of issue 9 that applies to both; {@link CertaintyIntentApiTest} has those that only the
- * intent API has (resume, header provider, futures, store failures).
+ * rule that applies to both; {@link CertaintyIntentApiTest} has those that only the intent API
+ * has (resume, header provider, futures, store failures).
  */
 class CertaintyRulesTest {
   private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
@@ -133,7 +133,7 @@ class CertaintyRulesTest {
     return all;
   }
 
-  // Defect 1: a gateway 5xx (Cloudflare 524 is sent after the origin got the request) was REJECTED.
+  // A gateway 5xx (Cloudflare's 524 is sent after the origin got the request) is never REJECTED.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void gateway_5xx_after_the_origin_got_the_request_is_retried_with_the_same_key_never_rejected(
@@ -164,7 +164,7 @@ class CertaintyRulesTest {
     assertThat(result.state()).isEqualTo(IntentState.PENDING);
   }
 
-  // Defect 2: a 301 on the POST became a GET whose 200 was stored as Completed.
+  // A 301 on the POST must not become a GET whose 200 is stored as Completed.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void a_301_on_the_submit_is_never_completed_by_the_get_it_points_to(Entry entry)
@@ -230,7 +230,7 @@ class CertaintyRulesTest {
     }
   }
 
-  // Defect 3: a 202 Location on another origin was polled with the HeaderProvider's credentials.
+  // A 202 Location on another origin is polled without the HeaderProvider's credentials.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void a_status_url_on_another_origin_is_polled_without_credentials_or_stored_headers(Entry entry)
@@ -249,7 +249,7 @@ class CertaintyRulesTest {
     assertThat(poll.getHeaders().get("Idempotency-Key")).isNull();
   }
 
-  // Issue 27: both wires honour the origins the app listed for credentials.
+  // Both wires honour the origins the app listed for credentials.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void a_status_url_on_a_listed_origin_is_polled_with_the_credentials(Entry entry)
@@ -268,8 +268,8 @@ class CertaintyRulesTest {
     assertThat(poll.getHeaders().get("Idempotency-Key")).isNull();
   }
 
-  // Defect 4: a 403/401/400 of the status URL marked an accepted payment REJECTED, a 422 there
-  // became KeyConflict.
+  // A 403/401/400 of the status URL never marks an accepted payment REJECTED, nor a 422 there
+  // KeyConflict.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void refusals_of_the_status_url_are_polls_not_refusals_of_the_intent(Entry entry)
@@ -289,7 +289,7 @@ class CertaintyRulesTest {
         .containsExactly("POST", "GET", "GET", "GET", "GET", "GET");
   }
 
-  // Defect 5: a 4xx on a retry (token expired, firewall, routing) was trusted as a refusal.
+  // A 4xx on a retry (token expired, firewall, routing) is not trusted as a refusal.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void an_auth_answer_to_a_retry_after_a_timeout_is_not_a_refusal(Entry entry) throws Exception {
@@ -348,7 +348,7 @@ class CertaintyRulesTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  // Defect 6: a mismatch answer to a byte-identical retry was reported as KeyConflict.
+  // A mismatch answer to a byte-identical retry is not a KeyConflict.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void a_mismatch_answer_to_a_byte_identical_retry_needs_reconciliation(Entry entry)
@@ -372,7 +372,7 @@ class CertaintyRulesTest {
     assertThat(result.state()).isEqualTo(IntentState.KEY_CONFLICT);
   }
 
-  // Defect 10: a replayed 202 without Location was resent until the deadline.
+  // A replayed 202 without Location is resent a bounded number of times, not until the deadline.
   @ParameterizedTest
   @EnumSource(Entry.class)
   void a_202_without_a_status_url_is_resent_a_bounded_number_of_times_then_pending(Entry entry)

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A wall clock that steps (issue 28, point 6): deadlines and waits inside one process run on the
+ * A wall clock that steps: deadlines and waits inside one process run on the
  * monotonic clock, a wait stored across a restart is never longer than the policy could have
  * asked, and a record's age under the key retention is never judged younger than its own times.
  */

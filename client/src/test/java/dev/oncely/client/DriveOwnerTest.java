@@ -28,8 +28,8 @@ import okhttp3.Response;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 27: every drive has one owner in the process, waits hold no thread, and a drive stops
- * with its owner. Real OkHttp calls against MockWebServer, the system timer (no test sleeper), so
+ * Every drive has one owner in the process, waits hold no thread, and a drive stops with its
+ * owner. Real OkHttp calls against MockWebServer, the system timer (no test sleeper), so
  * the waits are real and short ({@code Retry-After: 1}).
  */
 class DriveOwnerTest {

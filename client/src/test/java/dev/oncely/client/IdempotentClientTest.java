@@ -852,7 +852,7 @@ class IdempotentClientTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  /** Issue 27: one intent carries its own policy, stored with the record, kept by a resume. */
+  /** One intent carries its own policy, stored with the record, kept by a resume. */
   @Test
   void an_intents_own_retry_policy_drives_it_and_a_resume_by_another_client_keeps_it()
       throws Exception {

@@ -8,7 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * One validation of identifiers and header names at the builders (issue 23, items 5 to 8):
+ * One validation of identifiers and header names at the builders:
  * whatever a later step (the store, OkHttp, the wire) would refuse is refused when the value is
  * built, with a typed error that never echoes a key.
  */

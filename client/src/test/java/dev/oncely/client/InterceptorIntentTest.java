@@ -113,7 +113,7 @@ class InterceptorIntentTest {
     assertThat(store.get(pending.id()).orElseThrow().state()).isEqualTo(IntentState.COMPLETED);
   }
 
-  /** Issue 23: the interceptor path goes through the same identifier validation. */
+  /** The interceptor path goes through the same identifier validation as the intent API. */
   @Test
   void a_request_the_record_cannot_hold_is_an_invalid_intent_before_any_io() throws Exception {
     Request colonName = payment(BODY).newBuilder().header("X-Note:x", "v").build();
@@ -143,7 +143,7 @@ class InterceptorIntentTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  /** Issue 27: one fingerprint policy; the tag names volatile fields as the intent API does. */
+  /** One fingerprint policy; the tag names volatile fields as the intent API does. */
   @Test
   void a_volatile_field_named_by_the_tag_may_change_and_the_reissue_is_the_same_intent()
       throws Exception {
@@ -164,7 +164,7 @@ class InterceptorIntentTest {
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  /** Issue 27: a tag's own retry policy drives its intent and is stored with the record. */
+  /** A tag's own retry policy drives its intent and is stored with the record. */
   @Test
   void a_tags_own_retry_policy_drives_the_intent_instead_of_the_interceptors() throws Exception {
     RetryPolicy patient = RetryPolicy.builder().maxAttempts(4).baseDelay(Duration.ofMillis(10))
@@ -195,7 +195,7 @@ class InterceptorIntentTest {
         .retryOnConnectionFailure(false).build();
   }
 
-  /** Issue 28: a stream of unknown length is read in bounded memory and refused past the limit. */
+  /** A stream of unknown length is read in bounded memory and refused past the limit. */
   @ParameterizedTest(name = "installOn {0}")
   @ValueSource(booleans = {true, false})
   void a_stream_of_unknown_length_past_the_limit_is_refused_after_reading_at_most_the_limit(
@@ -229,7 +229,7 @@ class InterceptorIntentTest {
     assertThat(store.listUnfinished()).isEmpty();
   }
 
-  /** Issue 28: a duplex body cannot be held before the first send, so it is refused, not emptied. */
+  /** A duplex body cannot be held before the first send, so it is refused, not emptied. */
   @ParameterizedTest(name = "installOn {0}")
   @ValueSource(booleans = {true, false})
   void a_duplex_body_is_refused_before_anything_is_stored_or_sent(boolean installOn)
@@ -260,7 +260,7 @@ class InterceptorIntentTest {
     assertThat(store.listUnfinished()).isEmpty();
   }
 
-  /** Issue 27: malformed JSON is refused by both entry points, never hashed as bytes. */
+  /** Malformed JSON is refused by both entry points, never hashed as bytes. */
   @Test
   void a_body_declared_json_but_malformed_is_an_invalid_intent_before_any_io() throws Exception {
     assertThatThrownBy(() -> appClient(interceptor()).newCall(payment("{\"amount\":")).execute())

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 28, point 4: a multipart form is one intent whatever boundary OkHttp draws for it. The
+ * A multipart form is one intent whatever boundary OkHttp draws for it. The
  * first tagged upload takes effect and its answer is lost; the app builds the same form again
  * (a new {@link MultipartBody}, so a new boundary) under the same business id. That is the same
  * intent: it is resent with the bytes and boundary stored before the first send, and the server

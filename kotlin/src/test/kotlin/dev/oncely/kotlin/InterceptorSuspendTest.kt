@@ -184,7 +184,7 @@ class InterceptorSuspendTest {
     assertThat(interceptor.outcomeOrNull(tag)).isInstanceOf(IntentOutcome.Completed::class.java)
     assertThat(kit.server.ledger().countOf(order)).isEqualTo(1)
     assertThat(kit.keysSent()).hasSize(2).containsOnly(quoted(parked.id().key()))
-    // The rule of issue 19: a cancel after the first byte may have left is "maybe delivered".
+    // A cancel after the first byte may have left is "maybe delivered".
     assertThat(parked.maybeDelivered()).describedAs("parked record is marked maybe delivered").isTrue()
   }
 }

@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
 record AnswerCase(Profile server, List<Step> steps, int firstRunAttempts, Crash crash,
     KeyQuoting keyQuoting, boolean otherDialectOnResume, Twist twist) {
 
-  /** The app's hostile ground (issue 19): what happens to the intent outside the engine. */
+  /** The app's hostile ground: what happens to the intent outside the engine. */
   enum Twist {
     /** Nothing unusual. */
     NONE,

@@ -23,7 +23,7 @@ final class AppCredentials {
 
   /** What the app starts with. */
   enum Start {
-    /** A valid token and no refresh (the app before issue 28). */
+    /** A valid token and no refresh: the app has no authenticator. */
     VALID_NO_AUTHENTICATOR,
     /** A valid token and a refresh that works once (on a 401 some fault gives). */
     VALID_WITH_AUTHENTICATOR,

@@ -47,7 +47,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import okhttp3.OkHttpClient;
 
 /**
- * Model-based property test of the intent API (issue 9): generated server behaviours and answer
+ * Model-based property test of the intent API: generated server behaviours and answer
  * sequences against {@link IdempotentClient}, with crashes and resumes on the same store, and the
  * app's credentials ({@link AppCredentials}): a token the server refuses until the app's {@link
  * HeaderProvider} refreshes it, kept by one token store across restarts; and the spec's body
@@ -139,8 +139,8 @@ class IntentApiPropertyTest {
     IntentListener listener = IntentListener.NONE;
     IntentStore firstStore = store;
     if (c.twist() == Twist.CONCURRENT_SUBMIT) {
-      // The gap of issue 19: the record exists, the first drive has not started yet. The listener
-      // holds the first drive there until the second submit has reached the store.
+      // The gap after the create: the record exists, the first drive has not started yet. The
+      // listener holds the first drive there until the second submit has reached the store.
       CountDownLatch creates = new CountDownLatch(2);
       firstStore = new ForwardingIntentStore(store) {
         @Override

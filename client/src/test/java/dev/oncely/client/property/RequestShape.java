@@ -13,7 +13,7 @@ import okhttp3.RequestBody;
 import okio.BufferedSink;
 
 /**
- * The request an app builds for the intent (issue 28): every shape OkHttp lets it build. Each call
+ * The request an app builds for the intent: every shape OkHttp lets it build. Each call
  * of {@link #request} builds a new body, as an app that re-issues its call does (a multipart form
  * gets a new random boundary, a one-shot body or stream a new source). A bodyless shape names the
  * intent in its path, a shape with a body in its JSON ({@code "order"}), so the server's ledger

@@ -7,7 +7,7 @@ import net.jqwik.api.Tuple;
 
 /**
  * A case of {@link InterceptorPropertyTest}: the shared {@link AnswerCase} plus what only an app's
- * own OkHttp client builds (issue 28): the request's shape, the app's credentials, and whether the
+ * own OkHttp client builds: the request's shape, the app's credentials, and whether the
  * app re-issues its call (a new request of the same shape and tag) when it restarts.
  *
  * @param answers how the server behaves and the client crashes

@@ -116,7 +116,7 @@ class DemoPartsTest {
   }
 
   @Test
-  void result_table_shows_every_measure_of_the_issue_per_client() throws InterruptedException {
+  void result_table_shows_every_measure_per_client() throws InterruptedException {
     try (ReferenceServer server = ReferenceServer.builder().build().start()) {
       ServerStats stats = server.stats();
       RunSummary sdk = new RunSummary("Oncely SDK", 100, 0, 0, stats, 12, Duration.ofMillis(2500));

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The issue's acceptance test for the load driver: {@code run} in a child JVM is killed with
+ * The load driver survives a crash: {@code run} in a child JVM is killed with
  * SIGKILL part-way, {@code resume} finishes the run, and the server counts each payment once.
  */
 class CrashResumeTest {

@@ -36,10 +36,11 @@ import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 
 /**
- * Issue 28, point 4, through the Spring factory: Spring's form converter draws a new multipart
- * boundary for every request, so a form re-issued after a lost answer differs from the stored one
- * only in its framing. It is the same intent, resent with the stored bytes and boundary, with one
- * effect; a form with a changed part is refused before any I/O. Over HTTP/1.1 and h2c.
+ * A multipart form is one intent whatever its boundary, through the Spring factory: Spring's form
+ * converter draws a new multipart boundary for every request, so a form re-issued after a lost
+ * answer differs from the stored one only in its framing. It is the same intent, resent with the
+ * stored bytes and boundary, with one effect; a form with a changed part is refused before any
+ * I/O. Over HTTP/1.1 and h2c.
  */
 class MultipartFormIntentTest {
   /** The h2 error code of a stream reset by a server that failed while answering. */

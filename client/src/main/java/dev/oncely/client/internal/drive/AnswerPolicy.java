@@ -15,10 +15,13 @@ import okhttp3.HttpUrl;
  * The one place that decides what an answer means for an intent, for the intent API and the
  * interceptor alike. An answer is judged by what it proves: whether it answers the submit or a
  * poll, and whether an earlier attempt of this intent may already have reached the server
- * ({@code deliveredBefore}). Every reason text an outcome carries is written here, and names what
- * happened (a status, the kind of answer, same origin or not), never a value the server sent (a
- * {@code Location} or status URL, another header's value, body text): reasons are logged, carried
- * by events and printed by the CLI without {@code --reveal}, while the stored response keeps those
+ * ({@code deliveredBefore}). Every reason text an answer gives an outcome is written here; the
+ * texts of stops that follow no answer (deadline, attempts, budget, close, offline, the key
+ * retention, a store or reconciler failure) are written in {@link DriveLoop}, and a failed create
+ * or read in {@code IdempotentClient} and {@link IntentDriver}. Each names what happened (a
+ * status, the kind of answer, same origin or not), never a value the server sent (a {@code
+ * Location} or status URL, another header's value, body text): reasons are logged, carried by
+ * events and printed by the CLI without {@code --reveal}, while the stored response keeps those
  * values. The rules, in the order they apply (docs/client.md has them as a table):
  *
  * <ol>

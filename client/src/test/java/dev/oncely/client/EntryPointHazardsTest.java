@@ -33,11 +33,12 @@ import okhttp3.Response;
 import org.junit.jupiter.api.Test;
 
 /**
- * One regression test per path of issue 19 that ended in a second send, a second key, a false
- * "failed", a leaked credential, another account's response or a record that could never finish,
- * each through the entry point where it happened, on real OkHttp calls against MockWebServer.
+ * The paths through either entry point that could end in a second send, a second key, a false
+ * "failed", a leaked credential, another account's response or a record that could never finish:
+ * one test each, through the entry point where the path runs, on real OkHttp calls against
+ * MockWebServer.
  */
-class OneLoopTest {
+class EntryPointHazardsTest {
   private static final Instant T0 = Instant.parse("2026-12-01T08:00:00Z");
   private static final MediaType JSON = MediaType.get("application/json");
   private static final String BODY = "{\"amount\":1000,\"currency\":\"JPY\"}";
