@@ -84,7 +84,8 @@ public final class DriveOwner {
           if (left <= 0) {
             break;
           }
-          wait(Math.max(1, Math.min(left / 1_000_000, 50)));
+          // Woken by release() of each drive that ends; the grace's end is the only timeout.
+          wait(Math.max(1, left / 1_000_000));
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
