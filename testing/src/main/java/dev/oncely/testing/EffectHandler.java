@@ -1,5 +1,7 @@
 package dev.oncely.testing;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The server's application handler for a request it has not seen before: the {@linkplain
  * IdempotentServer.Builder#businessRule business rule} may refuse it, a {@link
@@ -23,7 +25,7 @@ final class EffectHandler {
    * @param effect the effect committed, or null when none was
    * @param stored the answer {@link #announce} stores for the key; null when none was committed
    */
-  record Executed(Answer answer, EffectLedger.Effect effect, Answer stored) {
+  record Executed(Answer answer, EffectLedger.@Nullable Effect effect, @Nullable Answer stored) {
     static Executed without(Answer answer) {
       return new Executed(answer, null, null);
     }
@@ -43,8 +45,8 @@ final class EffectHandler {
    * rec} (null for a keyless request, whose record {@code id} is null too) here; a committed
    * effect's answer is stored by {@link #announce}. The caller holds the lock.
    */
-  Executed execute(ReceivedRequest r, String intent, String key, String id, KeyRecord rec,
-      boolean afterForgot, Fault fault) {
+  Executed execute(ReceivedRequest r, String intent, @Nullable String key, @Nullable String id,
+      @Nullable KeyRecord rec, boolean afterForgot, @Nullable Fault fault) {
     String problem = config.businessRule == null ? null : config.businessRule.apply(r);
     if (problem != null) {
       return Executed.without(store(rec,
@@ -93,7 +95,7 @@ final class EffectHandler {
    * answer of a committed effect in {@code rec}; returns the answer to send. The caller does not
    * hold the lock.
    */
-  Answer announce(Executed done, KeyRecord rec) {
+  Answer announce(Executed done, @Nullable KeyRecord rec) {
     if (done.effect() == null) {
       return done.answer();
     }
@@ -109,7 +111,7 @@ final class EffectHandler {
     }
   }
 
-  private static Answer store(KeyRecord rec, Answer answer) {
+  private static Answer store(@Nullable KeyRecord rec, Answer answer) {
     return rec == null ? answer : rec.store(answer);
   }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import mockwebserver3.MockResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Injects the {@link Fault}s of the server's current {@link FaultScript}: draws one per request
@@ -50,7 +51,7 @@ final class FaultInjector {
    * The fault {@code from} injects into {@code r}, the {@code ofKey}-th request of its key (0 for
    * none), recorded as injected; or null.
    */
-  Fault draw(FaultScript from, ReceivedRequest r, int ofKey) {
+  @Nullable Fault draw(FaultScript from, ReceivedRequest r, int ofKey) {
     Fault fault = from.faultFor(r, ofKey);
     if (fault != null) {
       synchronized (injected) {
@@ -65,7 +66,8 @@ final class FaultInjector {
    * handle it. An {@link Fault#authOnRetry(int)} answers polls and the second and later requests
    * of a key.
    */
-  MockResponse.Builder beforeHandling(ReceivedRequest r, Fault fault, int ofKey, boolean poll) {
+  MockResponse.@Nullable Builder beforeHandling(ReceivedRequest r, @Nullable Fault fault,
+      int ofKey, boolean poll) {
     if (fault == null) {
       return null;
     }
@@ -108,8 +110,8 @@ final class FaultInjector {
    *
    * @throws InterruptedException if interrupted while stalled
    */
-  MockResponse afterHandling(Answer answer, Fault fault, FaultScript from, ReceivedRequest r)
-      throws InterruptedException {
+  MockResponse afterHandling(Answer answer, @Nullable Fault fault, FaultScript from,
+      ReceivedRequest r) throws InterruptedException {
     if (fault != null && fault.kind() == Fault.Kind.STALL_AFTER_COMMIT
         && from.stallFor().isPresent()) {
       holdStalled(from.stallFor().get());
@@ -118,7 +120,8 @@ final class FaultInjector {
     return afterCommit(answer, fault, r).build();
   }
 
-  private MockResponse.Builder afterCommit(Answer answer, Fault fault, ReceivedRequest r) {
+  private MockResponse.Builder afterCommit(Answer answer, @Nullable Fault fault,
+      ReceivedRequest r) {
     if (fault == null) {
       return answer.toResponse();
     }

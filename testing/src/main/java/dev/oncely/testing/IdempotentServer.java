@@ -16,6 +16,7 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server side of the idempotency contract as a MockWebServer {@link Dispatcher}, configurable
@@ -138,7 +139,7 @@ public final class IdempotentServer extends Dispatcher {
    *
    * @throws NullPointerException if {@code field} is null
    */
-  public static Function<ReceivedRequest, String> jsonField(String field) {
+  public static Function<ReceivedRequest, @Nullable String> jsonField(String field) {
     Pattern p = Pattern.compile("\"" + Pattern.quote(Objects.requireNonNull(field, "field"))
         + "\"\\s*:\\s*\"([^\"]*)\"");
     return r -> {
@@ -283,7 +284,7 @@ public final class IdempotentServer extends Dispatcher {
     String keyHeader = DEFAULT_KEY_HEADER;
     KeyQuoting keyQuoting = KeyQuoting.EITHER;
     int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
-    String scopeHeader;
+    @Nullable String scopeHeader;
     MismatchAnswer mismatch = MismatchAnswer.ietf();
     int inProgressStatus = 409;
     int retryAfterSeconds = 1;
@@ -292,31 +293,31 @@ public final class IdempotentServer extends Dispatcher {
     /** Whether the server may answer 202: build() refuses the settings that need it otherwise. */
     private boolean mayAccept;
     int completeAfterPolls = 1;
-    Duration completeAfter;
+    @Nullable Duration completeAfter;
     String statusPath = STATUS_PATH;
     String idPrefix = DEFAULT_ID_PREFIX;
-    Function<Committed, String> resultBody;
+    @Nullable Function<Committed, String> resultBody;
     boolean locationOnCreated;
     int maxBodyBytes = Integer.MAX_VALUE;
     String inProgressContentType = "application/json";
     String inProgressBody = DEFAULT_IN_PROGRESS_BODY;
     PollStyle pollStyle = PollStyle.ACCEPTED;
-    HttpUrl statusOrigin;
+    @Nullable HttpUrl statusOrigin;
     boolean locationOnReplay = true;
     boolean replayAcceptedForever;
     boolean inProgressWhileAccepted;
-    Duration retention;
+    @Nullable Duration retention;
     Clock clock = Clock.systemUTC();
     FingerprintRule fingerprint = FingerprintRule.EXACT_BYTES;
     boolean fingerprintQuery;
     FaultScript faults = FaultScript.none();
-    Function<ReceivedRequest, String> intentOf;
-    Function<ReceivedRequest, String> businessRule;
+    @Nullable Function<ReceivedRequest, @Nullable String> intentOf;
+    @Nullable Function<ReceivedRequest, @Nullable String> businessRule;
     boolean acceptKeyless;
     Duration lateFor = DEFAULT_LATE_FOR;
-    Consumer<EffectLedger.Effect> onEffect;
-    String credentialHeader;
-    Predicate<String> credentialAccepted;
+    @Nullable Consumer<EffectLedger.Effect> onEffect;
+    @Nullable String credentialHeader;
+    @Nullable Predicate<@Nullable String> credentialAccepted;
 
     private Builder() {}
 
@@ -642,7 +643,7 @@ public final class IdempotentServer extends Dispatcher {
      * Which business intent a request belongs to, for the ledger (e.g. {@link #jsonField
      * jsonField("order")}); a null result falls back to the key. Default: the key.
      */
-    public Builder intentOf(Function<ReceivedRequest, String> extractor) {
+    public Builder intentOf(Function<ReceivedRequest, @Nullable String> extractor) {
       this.intentOf = Objects.requireNonNull(extractor, "intentOf");
       return this;
     }
@@ -651,7 +652,7 @@ public final class IdempotentServer extends Dispatcher {
      * A rule that refuses requests as a business decision: it returns a problem text (answered
      * {@code 400}, stored and replayed, no effect) or null to accept. Default: accept all.
      */
-    public Builder businessRule(Function<ReceivedRequest, String> rule) {
+    public Builder businessRule(Function<ReceivedRequest, @Nullable String> rule) {
       this.businessRule = Objects.requireNonNull(rule, "businessRule");
       return this;
     }
@@ -701,7 +702,7 @@ public final class IdempotentServer extends Dispatcher {
      * @throws IllegalArgumentException if {@code header} is blank
      * @throws NullPointerException if an argument is null
      */
-    public Builder requireCredential(String header, Predicate<String> accepted) {
+    public Builder requireCredential(String header, Predicate<@Nullable String> accepted) {
       Objects.requireNonNull(header, "header");
       if (header.isBlank()) {
         throw new IllegalArgumentException("requireCredential header must not be blank");

@@ -1,6 +1,7 @@
 package dev.oncely.testing;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One key's record in the {@link KeyStore}: the fingerprint of its first request, when it was
@@ -11,8 +12,8 @@ final class KeyRecord {
   /** Changed only by {@link Fault#lostFingerprint()}. */
   String fingerprint;
   final Instant createdAt;
-  Answer stored;
-  Operations.Operation operation;
+  @Nullable Answer stored;
+  Operations.@Nullable Operation operation;
   /** How many repeats were told "in progress"; a held late original waits for the first. */
   int inProgressAnswers;
   /** Repeats still to be told "in progress" after the answer was stored. */

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server's idempotency store: one {@link KeyRecord} per (scope, key), the keys it forgot
@@ -32,13 +33,13 @@ final class KeyStore {
    *
    * @throws Keys.MalformedKeyException if the key header is there but unusable
    */
-  String keyOf(ReceivedRequest r) throws Keys.MalformedKeyException {
+  @Nullable String keyOf(ReceivedRequest r) throws Keys.MalformedKeyException {
     return Keys.read(config.keyHeader, r.headerValues(config.keyHeader), config.keyQuoting,
         config.maxKeyLength);
   }
 
   /** The key {@code r} carries, or null when it carries none or a malformed one. */
-  String keyOrNull(ReceivedRequest r) {
+  @Nullable String keyOrNull(ReceivedRequest r) {
     try {
       return keyOf(r);
     } catch (Keys.MalformedKeyException e) {
@@ -77,7 +78,7 @@ final class KeyStore {
   }
 
   /** The record {@code id}, or null. */
-  KeyRecord get(String id) {
+  @Nullable KeyRecord get(String id) {
     return records.get(id);
   }
 
@@ -139,7 +140,7 @@ final class KeyStore {
   }
 
   /** The operation of the key {@code r} carries, or null. Takes the lock. */
-  Operations.Operation operationOf(ReceivedRequest r) {
+  Operations.@Nullable Operation operationOf(ReceivedRequest r) {
     String key;
     try {
       key = keyOf(r);

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operation behind each committed effect and its status URL: the {@code 202} + polling
@@ -27,11 +28,11 @@ final class Operations {
     final EffectLedger.Effect effect;
     final Instant acceptedAt;
     /** The request that committed the effect, for the result body; dropped once done. */
-    ReceivedRequest request;
+    @Nullable ReceivedRequest request;
     int pollsLeft;
     boolean done;
     /** The {@code 200} answer with the result, once done. */
-    Answer result;
+    @Nullable Answer result;
 
     Operation(String id, EffectLedger.Effect effect, ReceivedRequest request, Instant acceptedAt) {
       this.id = id;
@@ -104,7 +105,7 @@ final class Operations {
    * {@code 404} for an unknown operation (or one {@link Fault#lostRecord()} drops). Takes the
    * lock.
    */
-  Answer poll(ReceivedRequest r, Fault fault) {
+  Answer poll(ReceivedRequest r, @Nullable Fault fault) {
     String id = r.url().encodedPath().substring(config.statusPath.length());
     lock.lock();
     try {

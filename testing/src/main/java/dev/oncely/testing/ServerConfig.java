@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The settings of one {@link IdempotentServer}, copied from its {@link IdempotentServer.Builder} at
@@ -17,38 +18,38 @@ final class ServerConfig {
   final String keyHeader;
   final KeyQuoting keyQuoting;
   final int maxKeyLength;
-  final String scopeHeader;
+  final @Nullable String scopeHeader;
   final MismatchAnswer mismatch;
   final int inProgressStatus;
   final int retryAfterSeconds;
   final ServerErrors serverErrors;
   final Predicate<ReceivedRequest> asynchronous;
   final int completeAfterPolls;
-  final Duration completeAfter;
+  final @Nullable Duration completeAfter;
   final String statusPath;
   final String idPrefix;
-  final Function<IdempotentServer.Committed, String> resultBody;
+  final @Nullable Function<IdempotentServer.Committed, String> resultBody;
   final boolean locationOnCreated;
   final int maxBodyBytes;
   final String inProgressContentType;
   final String inProgressBody;
   final PollStyle pollStyle;
-  final HttpUrl statusOrigin;
+  final @Nullable HttpUrl statusOrigin;
   final boolean locationOnReplay;
   final boolean replayAcceptedForever;
   final boolean inProgressWhileAccepted;
-  final Duration retention;
+  final @Nullable Duration retention;
   final Clock clock;
   final FingerprintRule fingerprint;
   final boolean fingerprintQuery;
   final FaultScript faults;
-  final Function<ReceivedRequest, String> intentOf;
-  final Function<ReceivedRequest, String> businessRule;
+  final @Nullable Function<ReceivedRequest, @Nullable String> intentOf;
+  final @Nullable Function<ReceivedRequest, @Nullable String> businessRule;
   final boolean acceptKeyless;
   final Duration lateFor;
-  final Consumer<EffectLedger.Effect> onEffect;
-  final String credentialHeader;
-  final Predicate<String> credentialAccepted;
+  final @Nullable Consumer<EffectLedger.Effect> onEffect;
+  final @Nullable String credentialHeader;
+  final @Nullable Predicate<@Nullable String> credentialAccepted;
 
   ServerConfig(IdempotentServer.Builder b) {
     this.keyHeader = b.keyHeader;

@@ -1,6 +1,7 @@
 package dev.oncely.testing;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The idempotency-key protocol for a {@code POST}, {@code PUT}, {@code PATCH} or {@code DELETE}:
@@ -31,7 +32,7 @@ final class Submissions {
    * IdempotentServer.Builder#intentOf extractor}'s, else the key, else {@code keyless#n}; null
    * for a request the server will refuse for its missing key.
    */
-  String intentOf(ReceivedRequest r) {
+  @Nullable String intentOf(ReceivedRequest r) {
     String key = keys.keyOrNull(r);
     if (key == null && !config.acceptKeyless) {
       return null;
@@ -48,7 +49,8 @@ final class Submissions {
    *
    * @throws InterruptedException if held as a late original and interrupted
    */
-  Answer submit(ReceivedRequest r, String intent, Fault fault) throws InterruptedException {
+  Answer submit(ReceivedRequest r, @Nullable String intent, @Nullable Fault fault)
+      throws InterruptedException {
     String key;
     try {
       key = keys.keyOf(r);
