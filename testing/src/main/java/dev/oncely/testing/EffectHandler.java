@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
  * IdempotentServer.Builder#businessRule business rule} may refuse it, a {@link
  * Fault#handlerError(int)} may fail it, else it commits one effect in the {@link EffectLedger},
  * opens the effect's operation and answers {@code 201} (or {@code 202} when the operation is
- * accepted). The answer to store is handed back, and stored only once the {@linkplain
- * IdempotentServer.Builder#onEffect effect listener} was told: until then a repeat of the key
- * finds it in progress, as on a server that crashed right after its commit.
+ * accepted). A committed effect's answer is stored only after the {@linkplain
+ * IdempotentServer.Builder#onEffect effect listener} returned: a crash test holds the server in
+ * that moment, when the effect exists and a repeat of its key still finds it in progress.
  */
 final class EffectHandler {
   private final ServerConfig config;
