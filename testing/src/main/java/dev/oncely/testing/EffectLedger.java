@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The business effects an {@link IdempotentServer} committed, one entry per effect, with the
@@ -31,7 +32,7 @@ public final class EffectLedger {
    *     second effect marked so is the server's inconsistency, not the client's resend under a new
    *     key)
    */
-  public record Effect(int sequence, String intent, String key, int requestNumber,
+  public record Effect(int sequence, String intent, @Nullable String key, int requestNumber,
       boolean afterServerForgot) {
     /** Validates the intent. */
     public Effect {
@@ -39,7 +40,7 @@ public final class EffectLedger {
     }
   }
 
-  Effect add(String intent, String key, int requestNumber, boolean afterServerForgot) {
+  Effect add(String intent, @Nullable String key, int requestNumber, boolean afterServerForgot) {
     Effect e;
     synchronized (effects) {
       e = new Effect(effects.size() + 1, intent, key, requestNumber, afterServerForgot);
@@ -124,7 +125,7 @@ public final class EffectLedger {
   }
 
   /** The distinct keys {@code intent}'s effects came with (more than one: the client re-keyed). */
-  public List<String> keysOf(String intent) {
+  public List<@Nullable String> keysOf(String intent) {
     return effectsOf(intent).stream().map(Effect::key).distinct().collect(Collectors.toList());
   }
 

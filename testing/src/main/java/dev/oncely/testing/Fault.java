@@ -3,6 +3,7 @@ package dev.oncely.testing;
 import java.util.Objects;
 import mockwebserver3.MockResponse;
 import mockwebserver3.SocketEffect;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One named fault the {@link IdempotentServer} injects into one request, each named after what the
@@ -57,9 +58,9 @@ public final class Fault {
 
   private final Kind kind;
   private final int status;
-  private final String location;
+  private final @Nullable String location;
 
-  private Fault(Kind kind, int status, String location) {
+  private Fault(Kind kind, int status, @Nullable String location) {
     this.kind = kind;
     this.status = status;
     this.location = location;
@@ -304,7 +305,7 @@ public final class Fault {
   }
 
   /** The {@code Location} of a {@link Kind#REDIRECT}, else null. */
-  public String location() {
+  public @Nullable String location() {
     return location;
   }
 
@@ -316,7 +317,7 @@ public final class Fault {
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return o instanceof Fault f && f.kind == kind && f.status == status
         && Objects.equals(f.location, location);
   }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which {@link Fault} the {@link IdempotentServer} injects into each request: scripted by request
@@ -45,7 +46,7 @@ public final class FaultScript {
      * @param requestOfKey its number among the requests with the same key (from 1), or 0 when it
      *     carries no key (a poll, a keyless request)
      */
-    Fault faultFor(ReceivedRequest request, int requestOfKey);
+    @Nullable Fault faultFor(ReceivedRequest request, int requestOfKey);
   }
 
   private final Map<Integer, Fault> byNumber;
@@ -56,7 +57,7 @@ public final class FaultScript {
   private final List<Integer> burstLengths;
   private final int[] burstLeft;
   private final long seed;
-  private final Duration stallFor;
+  private final @Nullable Duration stallFor;
   private final Random random;
 
   private FaultScript(Builder b) {
@@ -111,7 +112,7 @@ public final class FaultScript {
     return b.build();
   }
 
-  Fault faultFor(ReceivedRequest request, int requestOfKey) {
+  @Nullable Fault faultFor(ReceivedRequest request, int requestOfKey) {
     Fault chance = null;
     synchronized (random) {
       for (int i = 0; i < drawn.size(); i++) {
@@ -156,7 +157,7 @@ public final class FaultScript {
     private final List<Double> probabilities = new ArrayList<>();
     private final List<Integer> burstLengths = new ArrayList<>();
     private long seed;
-    private Duration stallFor;
+    private @Nullable Duration stallFor;
 
     private Builder() {}
 

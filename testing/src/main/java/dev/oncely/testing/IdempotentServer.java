@@ -2,20 +2,11 @@ package dev.oncely.testing;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -25,6 +16,7 @@ import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The server side of the idempotency contract as a MockWebServer {@link Dispatcher}, configurable
@@ -113,33 +105,27 @@ public final class IdempotentServer extends Dispatcher {
   /** Default longest time a {@link Fault#lateOriginal()} request is held. */
   public static final Duration DEFAULT_LATE_FOR = Duration.ofSeconds(2);
 
-  private static final Set<String> SUBMIT_METHODS = Set.of("POST", "PUT", "PATCH", "DELETE");
-
-  private final Builder config;
   private final EffectLedger ledger = new EffectLedger();
   private final RequestLog log = new RequestLog();
-  private final List<InjectedFault> injected = new ArrayList<>();
-  private final List<ServedAnswer> answers = new ArrayList<>();
-  private final AtomicInteger requestNumbers = new AtomicInteger();
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
-  /** Guards {@link #lastActivity}; notified at each arrival and answer. */
-  private final Object activity = new Object();
-  private long lastActivity = System.nanoTime();
-  private final Condition closing = lock.newCondition();
-  private final Map<String, Integer> requestsOfKey = new HashMap<>();
-  private final Map<String, KeyRecord> records = new HashMap<>();
-  private final Set<String> forgotten = new HashSet<>();
-  private final Map<String, Operation> operations = new HashMap<>();
-  private volatile FaultScript faults;
-  private boolean closed;
+  private final Traffic traffic = new Traffic();
+  private final ServerLock lock = new ServerLock();
+  private final KeyStore keys;
+  private final Operations operations;
+  private final FaultInjector faults;
+  private final RequestRouter router;
 
   /** A fault the server injected, with the number of the request it hit. */
   public record InjectedFault(int requestNumber, Fault fault) {}
 
-  private IdempotentServer(Builder b) {
-    this.config = b.copy();
-    this.faults = b.faults;
+  // One part per job, all under one ServerLock: the router takes each request past the fault
+  // injector to the submissions (key store, effect handler) or the operations (status URLs).
+  private IdempotentServer(ServerConfig config) {
+    this.keys = new KeyStore(config, lock);
+    this.operations = new Operations(config, lock);
+    this.faults = new FaultInjector(config, lock, keys, operations);
+    EffectHandler handler = new EffectHandler(config, lock, ledger, keys, operations);
+    Submissions submissions = new Submissions(config, lock, keys, handler, operations);
+    this.router = new RequestRouter(config, traffic, log, keys, faults, submissions, operations);
   }
 
   /** A builder holding the defaults listed in the class documentation. */
@@ -153,7 +139,7 @@ public final class IdempotentServer extends Dispatcher {
    *
    * @throws NullPointerException if {@code field} is null
    */
-  public static Function<ReceivedRequest, String> jsonField(String field) {
+  public static Function<ReceivedRequest, @Nullable String> jsonField(String field) {
     Pattern p = Pattern.compile("\"" + Pattern.quote(Objects.requireNonNull(field, "field"))
         + "\"\\s*:\\s*\"([^\"]*)\"");
     return r -> {
@@ -174,9 +160,7 @@ public final class IdempotentServer extends Dispatcher {
 
   /** What the server decided to answer each request so far, in request order. */
   public List<ServedAnswer> answers() {
-    synchronized (answers) {
-      return List.copyOf(answers);
-    }
+    return traffic.answers();
   }
 
   /** How many answers of {@code kind} were given for {@code intent}. */
@@ -191,21 +175,12 @@ public final class IdempotentServer extends Dispatcher {
    * key is unknown or in progress.
    */
   public Optional<String> storedBody(String scope, String key) {
-    lock.lock();
-    try {
-      KeyRecord rec = records.get(scope + '\u0000' + key);
-      return rec == null || rec.stored == null ? Optional.empty()
-          : Optional.of(new String(rec.stored.body(), java.nio.charset.StandardCharsets.UTF_8));
-    } finally {
-      lock.unlock();
-    }
+    return keys.storedBody(scope, key);
   }
 
   /** The faults injected so far, in request order. */
   public List<InjectedFault> injectedFaults() {
-    synchronized (injected) {
-      return List.copyOf(injected);
-    }
+    return faults.injected();
   }
 
   /**
@@ -215,7 +190,7 @@ public final class IdempotentServer extends Dispatcher {
    * @throws NullPointerException if {@code script} is null
    */
   public void changeFaults(FaultScript script) {
-    this.faults = Objects.requireNonNull(script, "script");
+    faults.change(script);
   }
 
   /**
@@ -224,13 +199,7 @@ public final class IdempotentServer extends Dispatcher {
    * EffectLedger.Effect#afterServerForgot()}.
    */
   public void forgetAllKeys() {
-    lock.lock();
-    try {
-      forgotten.addAll(records.keySet());
-      records.clear();
-    } finally {
-      lock.unlock();
-    }
+    keys.forgetAll();
   }
 
   /**
@@ -239,24 +208,20 @@ public final class IdempotentServer extends Dispatcher {
    * @return how many operations this call completed
    */
   public int completeAccepted() {
-    lock.lock();
-    try {
-      int n = 0;
-      for (Operation op : operations.values()) {
-        if (!op.done) {
-          complete(op);
-          n++;
-        }
-      }
-      return n;
-    } finally {
-      lock.unlock();
-    }
+    return operations.completeAll();
+  }
+
+  /**
+   * How many accepted operations are still processing now (after completing those whose
+   * {@linkplain Builder#completeAfter(Duration) time} has come).
+   */
+  public int acceptedPending() {
+    return operations.pending();
   }
 
   /** The number of requests received so far. */
   public int requestCount() {
-    return requestNumbers.get();
+    return traffic.requestCount();
   }
 
   /**
@@ -269,545 +234,18 @@ public final class IdempotentServer extends Dispatcher {
    * @throws InterruptedException if the waiting thread is interrupted
    */
   public boolean awaitQuiet(Duration quietFor, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    synchronized (activity) {
-      while (true) {
-        long now = System.nanoTime();
-        boolean answered = answers().size() >= requestCount();
-        long quietLeft = lastActivity + quietFor.toNanos() - now;
-        if (answered && quietLeft <= 0) {
-          return true;
-        }
-        long left = deadline - now;
-        if (left <= 0) {
-          return false;
-        }
-        TimeUnit.NANOSECONDS.timedWait(activity, answered ? Math.min(quietLeft, left) : left);
-      }
-    }
-  }
-
-  /** Notes an arrival or an answer for {@link #awaitQuiet}. */
-  private void active() {
-    synchronized (activity) {
-      lastActivity = System.nanoTime();
-      activity.notifyAll();
-    }
+    return traffic.awaitQuiet(quietFor, timeout);
   }
 
   @Override
   public MockResponse dispatch(RecordedRequest recorded) throws InterruptedException {
-    int number = requestNumbers.incrementAndGet();
-    active();
-    ReceivedRequest request = ReceivedRequest.of(number, recorded, config.clock.instant());
-    log.add(request);
-    String rawKey = request.header(config.keyHeader);
-    boolean poll = isPoll(request);
-    int ofKey = 0;
-    if (rawKey != null && !poll) {
-      lock.lock();
-      try {
-        ofKey = requestsOfKey.merge(scope(request) + '\u0000' + rawKey, 1, Integer::sum);
-      } finally {
-        lock.unlock();
-      }
-    }
-    FaultScript script = faults;
-    Fault fault = script.faultFor(request, ofKey);
-    if (fault != null) {
-      synchronized (injected) {
-        injected.add(new InjectedFault(number, fault));
-      }
-    }
-    MockResponse.Builder early = beforeHandling(request, fault, ofKey, poll);
-    if (early != null) {
-      served(new ServedAnswer(number, null, early.getCode(), ServedAnswer.Kind.FAULT));
-      return early.build();
-    }
-    Answer answer;
-    String intent = null;
-    if (poll) {
-      answer = request.method().equals("GET") ? poll(request, fault)
-          : Answer.json(405, "{\"error\":\"status URLs answer GET only\"}").with("Allow", "GET");
-    } else if (SUBMIT_METHODS.contains(request.method()) && !credentialAccepted(request)) {
-      answer = Answer.json(401, "{\"error\":\"the credential is missing or expired\"}")
-          .with("WWW-Authenticate", "Bearer error=\"invalid_token\"")
-          .as(ServedAnswer.Kind.UNAUTHORIZED);
-    } else if (SUBMIT_METHODS.contains(request.method())
-        && request.body().length > config.maxBodyBytes) {
-      answer = Answer.json(413, "{\"error\":\"the body is " + request.body().length
-          + " bytes; the limit is " + config.maxBodyBytes + "\"}");
-    } else if (SUBMIT_METHODS.contains(request.method())) {
-      String key = keyOrNull(request);
-      intent = key == null && !config.acceptKeyless ? null : intentOf(request, key);
-      answer = submit(request, intent, fault);
-    } else if (request.method().equals("GET") || request.method().equals("HEAD")) {
-      answer = Answer.json(200, "{\"data\":[]}");
-    } else {
-      answer = Answer.json(405, "{\"error\":\"method not allowed\"}")
-          .with("Allow", "GET, POST, PUT, PATCH, DELETE");
-    }
-    served(new ServedAnswer(number, intent, answer.status(), answer.kind()));
-    if (fault != null && fault.kind() == Fault.Kind.STALL_AFTER_COMMIT
-        && script.stallFor().isPresent()) {
-      holdStalled(script.stallFor().get());
-      return Fault.dropAfterCommit().applyTo(new MockResponse.Builder()).build();
-    }
-    return afterCommit(answer, fault, request).build();
-  }
-
-  private void served(ServedAnswer a) {
-    synchronized (answers) {
-      answers.add(a);
-    }
-    active();
-  }
-
-  /** Holds a stalled request's thread (and so its connection) for stallFor, or until close. */
-  private void holdStalled(Duration stallFor) throws InterruptedException {
-    long deadline = System.nanoTime() + stallFor.toNanos();
-    lock.lock();
-    try {
-      while (!closed) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        closing.await(left, TimeUnit.NANOSECONDS);
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private boolean credentialAccepted(ReceivedRequest r) {
-    return config.credentialHeader == null
-        || config.credentialAccepted.test(r.header(config.credentialHeader));
-  }
-
-  private String keyOrNull(ReceivedRequest r) {
-    try {
-      return Keys.read(config.keyHeader, r.headerValues(config.keyHeader), config.keyQuoting,
-          config.maxKeyLength);
-    } catch (Keys.MalformedKeyException e) {
-      return null;
-    }
-  }
-
-  private boolean isPoll(ReceivedRequest r) {
-    return r.url().encodedPath().startsWith(config.statusPath);
-  }
-
-  private String scope(ReceivedRequest r) {
-    if (config.scopeHeader == null) {
-      return "";
-    }
-    String s = r.header(config.scopeHeader);
-    return s == null ? "" : s.trim();
-  }
-
-  private MockResponse.Builder beforeHandling(ReceivedRequest r, Fault fault, int ofKey,
-      boolean poll) {
-    if (fault == null) {
-      return null;
-    }
-    switch (fault.kind()) {
-      case REFUSE:
-        return fault.applyTo(new MockResponse.Builder());
-      case ANSWER_BEFORE_HANDLING: {
-        Answer a = Answer.of(fault.status(), "text/plain",
-            "answered by the fault " + fault + ", not by the server");
-        if ((fault.status() == 429 || fault.status() == 503) && config.retryAfterSeconds >= 0) {
-          a = a.with("Retry-After", Integer.toString(config.retryAfterSeconds));
-        }
-        return a.toResponse();
-      }
-      case REDIRECT:
-        return Answer.of(fault.status(), "text/plain", "moved").with("Location", fault.location())
-            .toResponse();
-      case AUTH_ON_RETRY: {
-        if (ofKey < 2 && !poll) {
-          return null;
-        }
-        Answer a = Answer.json(fault.status(), "{\"error\":\"not authorized\"}");
-        if (fault.status() == 401) {
-          a = a.with("WWW-Authenticate", "Bearer error=\"invalid_token\"");
-        } else if (fault.status() == 407) {
-          a = a.with("Proxy-Authenticate", "Basic realm=\"proxy\"");
-        }
-        return a.toResponse();
-      }
-      default:
-        return null;
-    }
-  }
-
-  private Answer submit(ReceivedRequest r, String intent, Fault fault)
-      throws InterruptedException {
-    String key;
-    try {
-      key = Keys.read(config.keyHeader, r.headerValues(config.keyHeader), config.keyQuoting,
-          config.maxKeyLength);
-    } catch (Keys.MalformedKeyException e) {
-      return Answer.json(400, "{\"error\":" + quote(e.getMessage()) + "}")
-          .as(ServedAnswer.Kind.INVALID_KEY);
-    }
-    if (key == null) {
-      if (!config.acceptKeyless) {
-        return Answer.json(400, "{\"error\":" + quote(config.keyHeader + " is required") + "}")
-            .as(ServedAnswer.Kind.INVALID_KEY);
-      }
-      lock.lock();
-      Executed done;
-      try {
-        done = execute(r, intent, null, null, null, false, fault);
-      } finally {
-        lock.unlock();
-      }
-      return announce(done, null);
-    }
-    String id = scope(r) + '\u0000' + key;
-    String fingerprint = Fingerprints.of(r, config.fingerprint, config.fingerprintQuery);
-    KeyRecord rec;
-    Executed done = null;
-    lock.lock();
-    try {
-      expire(id);
-      if (fault != null && fault.kind() == Fault.Kind.LOST_RECORD && records.remove(id) != null) {
-        forgotten.add(id);
-      }
-      KeyRecord existing = records.get(id);
-      if (fault != null && fault.kind() == Fault.Kind.LOST_FINGERPRINT && existing != null) {
-        existing.fingerprint = "garbled:" + existing.fingerprint;
-      }
-      if (existing != null) {
-        return repeat(existing, fingerprint);
-      }
-      rec = new KeyRecord(fingerprint, config.clock.instant());
-      records.put(id, rec);
-      if (fault == null || fault.kind() != Fault.Kind.LATE_ORIGINAL) {
-        done = execute(r, intent, key, id, rec, forgotten.contains(id), fault);
-      }
-    } finally {
-      lock.unlock();
-    }
-    return done != null ? announce(done, rec) : late(r, intent, key, id, rec);
-  }
-
-  /**
-   * Tells the effect listener (outside the lock, the record still in progress), then stores the
-   * answer of a committed effect.
-   */
-  private Answer announce(Executed done, KeyRecord rec) {
-    if (done.effect() == null) {
-      return done.answer();
-    }
-    if (config.onEffect != null) {
-      config.onEffect.accept(done.effect());
-    }
-    lock.lock();
-    try {
-      store(rec, done.stored());
-      return done.answer();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** The decision for a new request: its answer, the effect (or null), what to store. */
-  private record Executed(Answer answer, EffectLedger.Effect effect, Answer stored) {
-    static Executed without(Answer answer) {
-      return new Executed(answer, null, null);
-    }
-  }
-
-  /** Holds a late original until a retry was told "in progress" (or lateFor passed). */
-  private Answer late(ReceivedRequest r, String intent, String key, String id, KeyRecord rec)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + config.lateFor.toNanos();
-    Executed done;
-    lock.lock();
-    try {
-      while (rec.inProgressAnswers == 0 && !closed) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
-        }
-        changed.await(left, TimeUnit.NANOSECONDS);
-      }
-      if (records.get(id) != rec) {
-        return Answer.json(500, "{\"error\":\"the record was lost while processing\"}")
-            .as(ServedAnswer.Kind.HANDLER_ERROR);
-      }
-      done = execute(r, intent, key, id, rec, forgotten.contains(id), null);
-    } finally {
-      lock.unlock();
-    }
-    return announce(done, rec);
-  }
-
-  private String intentOf(ReceivedRequest r, String key) {
-    String intent = config.intentOf == null ? null : config.intentOf.apply(r);
-    if (intent == null) {
-      intent = key != null ? key : "keyless#" + r.number();
-    }
-    return intent;
-  }
-
-  private void expire(String id) {
-    KeyRecord rec = records.get(id);
-    if (rec != null && config.retention != null
-        && !config.clock.instant().isBefore(rec.createdAt.plus(config.retention))) {
-      records.remove(id);
-      forgotten.add(id);
-    }
-  }
-
-  private Answer repeat(KeyRecord rec, String fingerprint) {
-    if (!rec.fingerprint.equals(fingerprint)) {
-      MismatchAnswer m = config.mismatch;
-      return new Answer(m.statusCode(), okhttp3.Headers.of("Content-Type", m.contentType()),
-          m.body(), ServedAnswer.Kind.MISMATCH);
-    }
-    if (rec.stored == null || rec.busyRepeats > 0) {
-      if (rec.stored != null) {
-        rec.busyRepeats--;
-      }
-      return inProgress(rec);
-    }
-    Answer replay = rec.stored;
-    if (rec.operation != null) {
-      completeIfDue(rec.operation);
-    }
-    if (replay.status() == 202 && rec.operation != null && !rec.operation.done
-        && config.inProgressWhileAccepted) {
-      return inProgress(rec);
-    }
-    if (replay.status() == 202 && rec.operation != null && rec.operation.done
-        && !config.replayAcceptedForever) {
-      replay = rec.operation.result;
-    } else if (replay.status() == 202 && !config.locationOnReplay) {
-      replay = replay.without("Location");
-    }
-    return replay.with(REPLAYED_HEADER, "true").as(ServedAnswer.Kind.REPLAY);
-  }
-
-  /** The in-progress answer to a repeat of {@code rec}'s key, counted. */
-  private Answer inProgress(KeyRecord rec) {
-    rec.inProgressAnswers++;
-    changed.signalAll();
-    Answer a = Answer.of(config.inProgressStatus, config.inProgressContentType,
-        config.inProgressBody).as(ServedAnswer.Kind.IN_PROGRESS);
-    return config.retryAfterSeconds >= 0
-        ? a.with("Retry-After", Integer.toString(config.retryAfterSeconds)) : a;
-  }
-
-  /**
-   * Runs a new request under the lock: refuse it, fail it, or commit the effect. A refusal or
-   * failure is stored here; a committed effect's answer is stored by {@link #announce}.
-   */
-  private Executed execute(ReceivedRequest r, String intent, String key, String id,
-      KeyRecord rec, boolean afterForgot, Fault fault) {
-    String problem = config.businessRule == null ? null : config.businessRule.apply(r);
-    if (problem != null) {
-      return Executed.without(store(rec, Answer.json(400, "{\"error\":" + quote(problem) + "}")
-          .as(ServedAnswer.Kind.REFUSED)));
-    }
-    if (fault != null && fault.kind() == Fault.Kind.HANDLER_ERROR) {
-      Answer error = Answer.json(fault.status(), "{\"error\":\"the handler failed\"}")
-          .as(ServedAnswer.Kind.HANDLER_ERROR);
-      if (config.serverErrors == ServerErrors.REPLAYED || rec == null) {
-        return Executed.without(store(rec, error));
-      }
-      records.remove(id);
-      return Executed.without(error);
-    }
-    EffectLedger.Effect effect = ledger.add(intent, key, r.number(), afterForgot);
-    Operation op = new Operation(config.idPrefix + String.format("%06d", effect.sequence()),
-        effect, r, config.clock.instant());
-    operations.put(op.id, op);
-    if (rec != null) {
-      rec.operation = op;
-    }
-    changed.signalAll();
-    if (fault != null && fault.kind() == Fault.Kind.PROCESSING_SLOWLY) {
-      complete(op);
-      if (rec != null) {
-        rec.busyRepeats = fault.status();
-      }
-      Answer result = op.result.withStatus(201).as(ServedAnswer.Kind.EFFECT);
-      return new Executed(processing(202, op).as(ServedAnswer.Kind.EFFECT), effect, result);
-    }
-    if (!config.asynchronous.test(r)) {
-      complete(op);
-      Answer result = op.result.withStatus(201).as(ServedAnswer.Kind.EFFECT);
-      if (config.locationOnCreated) {
-        result = result.with("Location", statusUrl(r, op));
-      }
-      return new Executed(result, effect, result);
-    }
-    op.pollsLeft = config.completeAfter == null ? config.completeAfterPolls : Integer.MAX_VALUE;
-    Answer accepted = processing(202, op).with("Location", statusUrl(r, op))
-        .as(ServedAnswer.Kind.EFFECT);
-    return new Executed(accepted, effect, accepted);
-  }
-
-  private Answer store(KeyRecord rec, Answer answer) {
-    if (rec != null) {
-      rec.stored = answer;
-      changed.signalAll();
-    }
-    return answer;
-  }
-
-  private Answer processing(int status, Operation op) {
-    Answer a = Answer.json(status, "{\"id\":\"" + op.id + "\",\"status\":\"processing\"}");
-    return config.retryAfterSeconds >= 0
-        ? a.with("Retry-After", Integer.toString(config.retryAfterSeconds)) : a;
-  }
-
-  private String statusUrl(ReceivedRequest r, Operation op) {
-    if (config.statusOrigin == null) {
-      return config.statusPath + op.id;
-    }
-    return config.statusOrigin.resolve(config.statusPath + op.id).toString();
-  }
-
-  private void complete(Operation op) {
-    op.done = true;
-    String body = config.resultBody == null
-        ? "{\"id\":\"" + op.id + "\",\"intent\":" + quote(op.effect.intent())
-            + ",\"status\":\"succeeded\"}"
-        : Objects.requireNonNull(config.resultBody.apply(
-            new Committed(op.id, op.effect, op.request)), "resultBody returned null");
-    op.result = Answer.json(200, body);
-    op.request = null;
-  }
-
-  /** Completes {@code op} if it was accepted at least {@code completeAfter} ago. */
-  private void completeIfDue(Operation op) {
-    if (!op.done && config.completeAfter != null
-        && !config.clock.instant().isBefore(op.acceptedAt.plus(config.completeAfter))) {
-      complete(op);
-      changed.signalAll();
-    }
-  }
-
-  /**
-   * How many accepted operations are still processing now (after completing those whose
-   * {@linkplain Builder#completeAfter(Duration) time} has come).
-   */
-  public int acceptedPending() {
-    lock.lock();
-    try {
-      int n = 0;
-      for (Operation op : operations.values()) {
-        completeIfDue(op);
-        if (!op.done) {
-          n++;
-        }
-      }
-      return n;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private Answer poll(ReceivedRequest r, Fault fault) {
-    String id = r.url().encodedPath().substring(config.statusPath.length());
-    lock.lock();
-    try {
-      if (fault != null && fault.kind() == Fault.Kind.LOST_RECORD) {
-        operations.remove(id);
-      }
-      Operation op = operations.get(id);
-      if (op == null) {
-        return Answer.json(404, "{\"error\":\"no operation " + quote(id) + "\"}")
-            .as(ServedAnswer.Kind.POLL);
-      }
-      completeIfDue(op);
-      if (!op.done) {
-        if (op.pollsLeft > 0) {
-          op.pollsLeft--;
-          return processing(config.pollStyle == PollStyle.ACCEPTED ? 202 : 200, op)
-              .as(ServedAnswer.Kind.POLL);
-        }
-        complete(op);
-        changed.signalAll();
-      }
-      return op.result.as(ServedAnswer.Kind.POLL);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private MockResponse.Builder afterCommit(Answer answer, Fault fault, ReceivedRequest r) {
-    if (fault == null) {
-      return answer.toResponse();
-    }
-    switch (fault.kind()) {
-      case DROP_AFTER_COMMIT:
-      case STALL_AFTER_COMMIT:
-      case TRUNCATE_BODY:
-      case INFORMATIONAL:
-        return fault.applyTo(answer.toResponse());
-      case GATEWAY_AFTER_COMMIT:
-        return Answer.of(fault.status(), "text/html",
-            "<html><body>error code: " + fault.status() + "</body></html>").toResponse();
-      case SEE_OTHER_AFTER_COMMIT: {
-        Operation op = operationOf(r);
-        return op == null ? answer.toResponse()
-            : Answer.of(303, "text/plain", "see other").with("Location", statusUrl(r, op))
-                .toResponse();
-      }
-      default:
-        return answer.toResponse();
-    }
-  }
-
-  /** The operation of the key {@code r} carries, or null. */
-  private Operation operationOf(ReceivedRequest r) {
-    String key;
-    try {
-      key = Keys.read(config.keyHeader, r.headerValues(config.keyHeader), config.keyQuoting,
-          config.maxKeyLength);
-    } catch (Keys.MalformedKeyException e) {
-      return null;
-    }
-    lock.lock();
-    try {
-      KeyRecord rec = key == null ? null : records.get(scope(r) + '\u0000' + key);
-      return rec == null ? null : rec.operation;
-    } finally {
-      lock.unlock();
-    }
+    return router.dispatch(recorded);
   }
 
   /** Releases every held late original and stalled request. */
   @Override
   public void close() {
-    lock.lock();
-    try {
-      closed = true;
-      changed.signalAll();
-      closing.signalAll();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append('"').toString();
+    lock.close();
   }
 
   @Override
@@ -816,41 +254,8 @@ public final class IdempotentServer extends Dispatcher {
     for (InjectedFault f : injectedFaults()) {
       faultCounts.merge(f.fault().toString(), 1, Integer::sum);
     }
-    return "IdempotentServer[" + requestNumbers.get() + " requests, " + ledger.size()
+    return "IdempotentServer[" + requestCount() + " requests, " + ledger.size()
         + " effects, faults " + faultCounts + "]";
-  }
-
-  /** One key's record: fingerprint, when created, the stored answer (null while in progress). */
-  private static final class KeyRecord {
-    String fingerprint;
-    final Instant createdAt;
-    Answer stored;
-    Operation operation;
-    int inProgressAnswers;
-    int busyRepeats;
-
-    KeyRecord(String fingerprint, Instant createdAt) {
-      this.fingerprint = fingerprint;
-      this.createdAt = createdAt;
-    }
-  }
-
-  /** One effect's operation: its status URL id, processing until done. */
-  private static final class Operation {
-    final String id;
-    final EffectLedger.Effect effect;
-    final Instant acceptedAt;
-    ReceivedRequest request;
-    int pollsLeft;
-    boolean done;
-    Answer result;
-
-    Operation(String id, EffectLedger.Effect effect, ReceivedRequest request, Instant acceptedAt) {
-      this.id = id;
-      this.effect = effect;
-      this.request = request;
-      this.acceptedAt = acceptedAt;
-    }
   }
 
   /**
@@ -875,85 +280,46 @@ public final class IdempotentServer extends Dispatcher {
    * and names the setting and the value it refuses.
    */
   public static final class Builder {
-    private String keyHeader = DEFAULT_KEY_HEADER;
-    private KeyQuoting keyQuoting = KeyQuoting.EITHER;
-    private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
-    private String scopeHeader;
-    private MismatchAnswer mismatch = MismatchAnswer.ietf();
-    private int inProgressStatus = 409;
-    private int retryAfterSeconds = 1;
-    private ServerErrors serverErrors = ServerErrors.RE_EXECUTED;
-    private Predicate<ReceivedRequest> asynchronous = r -> false;
+    // Package-private: ServerConfig copies them at build(). Null means "not set".
+    String keyHeader = DEFAULT_KEY_HEADER;
+    KeyQuoting keyQuoting = KeyQuoting.EITHER;
+    int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
+    @Nullable String scopeHeader;
+    MismatchAnswer mismatch = MismatchAnswer.ietf();
+    int inProgressStatus = 409;
+    int retryAfterSeconds = 1;
+    ServerErrors serverErrors = ServerErrors.RE_EXECUTED;
+    Predicate<ReceivedRequest> asynchronous = r -> false;
+    /** Whether the server may answer 202: build() refuses the settings that need it otherwise. */
     private boolean mayAccept;
-    private int completeAfterPolls = 1;
-    private Duration completeAfter;
-    private String statusPath = STATUS_PATH;
-    private String idPrefix = DEFAULT_ID_PREFIX;
-    private Function<Committed, String> resultBody;
-    private boolean locationOnCreated;
-    private int maxBodyBytes = Integer.MAX_VALUE;
-    private String inProgressContentType = "application/json";
-    private String inProgressBody = DEFAULT_IN_PROGRESS_BODY;
-    private PollStyle pollStyle = PollStyle.ACCEPTED;
-    private HttpUrl statusOrigin;
-    private boolean locationOnReplay = true;
-    private boolean replayAcceptedForever;
-    private boolean inProgressWhileAccepted;
-    private Duration retention;
-    private Clock clock = Clock.systemUTC();
-    private FingerprintRule fingerprint = FingerprintRule.EXACT_BYTES;
-    private boolean fingerprintQuery;
-    private FaultScript faults = FaultScript.none();
-    private Function<ReceivedRequest, String> intentOf;
-    private Function<ReceivedRequest, String> businessRule;
-    private boolean acceptKeyless;
-    private Duration lateFor = DEFAULT_LATE_FOR;
-    private Consumer<EffectLedger.Effect> onEffect;
-    private String credentialHeader;
-    private Predicate<String> credentialAccepted;
+    int completeAfterPolls = 1;
+    @Nullable Duration completeAfter;
+    String statusPath = STATUS_PATH;
+    String idPrefix = DEFAULT_ID_PREFIX;
+    @Nullable Function<Committed, String> resultBody;
+    boolean locationOnCreated;
+    int maxBodyBytes = Integer.MAX_VALUE;
+    String inProgressContentType = "application/json";
+    String inProgressBody = DEFAULT_IN_PROGRESS_BODY;
+    PollStyle pollStyle = PollStyle.ACCEPTED;
+    @Nullable HttpUrl statusOrigin;
+    boolean locationOnReplay = true;
+    boolean replayAcceptedForever;
+    boolean inProgressWhileAccepted;
+    @Nullable Duration retention;
+    Clock clock = Clock.systemUTC();
+    FingerprintRule fingerprint = FingerprintRule.EXACT_BYTES;
+    boolean fingerprintQuery;
+    FaultScript faults = FaultScript.none();
+    @Nullable Function<ReceivedRequest, @Nullable String> intentOf;
+    @Nullable Function<ReceivedRequest, @Nullable String> businessRule;
+    boolean acceptKeyless;
+    Duration lateFor = DEFAULT_LATE_FOR;
+    @Nullable Consumer<EffectLedger.Effect> onEffect;
+    @Nullable String credentialHeader;
+    @Nullable Predicate<@Nullable String> credentialAccepted;
 
     private Builder() {}
-
-    private Builder copy() {
-      Builder b = new Builder();
-      b.keyHeader = keyHeader;
-      b.keyQuoting = keyQuoting;
-      b.maxKeyLength = maxKeyLength;
-      b.scopeHeader = scopeHeader;
-      b.mismatch = mismatch;
-      b.inProgressStatus = inProgressStatus;
-      b.retryAfterSeconds = retryAfterSeconds;
-      b.serverErrors = serverErrors;
-      b.asynchronous = asynchronous;
-      b.mayAccept = mayAccept;
-      b.completeAfterPolls = completeAfterPolls;
-      b.completeAfter = completeAfter;
-      b.statusPath = statusPath;
-      b.idPrefix = idPrefix;
-      b.resultBody = resultBody;
-      b.locationOnCreated = locationOnCreated;
-      b.maxBodyBytes = maxBodyBytes;
-      b.inProgressContentType = inProgressContentType;
-      b.inProgressBody = inProgressBody;
-      b.pollStyle = pollStyle;
-      b.statusOrigin = statusOrigin;
-      b.locationOnReplay = locationOnReplay;
-      b.replayAcceptedForever = replayAcceptedForever;
-      b.inProgressWhileAccepted = inProgressWhileAccepted;
-      b.retention = retention;
-      b.clock = clock;
-      b.fingerprint = fingerprint;
-      b.fingerprintQuery = fingerprintQuery;
-      b.faults = faults;
-      b.intentOf = intentOf;
-      b.businessRule = businessRule;
-      b.acceptKeyless = acceptKeyless;
-      b.lateFor = lateFor;
-      b.onEffect = onEffect;
-      b.credentialHeader = credentialHeader;
-      b.credentialAccepted = credentialAccepted;
-      return b;
-    }
 
     /**
      * Name of the key header; default {@value #DEFAULT_KEY_HEADER}.
@@ -1277,7 +643,7 @@ public final class IdempotentServer extends Dispatcher {
      * Which business intent a request belongs to, for the ledger (e.g. {@link #jsonField
      * jsonField("order")}); a null result falls back to the key. Default: the key.
      */
-    public Builder intentOf(Function<ReceivedRequest, String> extractor) {
+    public Builder intentOf(Function<ReceivedRequest, @Nullable String> extractor) {
       this.intentOf = Objects.requireNonNull(extractor, "intentOf");
       return this;
     }
@@ -1286,7 +652,7 @@ public final class IdempotentServer extends Dispatcher {
      * A rule that refuses requests as a business decision: it returns a problem text (answered
      * {@code 400}, stored and replayed, no effect) or null to accept. Default: accept all.
      */
-    public Builder businessRule(Function<ReceivedRequest, String> rule) {
+    public Builder businessRule(Function<ReceivedRequest, @Nullable String> rule) {
       this.businessRule = Objects.requireNonNull(rule, "businessRule");
       return this;
     }
@@ -1336,7 +702,7 @@ public final class IdempotentServer extends Dispatcher {
      * @throws IllegalArgumentException if {@code header} is blank
      * @throws NullPointerException if an argument is null
      */
-    public Builder requireCredential(String header, Predicate<String> accepted) {
+    public Builder requireCredential(String header, Predicate<@Nullable String> accepted) {
       Objects.requireNonNull(header, "header");
       if (header.isBlank()) {
         throw new IllegalArgumentException("requireCredential header must not be blank");
@@ -1363,7 +729,7 @@ public final class IdempotentServer extends Dispatcher {
             "inProgressWhileAccepted needs asynchronous(true) or asynchronousWhen(..):"
                 + " a synchronous server has no 202");
       }
-      return new IdempotentServer(this);
+      return new IdempotentServer(new ServerConfig(this));
     }
   }
 }

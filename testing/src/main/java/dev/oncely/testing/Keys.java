@@ -1,6 +1,7 @@
 package dev.oncely.testing;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Reads an idempotency key header by a {@link KeyQuoting} rule. */
 final class Keys {
@@ -20,7 +21,8 @@ final class Keys {
   }
 
   /** The key, or null when absent; throws with a message safe to send back (never the key). */
-  static String read(String name, List<String> values, KeyQuoting quoting, int maxLength)
+  static @Nullable String read(String name, List<String> values, KeyQuoting quoting,
+      int maxLength)
       throws MalformedKeyException {
     if (values.isEmpty()) {
       return null;

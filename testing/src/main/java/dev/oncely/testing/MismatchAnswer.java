@@ -2,6 +2,7 @@ package dev.oncely.testing;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an {@link IdempotentServer} answers a request whose key it knows with another fingerprint
@@ -68,7 +69,7 @@ public final class MismatchAnswer {
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return o instanceof MismatchAnswer m && m.status == status
         && m.contentType.equals(contentType) && java.util.Arrays.equals(m.body, body);
   }

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import javax.net.ServerSocketFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link ServerSocketFactory} whose accepted sockets have {@code TCP_NODELAY} on. MockWebServer
@@ -34,7 +35,7 @@ public final class NoDelayServerSockets extends ServerSocketFactory {
   }
 
   @Override
-  public ServerSocket createServerSocket(int port, int backlog, InetAddress address)
+  public ServerSocket createServerSocket(int port, int backlog, @Nullable InetAddress address)
       throws IOException {
     ServerSocket s = new NoDelayServerSocket();
     s.bind(new java.net.InetSocketAddress(address, port), backlog);

@@ -7,6 +7,7 @@ import java.util.Objects;
 import mockwebserver3.RecordedRequest;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request as the {@link IdempotentServer} received it, before any fault: its number, the
@@ -18,11 +19,11 @@ import okhttp3.HttpUrl;
  * @param method the request method
  * @param url the request URL as the server saw it
  * @param headers every request header, in order
- * @param body the body bytes (empty when there was none)
+ * @param body the body bytes (null or empty when there was none; {@link #body()} is never null)
  * @param receivedAt when it arrived, by the server's clock
  */
 public record ReceivedRequest(int number, String origin, String method, HttpUrl url,
-    Headers headers, byte[] body, Instant receivedAt) {
+    Headers headers, byte @Nullable [] body, Instant receivedAt) {
 
   /** Validates and copies the body. */
   public ReceivedRequest {
@@ -57,7 +58,7 @@ public record ReceivedRequest(int number, String origin, String method, HttpUrl 
   }
 
   /** The first value of header {@code name} (case-insensitive), or null. */
-  public String header(String name) {
+  public @Nullable String header(String name) {
     return headers.get(name);
   }
 
@@ -72,7 +73,7 @@ public record ReceivedRequest(int number, String origin, String method, HttpUrl 
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return o instanceof ReceivedRequest r && r.number == number && r.origin.equals(origin)
         && r.method.equals(method) && r.url.equals(url) && r.headers.equals(headers)
         && java.util.Arrays.equals(r.body, body) && r.receivedAt.equals(receivedAt);

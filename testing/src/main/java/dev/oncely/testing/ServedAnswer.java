@@ -1,5 +1,7 @@
 package dev.oncely.testing;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the {@link IdempotentServer} decided to answer one request, before any after-commit fault
  * changed how (or whether) it reached the client. Immutable.
@@ -10,7 +12,7 @@ package dev.oncely.testing;
  * @param status the status decided
  * @param kind what the answer was
  */
-public record ServedAnswer(int requestNumber, String intent, int status, Kind kind) {
+public record ServedAnswer(int requestNumber, @Nullable String intent, int status, Kind kind) {
   /** What an answer was. */
   public enum Kind {
     /** A new effect was committed and answered (201, or 202 when accepted). */

@@ -6,5 +6,11 @@
  * request number, rule or seeded probability), {@link dev.oncely.testing.EffectLedger} (the
  * effects committed) and {@link dev.oncely.testing.RequestLog} (every request received). It does
  * not depend on the Oncely client; use it in test scope. See {@code docs/testing.md}.
+ *
+ * <p>Every type in this package is null-marked (JSpecify): a parameter or return value is never
+ * null unless it is annotated {@code @Nullable}.
  */
+@NullMarked
 package dev.oncely.testing;
+
+import org.jspecify.annotations.NullMarked;
