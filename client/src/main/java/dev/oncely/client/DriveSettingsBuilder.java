@@ -214,12 +214,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
     return dialect;
   }
 
-  /** The largest response body kept. */
-  long maxResponseBytes() {
-    return maxResponseBytes;
-  }
-
-  /** The settings of a drive on {@code store} (null: records live in one call's memory). */
+  /** The settings of every drive on {@code store}, built once by the client or interceptor. */
   DriveSettings settings(IntentStore store) {
     Duration retention = keyRetention != null ? keyRetention : dialect.keyRetention();
     Duration finished = finishedRetention.compareTo(retention) >= 0 ? finishedRetention
@@ -230,7 +225,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
         // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
         store instanceof InMemoryIntentStore || store instanceof CallScopedStore ? null
             : finishedCache(),
-        Set.copyOf(credentialOrigins));
+        Set.copyOf(credentialOrigins), maxResponseBytes);
   }
 
   private RecordCache<IntentId, IntentRecord> finishedCache() {

@@ -118,7 +118,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
         b.settings(b.store != null ? b.store : new CallScopedStore()),
         new DriveOwner("the interceptor"));
     this.config = new InterceptedCall.Config(session, Set.copyOf(b.methods), b.scope,
-        b.operation, b.maxBodyBytes, b.maxResponseBytes(), networkRole);
+        b.operation, b.maxBodyBytes, networkRole);
     this.resumes = new ResumeDrives(session);
   }
 

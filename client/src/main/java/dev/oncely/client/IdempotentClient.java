@@ -3,21 +3,11 @@ package dev.oncely.client;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.LoggingListener;
-import dev.oncely.client.internal.DaemonThreads;
 import dev.oncely.client.internal.Defaults;
 import dev.oncely.client.internal.Durations;
-import dev.oncely.client.internal.drive.Drive;
-import dev.oncely.client.internal.drive.DriveEnd;
-import dev.oncely.client.internal.drive.DriveOwner;
-import dev.oncely.client.internal.drive.DriveSession;
-import dev.oncely.client.internal.drive.DriveSettings;
-import dev.oncely.client.internal.drive.IntentDriver;
-import dev.oncely.client.internal.drive.RecordKeeper;
 import dev.oncely.client.internal.drive.ResumeQueue;
 import dev.oncely.client.internal.drive.StoredOutcomes;
-import dev.oncely.client.internal.drive.Wire;
-import dev.oncely.client.internal.http.AttemptBridge;
-import dev.oncely.client.internal.http.EngineConfig;
+import dev.oncely.client.internal.http.ClientEngine;
 import dev.oncely.client.internal.http.OkHttpVersionCheck;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,11 +16,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import okhttp3.OkHttpClient;
@@ -104,49 +89,17 @@ public final class IdempotentClient implements AutoCloseable {
 
   private static final Logger LOG = Logger.getLogger(IdempotentClient.class.getName());
 
-  private final EngineConfig config;
+  private final ClientEngine engine;
   private final boolean ownsStore;
-  private final ExecutorService ownedExecutor;
-  private final java.util.concurrent.Executor executor;
-  private final DriveOwner owner = new DriveOwner("the client");
-  private final DriveSession session;
-  private final DriveSession.Plan blocking;
-  private final DriveSession.Plan async;
   private volatile boolean closed;
   private DueWorkScheduler scheduler;
 
   private IdempotentClient(Builder b) {
-    IntentStore store = b.store != null ? b.store : new InMemoryIntentStore();
     this.ownsStore = b.store == null;
-    DriveSettings drive = b.settings(store);
-    this.config = new EngineConfig(
-        drive,
-        // The engine counts, budgets and reports every resend itself, so OkHttp must not add
-        // silent ones; those would still carry the same key, but would hide from the policy.
-        b.callFactory != null ? b.callFactory : b.okHttpClient.newBuilder()
-            .retryOnConnectionFailure(false)
-            // A redirect of an unsafe request is judged by the engine (AnswerPolicy), never
-            // followed: OkHttp would turn a POST into a GET or send the body to another origin.
-            .followRedirects(false)
-            .followSslRedirects(false)
-            .build(),
-        b.headerProvider,
-        b.maxResponseBytes(),
-        owner);
-    this.session = new DriveSession(drive, owner);
-    if (b.executor != null) {
-      this.ownedExecutor = null;
-      this.executor = b.executor;
-    } else {
-      ThreadPoolExecutor pool = new ThreadPoolExecutor(b.driverThreads, b.driverThreads,
-          30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DaemonThreads("oncely-driver"));
-      pool.allowCoreThreadTimeOut(true);
-      this.ownedExecutor = pool;
-      this.executor = ownedExecutor;
-    }
-    Function<IntentRecord, Wire> wires = record -> new AttemptBridge(config);
-    this.blocking = DriveSession.Plan.blocking(wires);
-    this.async = DriveSession.Plan.async(executor, wires);
+    this.engine = new ClientEngine(
+        b.settings(b.store != null ? b.store : new InMemoryIntentStore()),
+        b.callFactory != null ? b.callFactory : ClientEngine.ownCopy(b.okHttpClient),
+        b.headerProvider, b.executor, b.driverThreads);
   }
 
   /** Returns a builder holding the defaults. */
@@ -170,8 +123,7 @@ public final class IdempotentClient implements AutoCloseable {
   public IntentOutcome execute(IntentSpec spec) {
     checkSpec(spec);
     try {
-      return outcome(spec.id(), session.admit(fresh(spec, IntentState.IN_FLIGHT), blocking))
-          .join();
+      return engine.execute(fresh(spec, IntentState.IN_FLIGHT)).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException re) {
         throw re;
@@ -201,7 +153,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public CompletableFuture<IntentOutcome> submit(IntentSpec spec) {
     checkSpec(spec);
-    return outcome(spec.id(), session.admit(fresh(spec, IntentState.IN_FLIGHT), async));
+    return engine.submit(fresh(spec, IntentState.IN_FLIGHT));
   }
 
   /**
@@ -230,22 +182,19 @@ public final class IdempotentClient implements AutoCloseable {
       // Purging is housekeeping; resuming unfinished intents must not depend on it.
       LOG.log(Level.WARNING, "purging expired records failed; resuming anyway", e);
     }
-    List<dev.oncely.client.UnfinishedEntry> entries = config.store().listUnfinishedIds();
+    List<dev.oncely.client.UnfinishedEntry> entries = store().listUnfinishedIds();
     List<IntentId> ids = new ArrayList<>(entries.size());
     for (dev.oncely.client.UnfinishedEntry entry : entries) {
       ids.add(entry.id());
     }
-    return ResumeQueue.run(ids, RESUMES_STARTING_AT_ONCE, RESUMES_AT_ONCE, this::resumeQueued);
+    return ResumeQueue.run(ids, RESUMES_STARTING_AT_ONCE, RESUMES_AT_ONCE, engine::resumeQueued);
   }
 
   /**
    * Starts (or joins) the drive of a queued resume: its place among the starting drives is free
    * once the drive first waits or ends, or at once when it joined a drive already running.
    */
-  private ResumeQueue.Started resumeQueued(IntentId id) {
-    DriveSession.Started started = session.resumeStarted(id, async);
-    return new ResumeQueue.Started(outcome(id, started.ended()), started.freed());
-  }
+
 
   /**
    * Drives the stored record of intent {@code id} once more (single flight: joins a drive already
@@ -264,7 +213,7 @@ public final class IdempotentClient implements AutoCloseable {
   public CompletableFuture<IntentOutcome> resume(IntentId id) {
     Objects.requireNonNull(id, "id");
     checkOpen();
-    return outcome(id, session.resume(id, async));
+    return engine.resume(id);
   }
 
   /**
@@ -292,7 +241,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public Optional<IntentOutcome> outcomeOf(IntentId id) {
     Objects.requireNonNull(id, "id");
-    return StoredOutcomes.byId(config.store(), id);
+    return StoredOutcomes.byId(store(), id);
   }
 
   /**
@@ -304,7 +253,7 @@ public final class IdempotentClient implements AutoCloseable {
    * @throws StoreException if the store fails
    */
   public Optional<IntentOutcome> outcomeOf(IntentTag tag) {
-    return StoredOutcomes.byTag(config.store(), tag);
+    return StoredOutcomes.byTag(store(), tag);
   }
 
   /**
@@ -316,12 +265,12 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public int purgeExpired() {
     checkOpen();
-    return config.store().purgeExpired(config.clock().wall());
+    return store().purgeExpired(engine.settings().clock().wall());
   }
 
   /** The store records are kept in. */
   public IntentStore store() {
-    return config.store();
+    return engine.settings().store();
   }
 
   /**
@@ -341,61 +290,23 @@ public final class IdempotentClient implements AutoCloseable {
     if (scheduler != null) {
       scheduler.close();
     }
-    List<Drive> left = owner.close(Duration.ofSeconds(CLOSE_GRACE_SECONDS));
-    if (ownedExecutor != null) {
-      ownedExecutor.shutdownNow();
-      try {
-        ownedExecutor.awaitTermination(CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    // Drives that never ran (queued on an executor that is gone) get a typed answer instead of a
-    // future that never completes.
-    for (Drive drive : left) {
-      drive.finish(session.closedBeforeStart());
-    }
+    engine.close(Duration.ofSeconds(CLOSE_GRACE_SECONDS));
     if (ownsStore) {
-      config.store().close();
+      store().close();
     }
   }
 
   private void checkSpec(IntentSpec spec) {
     Objects.requireNonNull(spec, "spec");
     checkOpen();
-    String keyHeader = config.dialect().keyHeader();
-    for (String name : spec.headers().keySet()) {
-      if (name.equalsIgnoreCase(keyHeader)) {
-        throw new InvalidIntentException("header", "'" + name + "' is the dialect's key header;"
-            + " the key belongs to the SDK and is set from the spec's key strategy");
-      }
-    }
+    engine.checkKeyHeaderUnset(spec);
   }
 
   private IntentRecord fresh(IntentSpec spec, IntentState state) {
-    return RecordKeeper.fresh(config.drive(), state)
-        .id(spec.id())
-        .businessId(spec.businessId())
-        .method(spec.method())
-        .url(spec.url())
-        .headers(spec.headers())
-        .body(spec.body(), spec.mediaType())
-        .fingerprint(spec.fingerprint())
-        .keyWireForm(config.dialect().keyHeader(), config.dialect().formatKey(spec.key()))
-        .traceContext(spec.traceContext())
-        .retryPolicy(spec.retryPolicy())
-        .build();
+    return engine.candidate(spec, state);
   }
 
 
-  /**
-   * A future of the caller's own that follows how {@code ended} ends, as an outcome: cancelling it
-   * never cancels the shared drive.
-   */
-  private static CompletableFuture<IntentOutcome> outcome(IntentId id,
-      CompletableFuture<DriveEnd> ended) {
-    return IntentDriver.outcome(id, ended);
-  }
 
   private void checkOpen() {
     if (closed) {

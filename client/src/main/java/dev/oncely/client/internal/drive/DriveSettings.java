@@ -20,12 +20,13 @@ import java.util.Set;
  * What the {@link DriveLoop} needs, the same for both entry points, fixed when a client or an
  * interceptor is built.
  *
- * @param store where records live; null for an interceptor without a store (records then live in
- *     memory for one call)
+ * @param store where records live, never null (an interceptor built without a store gets one
+ *     whose records live as long as their call)
  * @param clock wall time for what is stored, monotonic time for deadlines and waits
  * @param finished cache of finished records, or null for none
  * @param credentialOrigins origins besides the intent's own that may get its stored headers and
  *     credentials (status URLs there are polled with them)
+ * @param maxResponseBytes the largest response body kept in a record
  */
 public record DriveSettings(
     IntentStore store,
@@ -41,4 +42,5 @@ public record DriveSettings(
     Duration finishedRetention,
     Reconciler reconciler,
     RecordCache<IntentId, IntentRecord> finished,
-    Set<String> credentialOrigins) {}
+    Set<String> credentialOrigins,
+    long maxResponseBytes) {}

@@ -105,8 +105,8 @@ public final class AttemptBridge implements Wire {
       body = HttpParts.body(record.method(), record.body(), record.mediaType(), writes);
     }
     HttpUrl target = exchange.url();
-    boolean credentials = Origins.mayCarryCredentials(intentUrl, target, c.credentialOrigins());
-    String keyHeader = record.keyHeader() != null ? record.keyHeader() : c.dialect().keyHeader();
+    boolean credentials = Origins.mayCarryCredentials(intentUrl, target, c.drive().credentialOrigins());
+    String keyHeader = record.keyHeader() != null ? record.keyHeader() : c.drive().dialect().keyHeader();
     Request.Builder request = new Request.Builder().url(target);
     if (credentials) {
       record.headers().forEach((name, values) -> {
@@ -121,7 +121,7 @@ public final class AttemptBridge implements Wire {
     } else {
       request.method(record.method(), body);
       request.header(keyHeader, record.keyValue() != null ? record.keyValue()
-          : c.dialect().formatKey(record.id().key()));
+          : c.drive().dialect().formatKey(record.id().key()));
     }
     provided = null;
     if (credentials) {
@@ -139,7 +139,7 @@ public final class AttemptBridge implements Wire {
       if (extra != null) {
         extra.forEach((name, value) -> {
           if (name.equalsIgnoreCase(keyHeader)) {
-            c.listener().onEvent(new IntentEvent.KeyHeaderIgnored(record.id(), "headerProvider"));
+            c.drive().listener().onEvent(new IntentEvent.KeyHeaderIgnored(record.id(), "headerProvider"));
           } else {
             request.header(name, value);
           }
@@ -158,9 +158,9 @@ public final class AttemptBridge implements Wire {
       return Answer.unsent(request.url(), new IOException("the HTTP client refused the request: "
           + e.getClass().getSimpleName(), e));
     }
-    c.calls().add(call);
+    c.owner().calls().add(call);
     try (Response response = call.execute()) {
-      StoredResponse stored = HttpParts.read(response, c.maxResponseBytes());
+      StoredResponse stored = HttpParts.read(response, c.drive().maxResponseBytes());
       return Answer.of(response, stored, request.url());
     } catch (IOException e) {
       return Answer.failed(request.url(), e);
@@ -168,7 +168,7 @@ public final class AttemptBridge implements Wire {
       return Answer.failed(request.url(), new IOException("the HTTP client failed: "
           + e.getClass().getSimpleName(), e));
     } finally {
-      c.calls().remove(call);
+      c.owner().calls().remove(call);
     }
   }
 }

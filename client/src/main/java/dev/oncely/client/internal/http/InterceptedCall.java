@@ -76,7 +76,7 @@ public final class InterceptedCall {
    */
   public record Config(DriveSession session, Set<String> methods,
       Function<Request, String> scope, Function<Request, String> operation, long maxBodyBytes,
-      long maxResponseBytes, Interceptor networkHalf) {
+      Interceptor networkHalf) {
     /** The settings every drive of the interceptor runs with. */
     public DriveSettings drive() {
       return session.settings();
@@ -171,7 +171,7 @@ public final class InterceptedCall {
     }
     return new ChainWire(chain, original, HttpParts.body(record.method(), record.body(),
         record.mediaType(), memory.writes()), memory.writes(), keyHeaders, c.owner(),
-        c.maxResponseBytes(), c.drive().credentialOrigins());
+        c.drive().maxResponseBytes(), c.drive().credentialOrigins());
   }
 
   private IntentIOException closedBeforeSend() {

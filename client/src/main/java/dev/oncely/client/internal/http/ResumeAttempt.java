@@ -72,7 +72,7 @@ public final class ResumeAttempt {
     }
     ChainWire wire = new ChainWire(chain, template, HttpParts.body(record.method(), record.body(),
         record.mediaType(), memory.writes()), memory.writes(), keyHeaders, config.owner(),
-        config.maxResponseBytes(), config.drive().credentialOrigins());
+        config.drive().maxResponseBytes(), config.drive().credentialOrigins());
     Wire.Sent result = wire.send(record, exchange, timeoutMillis);
     Answer answer = result.answer();
     Response live = result.live();
