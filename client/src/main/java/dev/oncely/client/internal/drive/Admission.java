@@ -3,7 +3,6 @@ package dev.oncely.client.internal.drive;
 import dev.oncely.client.internal.StoredHeaders;
 import dev.oncely.client.DuplicateIntentException;
 import dev.oncely.client.IntentRecord;
-import dev.oncely.client.IntentStore;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.event.IntentEvent;

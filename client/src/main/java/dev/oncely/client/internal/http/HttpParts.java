@@ -1,7 +1,6 @@
 package dev.oncely.client.internal.http;
 
 import dev.oncely.client.StoredResponse;
-import dev.oncely.client.internal.StoredHeaders;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -3,43 +3,27 @@ package dev.oncely.client.internal.http;
 import dev.oncely.client.internal.StoredHeaders;
 import dev.oncely.client.internal.Keys;
 import dev.oncely.client.internal.drive.Admission;
-import dev.oncely.client.internal.drive.Answer;
-import dev.oncely.client.internal.drive.Drive;
 import dev.oncely.client.internal.drive.DriveEnd;
 import dev.oncely.client.internal.drive.DriveSession;
 import dev.oncely.client.internal.drive.DriveLoop;
 import dev.oncely.client.internal.drive.DriveOwner;
 import dev.oncely.client.internal.drive.DriveRegistry;
-import dev.oncely.client.internal.drive.DriveRun;
 import dev.oncely.client.internal.drive.DriveSettings;
 import dev.oncely.client.internal.drive.RecordKeeper;
-import dev.oncely.client.BodyTooLargeException;
 import dev.oncely.client.IntentIOException;
 import dev.oncely.client.IntentId;
-import dev.oncely.client.IntentOutcome;
-import dev.oncely.client.IntentPendingException;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.InvalidIntentException;
-import dev.oncely.client.NeedsReconciliationException;
-import dev.oncely.client.PayloadMismatchException;
-import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.SecretHeaders;
-import dev.oncely.client.StoreException;
-import dev.oncely.client.dialect.Dialects;
-import dev.oncely.client.PendingReason;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import okhttp3.Interceptor;
@@ -47,11 +31,6 @@ import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
-import okio.Buffer;
-import okio.BufferedSink;
-import okio.Okio;
-import okio.Sink;
-import okio.Timeout;
 
 /**
  * The interceptor's front end of the {@link DriveLoop}, for one {@code intercept} invocation: it
@@ -63,10 +42,7 @@ import okio.Timeout;
  */
 public final class InterceptedCall {
   /** Response header added when the answer comes from the store instead of the network. */
-  public static final String STORED_RESPONSE_HEADER = "Oncely-Stored-Response";
-  /** Key headers of the built-in dialects, recognised on a request whatever dialect is set. */
-  static final List<String> KNOWN_KEY_HEADERS = List.of(
-      Dialects.ietf().keyHeader(), Dialects.paypal().keyHeader());
+  public static final String STORED_RESPONSE_HEADER = CallAnswers.STORED_RESPONSE_HEADER;
 
   /**
    * The interceptor's settings.
@@ -135,7 +111,7 @@ public final class InterceptedCall {
   }
 
   private Response runOwned(Request original, CallMemory memory) throws IOException {
-    String appHeader = appKeyHeader(original);
+    String appHeader = AppKeys.headerOf(original, c.drive().dialect());
     IntentRecord fresh = fresh(original, memory, appHeader, appKeyOf(original, appHeader));
     DriveSession.Plan plan = new DriveSession.Plan(null, false,
         record -> wire(original, memory, record), memory.writes().count() > 0,
@@ -159,12 +135,12 @@ public final class InterceptedCall {
       }
       throw closedBeforeSend();
     }
-    return render(original, end.record() != null ? end.record().id() : fresh.id(), end);
+    return CallAnswers.render(chain, original, end.record() != null ? end.record().id() : fresh.id(), end);
   }
 
   /** The wire the attempts of {@code record} go through: the app's chain. */
   private ChainWire wire(Request original, CallMemory memory, IntentRecord record) {
-    List<String> keyHeaders = new ArrayList<>(KNOWN_KEY_HEADERS);
+    List<String> keyHeaders = new ArrayList<>(AppKeys.KNOWN_KEY_HEADERS);
     keyHeaders.add(c.drive().dialect().keyHeader());
     if (record.keyHeader() != null) {
       keyHeaders.add(record.keyHeader());
@@ -192,7 +168,7 @@ public final class InterceptedCall {
 
   /** The key the app set under {@code appHeader}, or null. */
   private String appKeyOf(Request original, String appHeader) {
-    return appHeader == null ? null : parseAppKey(original.header(appHeader));
+    return appHeader == null ? null : AppKeys.parse(original.header(appHeader), c.drive().dialect());
   }
 
   /** The intent's id; a key, scope or operation it cannot carry is an invalid intent. */
@@ -216,7 +192,7 @@ public final class InterceptedCall {
     byte[] body = new byte[0];
     String mediaType = null;
     if (original.body() != null) {
-      body = buffer(original.body());
+      body = BodyBuffer.read(original.body(), c.maxBodyBytes());
       MediaType type = original.body().contentType();
       mediaType = type == null ? null : type.toString();
     }
@@ -236,7 +212,7 @@ public final class InterceptedCall {
     }
     Map<String, List<String>> headers = HttpParts.toMap(original.headers());
     headers.keySet().removeIf(n -> SecretHeaders.isSecret(n) || n.equalsIgnoreCase(keyHeader)
-        || KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
+        || AppKeys.KNOWN_KEY_HEADERS.stream().anyMatch(n::equalsIgnoreCase));
     IntentId id = intentIdOf(original, memory, key);
     // Refusals of the payload (malformed JSON, a body not in its declared coding, decoded past
     // the limit) leave with their own type, before anything is stored or sent.
@@ -264,178 +240,5 @@ public final class InterceptedCall {
     }
   }
 
-  /** What the app gets for how the drive ended. */
-  private Response render(Request original, IntentId id, DriveEnd end) throws IOException {
-    IntentRecord record = end.record();
-    Response live = end.live();
-    switch (end.kind()) {
-      case SETTLED:
-        if (live == null) {
-          return stored(original, record);
-        }
-        if (record.state() == IntentState.NEEDS_RECONCILIATION && misleading(end.answer())) {
-          live.close();
-          throw new NeedsReconciliationException(id, record.reason());
-        }
-        return live;
-      case RECONCILE:
-        throw new NeedsReconciliationException(id, end.detail() != null ? end.detail()
-            : record.reason());
-      case LOST:
-        // Read as the intent API reads it (IntentDriver.outcomeOf): the record another driver
-        // left is the answer, rendered as this entry point renders that outcome.
-        if (record != null && record.state().isTerminal() && record.lastResponse() != null) {
-          return stored(original, record);
-        }
-        if (record != null && record.state() == IntentState.NEEDS_RECONCILIATION) {
-          throw new NeedsReconciliationException(id, record.reason());
-        }
-        throw new IntentPendingException(pending(id, end, null));
-      case STORE_FAILED:
-        throw (RuntimeException) end.cause();
-      default:
-        if (end.cause() instanceof RetryBudgetExhaustedException refused) {
-          // The budget refused a resend the answer asked for: that refusal is the news.
-          if (live != null) {
-            live.close();
-          }
-          throw refused;
-        }
-        if (live != null) {
-          if (misleading(end.answer())) {
-            live.close();
-            throw new IntentPendingException(pending(id, end, null));
-          }
-          return live;
-        }
-        if (chain.call().isCanceled()) {
-          // The app canceled the call (or its call timeout fired): it gets OkHttp's own
-          // exception, as for any canceled call; the record says what is known.
-          if (end.cause() instanceof IOException failure) {
-            throw failure;
-          }
-          IOException canceled = new IOException("Canceled");
-          if (end.cause() != null) {
-            canceled.addSuppressed(end.cause());
-          }
-          throw canceled;
-        }
-        // No answer, and the attempts or the deadline ran out: the outcome is unknown, never a
-        // bare socket error. The last I/O failure (earlier ones suppressed) is the cause.
-        throw new IntentIOException(new IntentPendingException(pending(id, end, end.cause())));
-    }
-  }
-
-  /** The pending outcome the drive ended with, as the intent API reports it. */
-  private static IntentOutcome.Pending pending(IntentId id, DriveEnd end, Throwable cause) {
-    IntentRecord record = end.record();
-    PendingReason reason = end.reason() != null ? end.reason() : PendingReason.DRIVEN_ELSEWHERE;
-    String detail = end.detail() != null ? end.detail() : "the outcome is not known yet";
-    return new IntentOutcome.Pending(record != null ? record.id() : id, reason, detail, end.due(),
-        record == null ? null : record.lastResponse(), cause);
-  }
-
-  /** The stored answer of a finished record, marked as coming from the store. */
-  private static Response stored(Request original, IntentRecord record) {
-    if (record.lastResponse() == null) {
-      // A finished intent is never sent again, even when its record cannot answer for it.
-      throw new StoreException("record " + record.id() + " is " + record.state()
-          + " but holds no response to answer with; it is not sent again");
-    }
-    return HttpParts.toResponse(original, record.lastResponse(), STORED_RESPONSE_HEADER);
-  }
-
-  /**
-   * Whether handing {@code answer} to the app would read as a final refusal or redirect although
-   * the decision core did not accept it as one (a 3xx or 4xx): then the app gets a typed
-   * exception instead.
-   */
-  private static boolean misleading(Answer answer) {
-    return answer != null && answer.response() != null && (answer.followedRedirects()
-        || answer.response().status() >= 300 && answer.response().status() < 500);
-  }
-
-  /** The header under which the app set a key itself: the dialect's, or a known dialect's. */
-  private String appKeyHeader(Request request) {
-    String own = c.drive().dialect().keyHeader();
-    if (request.header(own) != null) {
-      return own;
-    }
-    for (String name : KNOWN_KEY_HEADERS) {
-      if (request.header(name) != null) {
-        return name;
-      }
-    }
-    return null;
-  }
-
-  /** The key in a header value the app wrote: a quoted Structured Field string or a plain token. */
-  private String parseAppKey(String header) {
-    String parsed = c.drive().dialect().parseKey(header);
-    String key = parsed != null ? parsed : header.trim();
-    if (key.equals("\"\"")) {
-      // An empty quoted string: every such call would share one intent.
-      throw new InvalidIntentException("intent id", "key must not be blank");
-    }
-    if (key.length() >= 2 && key.startsWith("\"") && key.endsWith("\"")) {
-      String unquoted = Dialects.ietf().parseKey(key);
-      return unquoted != null ? unquoted : key;
-    }
-    return key;
-  }
-
-  /**
-   * The body's bytes, read in bounded memory: a body of unknown length is refused as soon as it
-   * passes {@code maxBodyBytes}, and a duplex body (written while the answer streams) is refused
-   * before it is read, because an intent needs its whole body before the first send.
-   */
-  private byte[] buffer(RequestBody body) throws IOException {
-    if (body.isDuplex()) {
-      throw new InvalidIntentException("body", "is duplex (written while the answer streams);"
-          + " an intent stores its whole body before the first send: send a plain RequestBody");
-    }
-    long declared = body.contentLength();
-    if (declared > c.maxBodyBytes()) {
-      throw new BodyTooLargeException(declared, c.maxBodyBytes());
-    }
-    BoundedSink sink = new BoundedSink(c.maxBodyBytes());
-    try (BufferedSink buffered = Okio.buffer(sink)) {
-      body.writeTo(buffered);
-    }
-    return sink.bytes();
-  }
-
-  /** Collects written bytes up to a limit and refuses the write that passes it. */
-  private static final class BoundedSink implements Sink {
-    private final Buffer collected = new Buffer();
-    private final long limit;
-
-    BoundedSink(long limit) {
-      this.limit = limit;
-    }
-
-    @Override
-    public void write(Buffer source, long byteCount) {
-      if (collected.size() + byteCount > limit) {
-        throw new BodyTooLargeException(collected.size() + byteCount, limit, true);
-      }
-      collected.write(source, byteCount);
-    }
-
-    byte[] bytes() {
-      return collected.readByteArray();
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public Timeout timeout() {
-      return Timeout.NONE;
-    }
-
-    @Override
-    public void close() {}
-  }
 
 }

@@ -65,7 +65,7 @@ public final class ResumeAttempt {
     }
     Request template = renewed == null ? arrived : arrived.newBuilder().headers(renewed).build();
     CallMemory memory = CallMemory.of(chain.call());
-    List<String> keyHeaders = new ArrayList<>(InterceptedCall.KNOWN_KEY_HEADERS);
+    List<String> keyHeaders = new ArrayList<>(AppKeys.KNOWN_KEY_HEADERS);
     keyHeaders.add(config.drive().dialect().keyHeader());
     if (record.keyHeader() != null) {
       keyHeaders.add(record.keyHeader());
