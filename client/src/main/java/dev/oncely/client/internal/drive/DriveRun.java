@@ -123,7 +123,8 @@ public final class DriveRun {
    */
   private boolean blockUntilWoken(DriveLoop.Next next) {
     CompletableFuture<Boolean> wake = arm(next, Runnable::run);
-    return BlockingWait.await(wake, wire::stopped) == BlockingWait.Result.DONE
+    return BlockingWait.await(wake, wire.stopsUnannounced() ? wire::stopped : null)
+        == BlockingWait.Result.DONE
         && !wake.isCompletedExceptionally() && wake.join() && wire.stopped() == null;
   }
 

@@ -177,10 +177,14 @@ public final class DriveSession {
     if (!plan.inline()) {
       return running.ended().handle((end, error) -> null).thenCompose(done -> next.get());
     }
-    BlockingWait.Result waited = BlockingWait.await(running.ended(), () -> {
-      String stop = plan.stop() == null ? null : plan.stop().get();
-      return stop != null ? stop : owner.stopped();
-    });
+    // A caller with a stop nobody announces looks at it, and at its owner's close (the running
+    // drive may be another owner's, whose end this owner's close does not bring); a caller
+    // without one (the intent API) is woken by the end alone.
+    BlockingWait.Result waited = BlockingWait.await(running.ended(), plan.stop() == null ? null
+        : () -> {
+          String stop = plan.stop().get();
+          return stop != null ? stop : owner.stopped();
+        });
     switch (waited) {
       case DONE:
         return next.get();

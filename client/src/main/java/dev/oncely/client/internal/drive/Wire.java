@@ -29,6 +29,15 @@ public interface Wire {
   String stopped();
 
   /**
+   * Whether {@link #stopped()} can turn non-null without anyone announcing it (OkHttp's cancel
+   * flag, which the app sets and tells no one): a thread blocked in this wire's waits then looks
+   * at it on a period. A stop of the drive's owner is always announced: it ends the wait at once.
+   */
+  default boolean stopsUnannounced() {
+    return false;
+  }
+
+  /**
    * Sends one attempt of {@code exchange} for {@code record} within {@code timeoutMillis}. Never
    * throws: a failure of any kind, the HTTP client's or the app's, is the answer's failure, marked
    * {@linkplain Answer#provablyUnsent() unsent} only when nothing can have been written. An answer

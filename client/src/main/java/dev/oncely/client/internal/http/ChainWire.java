@@ -75,6 +75,11 @@ final class ChainWire implements Wire {
   }
 
   @Override
+  public boolean stopsUnannounced() {
+    return true;
+  }
+
+  @Override
   public Sent send(IntentRecord record, Exchange exchange, long timeoutMillis) {
     Request request;
     try {
