@@ -24,10 +24,11 @@ import org.junit.jupiter.api.Test;
  * <p>Every package is one node, except the two entry points and the builder and scheduler that
  * construct the engine ({@link #ENTRY_POINTS}): they sit in {@code dev.oncely.client} for their
  * users' sake, but they are the top of the graph, the only classes of the public package that
- * may import the internals. So the rules this test keeps are: the value types, dialects and
- * events never import an internal package; no internal package imports an entry point; and the
- * internal sub-packages ({@code drive}, {@code http}, {@code pacing}, the leaf {@code internal})
- * depend on each other in one direction only.
+ * may import the engine's internals. So the rules this test keeps are: the value types, dialects
+ * and events import no internal package but the leaf {@code internal} (shared rules such as
+ * {@code Defaults} and {@code ParsedUrls}, which import nothing of the client); no internal class
+ * imports an entry point; and the internal sub-packages ({@code drive}, {@code http}, {@code
+ * pacing}) depend on each other in one direction only.
  */
 class PackageCyclesTest {
   private static final Path SOURCES = Path.of("src", "main", "java");
