@@ -3,16 +3,11 @@ package dev.oncely.client;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Defaults;
-import dev.oncely.client.internal.drive.DriveOwner;
-import dev.oncely.client.internal.drive.DriveSession;
 import dev.oncely.client.internal.http.CallScopedStore;
 import dev.oncely.client.internal.http.InterceptedCall;
-import dev.oncely.client.internal.http.NetworkRole;
+import dev.oncely.client.internal.http.InterceptorEngine;
 import dev.oncely.client.internal.http.OkHttpVersionCheck;
-import dev.oncely.client.internal.http.ResumeAttempt;
-import dev.oncely.client.internal.http.ResumeDrives;
 import dev.oncely.client.internal.http.Scopes;
-import dev.oncely.client.internal.drive.StoredOutcomes;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -109,17 +104,12 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   private static final java.util.logging.Logger LOG =
       java.util.logging.Logger.getLogger(IdempotencyInterceptor.class.getName());
 
-  private final NetworkRole networkRole = new NetworkRole();
-  private final InterceptedCall.Config config;
-  private final ResumeDrives resumes;
+  private final InterceptorEngine engine;
 
   private IdempotencyInterceptor(Builder b) {
-    DriveSession session = new DriveSession(
-        b.settings(b.store != null ? b.store : new CallScopedStore()),
-        new DriveOwner("the interceptor"));
-    this.config = new InterceptedCall.Config(session, Set.copyOf(b.methods), b.scope,
-        b.operation, b.maxBodyBytes, networkRole);
-    this.resumes = new ResumeDrives(session);
+    this.engine = new InterceptorEngine(
+        b.settings(b.store != null ? b.store : new CallScopedStore()), b.methods, b.scope,
+        b.operation, b.maxBodyBytes, tag -> tag::mintKey);
   }
 
   /** Returns a builder holding the defaults. */
@@ -150,7 +140,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    */
   public OkHttpClient.Builder installOn(OkHttpClient.Builder builder) {
     Objects.requireNonNull(builder, "builder");
-    return builder.addInterceptor(this).addNetworkInterceptor(networkRole);
+    return builder.addInterceptor(this).addNetworkInterceptor(engine.networkRole());
   }
 
   /**
@@ -160,7 +150,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * installOn} would.
    */
   public Interceptor networkInterceptor() {
-    return networkRole;
+    return engine.networkRole();
   }
 
   /**
@@ -175,32 +165,14 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    */
   @Override
   public void close() {
-    config.owner().close(java.time.Duration.ofSeconds(Defaults.CLOSE_GRACE_SECONDS));
-    resumes.shutdown();
+    engine.close(java.time.Duration.ofSeconds(Defaults.CLOSE_GRACE_SECONDS));
   }
 
   @Override
   public Response intercept(Chain chain) throws IOException {
-    if (chain.connection() != null) {
-      throw new IntentIOException(new IllegalStateException("the IdempotencyInterceptor was added"
-          + " as a network interceptor; it is the application role: add it with"
-          + " installOn(builder), which adds its network role (networkInterceptor()) too"));
-    }
-    Request request = chain.request();
-    ResumeAttempt attempt = request.tag(ResumeAttempt.class);
-    if (attempt != null) {
-      // One attempt of a drive this interceptor resumes: the drive is already owned and judged.
-      return attempt.proceed(chain, config);
-    }
-    IntentTag tag = request.tag(IntentTag.class);
-    if (tag == null && !config.methods().contains(request.method())) {
-      return chain.proceed(request);
-    }
-    InterceptedCall.Identity identity = tag == null ? null : new InterceptedCall.Identity(
-        tag.scope(), tag.operation(), tag.businessId(), tag.volatileFields(), tag.retryPolicy(),
-        tag::mintKey);
-    return new InterceptedCall(config, chain, identity).run();
+    return engine.intercept(chain);
   }
+
 
   /**
    * Drives every unfinished record of the store again (after a restart) through {@code client},
@@ -241,9 +213,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
       Consumer<IntentOutcome> outcomes) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(outcomes, "outcomes");
-    requireStore();
+    engine.store();
     requireInstalledOn(client);
-    List<CompletableFuture<IntentOutcome>> futures = resumes.resumeAll(client);
+    List<CompletableFuture<IntentOutcome>> futures = engine.resumeAll(client);
     for (CompletableFuture<IntentOutcome> future : futures) {
       future.thenAccept(outcome -> {
         try {
@@ -273,9 +245,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
   public CompletableFuture<IntentOutcome> resume(Call.Factory client, IntentId id) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(id, "id");
-    requireStore();
+    engine.store();
     requireInstalledOn(client);
-    return resumes.resume(client, id);
+    return engine.resume(client, id);
   }
 
   /**
@@ -284,21 +256,9 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @throws IllegalStateException naming the fix
    */
   void requireInstalledOn(Call.Factory client) {
-    if (!(client instanceof OkHttpClient ok)) {
-      return;
-    }
-    if (!ok.interceptors().contains(this)) {
-      throw new IllegalStateException("the client given to resume does not run this interceptor;"
-          + " pass the OkHttpClient built with interceptor.installOn(builder)");
-    }
-    if (!ok.networkInterceptors().contains(networkRole)
-        && (ok.followRedirects() || ok.retryOnConnectionFailure())) {
-      // Every resumed attempt would be refused unsent (NetworkHalf.checkInstalled): say so now.
-      throw new IllegalStateException("the client given to resume follows redirects or resends"
-          + " requests on its own without this interceptor as a network interceptor; pass the"
-          + " OkHttpClient built with interceptor.installOn(builder)");
-    }
+    engine.requireInstalledOn(client, this);
   }
+
 
   /**
    * The stored outcome of the intent {@code tag} names (its scope, operation and business id),
@@ -314,7 +274,7 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @throws StoreException if the store fails
    */
   public java.util.Optional<IntentOutcome> outcomeOf(IntentTag tag) {
-    return StoredOutcomes.byTag(requireStore(), tag);
+    return engine.outcomeOf(tag);
   }
 
   /**
@@ -324,25 +284,17 @@ public final class IdempotencyInterceptor implements Interceptor, AutoCloseable 
    * @throws StoreException if the store fails
    */
   public java.util.Optional<IntentOutcome> outcomeOf(IntentId id) {
-    return StoredOutcomes.byId(requireStore(), id);
+    return engine.outcomeOf(id);
   }
 
   /** Whether {@link #close()} was called (the due-work scheduler stops then). */
   boolean isClosed() {
-    return config.owner().stopped() != null;
+    return engine.isClosed();
   }
 
   /** The store this interceptor records intents in. */
   IntentStore store() {
-    return requireStore();
-  }
-
-  private IntentStore requireStore() {
-    if (config.drive().store() instanceof CallScopedStore) {
-      throw new IllegalStateException("resuming needs a store: set IdempotencyInterceptor"
-          + ".builder().store(..)");
-    }
-    return config.drive().store();
+    return engine.store();
   }
 
   /**

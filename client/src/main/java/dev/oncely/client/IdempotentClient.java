@@ -5,12 +5,9 @@ import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.LoggingListener;
 import dev.oncely.client.internal.Defaults;
 import dev.oncely.client.internal.Durations;
-import dev.oncely.client.internal.drive.ResumeQueue;
-import dev.oncely.client.internal.drive.StoredOutcomes;
 import dev.oncely.client.internal.http.ClientEngine;
 import dev.oncely.client.internal.http.OkHttpVersionCheck;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -182,12 +179,7 @@ public final class IdempotentClient implements AutoCloseable {
       // Purging is housekeeping; resuming unfinished intents must not depend on it.
       LOG.log(Level.WARNING, "purging expired records failed; resuming anyway", e);
     }
-    List<dev.oncely.client.UnfinishedEntry> entries = store().listUnfinishedIds();
-    List<IntentId> ids = new ArrayList<>(entries.size());
-    for (dev.oncely.client.UnfinishedEntry entry : entries) {
-      ids.add(entry.id());
-    }
-    return ResumeQueue.run(ids, RESUMES_STARTING_AT_ONCE, RESUMES_AT_ONCE, engine::resumeQueued);
+    return engine.resumeAll();
   }
 
   /**
@@ -241,7 +233,7 @@ public final class IdempotentClient implements AutoCloseable {
    */
   public Optional<IntentOutcome> outcomeOf(IntentId id) {
     Objects.requireNonNull(id, "id");
-    return StoredOutcomes.byId(store(), id);
+    return engine.outcomeOf(id);
   }
 
   /**
@@ -253,7 +245,7 @@ public final class IdempotentClient implements AutoCloseable {
    * @throws StoreException if the store fails
    */
   public Optional<IntentOutcome> outcomeOf(IntentTag tag) {
-    return StoredOutcomes.byTag(store(), tag);
+    return engine.outcomeOf(tag);
   }
 
   /**

@@ -7,7 +7,11 @@ import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentSpec;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.InvalidIntentException;
+import dev.oncely.client.IntentTag;
+import dev.oncely.client.UnfinishedEntry;
 import dev.oncely.client.internal.DaemonThreads;
+import dev.oncely.client.internal.Defaults;
+import dev.oncely.client.internal.drive.StoredOutcomes;
 import dev.oncely.client.internal.drive.Drive;
 import dev.oncely.client.internal.drive.DriveOwner;
 import dev.oncely.client.internal.drive.DriveSession;
@@ -16,7 +20,9 @@ import dev.oncely.client.internal.drive.IntentDriver;
 import dev.oncely.client.internal.drive.RecordKeeper;
 import dev.oncely.client.internal.drive.ResumeQueue;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -129,8 +135,31 @@ public final class ClientEngine {
     return IntentDriver.outcome(id, session.resume(id, async));
   }
 
-  /** Drives the stored record of {@code id} for a resume of the backlog. */
-  public ResumeQueue.Started resumeQueued(IntentId id) {
+  /**
+   * Drives every unfinished record of the store, oldest first, at most {@link
+   * Defaults#RESUMES_STARTING_AT_ONCE} starting and {@link Defaults#RESUMES_AT_ONCE} not ended;
+   * the rest wait as ids.
+   */
+  public List<CompletableFuture<IntentOutcome>> resumeAll() {
+    List<IntentId> ids = new ArrayList<>();
+    for (UnfinishedEntry entry : settings().store().listUnfinishedIds()) {
+      ids.add(entry.id());
+    }
+    return ResumeQueue.run(ids, Defaults.RESUMES_STARTING_AT_ONCE, Defaults.RESUMES_AT_ONCE,
+        this::resumeQueued);
+  }
+
+  /** The stored outcome of intent {@code id} (in progress while a drive of it runs here). */
+  public Optional<IntentOutcome> outcomeOf(IntentId id) {
+    return StoredOutcomes.byId(settings().store(), id);
+  }
+
+  /** The stored outcome of the intent {@code tag} names by its business id. */
+  public Optional<IntentOutcome> outcomeOf(IntentTag tag) {
+    return StoredOutcomes.byTag(settings().store(), tag);
+  }
+
+  private ResumeQueue.Started resumeQueued(IntentId id) {
     DriveSession.Started started = session.resumeStarted(id, async);
     return new ResumeQueue.Started(IntentDriver.outcome(id, started.ended()), started.freed());
   }
