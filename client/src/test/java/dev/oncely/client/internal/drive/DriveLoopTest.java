@@ -127,6 +127,8 @@ class DriveLoopTest {
     List<Duration> waits = List.of();
     List<String> lines;
     String pollUrl;
+    String stopDuringFirstWait;
+    Duration dueAfter;
 
     Case(String name, Reply... script) {
       this.name = name;
@@ -180,6 +182,18 @@ class DriveLoopTest {
     /** The attempts as "METHOD path", in order. */
     Case exchanges(String... lines) {
       this.lines = List.of(lines);
+      return this;
+    }
+
+    /** The owner stops the drive ({@link DriveLoop#stop}) during its first wait. */
+    Case stopDuringFirstWait(String why) {
+      this.stopDuringFirstWait = why;
+      return this;
+    }
+
+    /** The record is due again this long after the drive started. */
+    Case dueAfterMillis(long millis) {
+      this.dueAfter = Duration.ofMillis(millis);
       return this;
     }
 
@@ -240,7 +254,7 @@ class DriveLoopTest {
             .exchanges("POST /payments", "GET /status/p-1", "POST /payments"),
         drive("a_202_without_a_status_url_is_resent_a_bounded_number_of_times_then_ends_pending",
             status(202), status(202), status(202), status(202))
-            .pending(NO_STATUS_URL).sends(4).waitsMillis(100, 200, 400),
+            .pending(NO_STATUS_URL).sends(4).waitsMillis(100, 200, 400).dueAfterMillis(5_700),
         drive("a_5xx_is_resent_under_the_same_key_until_a_2xx",
             status(503), status(500), status(201))
             .ends(SETTLED, COMPLETED).sends(3).waitsMillis(100, 200),
@@ -253,7 +267,7 @@ class DriveLoopTest {
         drive("a_wait_that_would_outlast_the_deadline_ends_pending_deadline_exceeded",
             status(503, "Retry-After", "5"), status(503, "Retry-After", "5"))
             .policy(POLICY.toBuilder().deadline(Duration.ofSeconds(8)).build())
-            .pending(DEADLINE_EXCEEDED).sends(2).waitsMillis(5_000),
+            .pending(DEADLINE_EXCEEDED).sends(2).waitsMillis(5_000).dueAfterMillis(10_000),
         drive("the_retry_budget_refusing_a_resend_ends_pending_budget_exhausted",
             status(503), status(503))
             .budget(() -> RetryBudget.builder().capacity(5).retryCost(5).refillPerSecond(0)
@@ -272,6 +286,10 @@ class DriveLoopTest {
         drive("a_stop_from_the_wire_ends_pending_interrupted_without_another_send",
             status(503).whileSent(wire -> wire.stop("the call was canceled")))
             .pending(INTERRUPTED).sends(1),
+        drive("a_stop_during_a_retry_wait_ends_pending_interrupted_due_when_the_wait_ends",
+            status(503))
+            .stopDuringFirstWait("the client was closed")
+            .pending(INTERRUPTED).sends(1).waitsMillis(100).dueAfterMillis(100),
         drive("a_stop_during_an_attempt_that_timed_out_ends_pending_interrupted",
             timeoutAfterWrite().whileSent(wire -> wire.stop("the call was canceled")))
             .pending(INTERRUPTED).sends(1),
@@ -322,6 +340,10 @@ class DriveLoopTest {
       Duration delay = next instanceof DriveLoop.Wait wait ? wait.delay()
           : ((DriveLoop.WaitForGate) next).limit();
       waits.add(delay);
+      if (c.stopDuringFirstWait != null) {
+        next = new DriveLoop.Ended(loop.stop(c.stopDuringFirstWait));
+        break;
+      }
       f.clock.advance(delay);
       next = loop.resume();
     }
@@ -351,6 +373,9 @@ class DriveLoopTest {
     if (c.lines != null) {
       assertThat(attempts).extracting(a -> a.line("POST")).as("exchanges")
           .isEqualTo(c.lines);
+    }
+    if (c.dueAfter != null) {
+      assertThat(stored.nextAttemptAt()).as("due again").isEqualTo(T0.plus(c.dueAfter));
     }
     if (c.pollUrl != null) {
       assertThat(stored.pollUrl()).as("status URL kept for the next drive").isEqualTo(c.pollUrl);
