@@ -128,6 +128,16 @@ final class ScriptedWire implements Wire {
     }
   }
 
+  /**
+   * The wire breaks its "never throws" contract, after the request may have been written (a
+   * wire's own bug).
+   */
+  static Reply throwsAfterWrite() {
+    return (wire, exchange) -> {
+      throw new IllegalStateException("the wire threw");
+    };
+  }
+
   @Override
   public String stopped() {
     return stop;
