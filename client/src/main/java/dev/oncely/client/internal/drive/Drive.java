@@ -28,12 +28,6 @@ public final class Drive {
     this.fingerprint = fingerprint;
   }
 
-  /** A drive no registry holds (an interceptor without a store: the record lives in one call). */
-  public static Drive unregistered(IntentId id, DriveOwner owner) {
-    Drive drive = new Drive(null, null, id, owner, null);
-    return owner.adopt(drive) ? drive : null;
-  }
-
   /** The intent driven. */
   public IntentId id() {
     return id;

@@ -67,6 +67,8 @@ public final class DriveLoop {
   private final Failures failures = new Failures();
   private StoredResponse lastResponse;
   private IOException lastFailure;
+  /** What escaped the wire during the last attempt, or null. */
+  private Throwable attemptEscaped;
   private int attemptsThisDrive;
   private Wire.Sent held;
   private Pacer pacer;
@@ -407,7 +409,18 @@ public final class DriveLoop {
     String method = exchange.isPoll() ? "GET" : keeper.record().method();
     emit(new IntentEvent.AttemptStarted(id, n, method, exchange.url().host(), exchange.isPoll()));
     long start = System.nanoTime();
-    Wire.Sent sent = wire.send(keeper.record(), exchange, pacer.attemptTimeoutMillis());
+    Wire.Sent sent;
+    try {
+      sent = wire.send(keeper.record(), exchange, pacer.attemptTimeoutMillis());
+    } catch (RuntimeException | Error escaped) {
+      // A wire answers every failure (its contract); one that throws anyway may have written
+      // the request first: the attempt may have reached the server, and the park says so.
+      keeper.attemptMayHaveReached();
+      lastResponse = null;
+      lastFailure = null;
+      attemptEscaped = escaped;
+      throw escaped;
+    }
     Answer answer = sent.answer();
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
     int resends = answer.writes() - 1;
@@ -496,6 +509,9 @@ public final class DriveLoop {
     int n = keeper.attempts();
     if (attemptsThisDrive == 0) {
       return "no attempt was sent in this drive";
+    }
+    if (attemptEscaped != null || lastFailure == null && lastResponse == null) {
+      return "attempt " + n + " ended without an answer; the server may have processed it";
     }
     if (lastFailure instanceof ConnectException || lastFailure instanceof UnknownHostException) {
       return "attempt " + n + " could not connect (" + lastFailure.getClass().getSimpleName() + ")";

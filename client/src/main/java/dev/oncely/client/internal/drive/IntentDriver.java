@@ -5,8 +5,6 @@ import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
 import dev.oncely.client.PendingReason;
-import dev.oncely.client.StoreException;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -58,27 +56,4 @@ public final class IntentDriver {
     return own;
   }
 
-  /**
-   * The record of a resumed drive, read now that the caller owns {@code mine}; empty when the
-   * drive already ended (the store failed, or has no such record) and nothing was sent.
-   */
-  public static Optional<IntentRecord> readForResume(Drive mine,
-      dev.oncely.client.IntentStore store) {
-    Optional<IntentRecord> current;
-    try {
-      current = store.get(mine.id());
-    } catch (StoreException e) {
-      mine.finish(new DriveEnd(DriveEnd.Kind.STORE_FAILED, null, null, null,
-          PendingReason.STORE_FAILED, "the store failed reading the record ("
-          + e.getClass().getSimpleName() + "); nothing was sent", null, e));
-      return Optional.empty();
-    } catch (RuntimeException | Error e) {
-      mine.fail(e);
-      return Optional.empty();
-    }
-    if (current.isEmpty()) {
-      mine.fail(new StoreException("record " + mine.id() + " is not in the store"));
-    }
-    return current;
-  }
 }

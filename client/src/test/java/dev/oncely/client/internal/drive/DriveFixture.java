@@ -11,6 +11,7 @@ import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
+import dev.oncely.client.internal.Defaults;
 import dev.oncely.client.internal.EngineClock;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.MaxJitter;
@@ -55,7 +56,7 @@ final class DriveFixture {
       IntentListener listener) {
     return new DriveSettings(store, Dialects.ietf(), policy, budget, listener,
         EngineClock.of(clock), sleeper, new MaxJitter(), gate, KEY_RETENTION,
-        Duration.ofDays(1), Reconciler.MANUAL, null, Set.of());
+        Duration.ofDays(1), Reconciler.MANUAL, null, Set.of(), Defaults.MAX_RESPONSE_BYTES);
   }
 
   /** Settings with {@code policy} and {@code budget}, an open gate, events kept in {@link #events}. */
