@@ -18,13 +18,13 @@ import dev.oncely.client.spi.StoreClosing;
 import dev.oncely.client.spi.StoredRows;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.persistence.internal.SqliteCleanClose;
-import dev.oncely.persistence.internal.SqliteErrors;
-import dev.oncely.persistence.internal.SqliteFile;
-import dev.oncely.persistence.internal.SqliteReaders;
-import dev.oncely.persistence.internal.SqliteStatements;
-import dev.oncely.persistence.internal.SqliteTransaction;
-import dev.oncely.persistence.internal.SqliteTransactions;
+import dev.oncely.persistence.internal.sqlite.SqliteCleanClose;
+import dev.oncely.persistence.internal.sqlite.SqliteErrors;
+import dev.oncely.persistence.internal.sqlite.SqliteFile;
+import dev.oncely.persistence.internal.sqlite.SqliteReaders;
+import dev.oncely.persistence.internal.sqlite.SqliteStatements;
+import dev.oncely.persistence.internal.sqlite.SqliteTransaction;
+import dev.oncely.persistence.internal.sqlite.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
 import dev.oncely.persistence.internal.UnfinishedStub;
 import java.nio.file.Path;
@@ -88,7 +88,7 @@ import java.util.logging.Logger;
  * exactly as described and no WAL checks the header, schema version and canary only, a cost that
  * does not grow with the store. The marker is deleted durably before the first connection that
  * may write, so a crash always leads to the full check; the argument is in
- * {@code internal.SqliteCleanClose}.
+ * {@code internal.sqlite.SqliteCleanClose}.
  *
  * <p><b>File-system assumptions.</b> A local file system where {@code fsync} is honest, POSIX or
  * Windows locking works, and shared memory can be mapped beside the file (not NFS or SMB). New

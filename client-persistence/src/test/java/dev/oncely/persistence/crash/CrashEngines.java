@@ -3,7 +3,7 @@ package dev.oncely.persistence.crash;
 import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import dev.oncely.persistence.StoreOptions;
-import dev.oncely.persistence.internal.CommitCrashPoints;
+import dev.oncely.persistence.internal.mapdb.CommitCrashPoints;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;

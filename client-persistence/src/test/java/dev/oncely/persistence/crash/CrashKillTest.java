@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * of acknowledgements, sometimes while it is still opening and recovering the file), or halts
  * itself inside the engine's commit through {@link CommitCrashHook} (before or right after the
  * commit statement) or, for MapDB, inside its own I/O through
- * {@link dev.oncely.persistence.internal.CommitCrashPoints} (a write to a copy, a torn journal
+ * {@link dev.oncely.persistence.internal.mapdb.CommitCrashPoints} (a write to a copy, a torn journal
  * append, three steps of a checkpoint; the children checkpoint every
  * {@value CrashEngines#JOURNAL_LIMIT} journal bytes so checkpoints happen). After every kill the parent opens the same files and checks every
  * acknowledgement with {@link CrashVerifier}; then the next child continues on them.

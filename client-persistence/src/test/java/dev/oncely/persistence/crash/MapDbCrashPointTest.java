@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.internal.CommitCrashHook;
-import dev.oncely.persistence.internal.CommitCrashPoints;
-import dev.oncely.persistence.internal.MapDbCopies;
+import dev.oncely.persistence.internal.mapdb.CommitCrashPoints;
+import dev.oncely.persistence.internal.mapdb.MapDbCopies;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
