@@ -129,7 +129,7 @@ public final class MapDbIntentStore implements IntentStore {
     this.lock = lock;
     this.copies = copies;
     this.records = records;
-    this.cache = new ReadCache(options);
+    this.cache = new ReadCache(options.cacheFactory(), options.cacheSize());
     this.committer = new GroupCommitter<>("MapDB store " + path, new Commits(), options.maxBatch());
     this.closing = new StoreClosing(path.toString());
   }
@@ -173,7 +173,7 @@ public final class MapDbIntentStore implements IntentStore {
       if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
         throw e;
       }
-      StoreFiles.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
+      DamagedStores.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
       return openChecked(path, records, options);
     }
   }

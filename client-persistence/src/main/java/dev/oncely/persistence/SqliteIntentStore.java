@@ -123,7 +123,7 @@ public final class SqliteIntentStore implements IntentStore {
     this.writer = connections.writer();
     this.writes = new SqliteStatements(writer);
     this.readers = new SqliteReaders(connections.readers());
-    this.cache = new ReadCache(options);
+    this.cache = new ReadCache(options.cacheFactory(), options.cacheSize());
     this.committer = new GroupCommitter<>(name,
         new SqliteTransactions(writes, name, cache), options.maxBatch());
     this.closing = new StoreClosing(name);
@@ -172,7 +172,7 @@ public final class SqliteIntentStore implements IntentStore {
         if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
           throw e;
         }
-        StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
+        DamagedStores.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
         connections = SqliteFile.open(path, canary);
       }
       SqliteIntentStore store;

@@ -29,7 +29,7 @@ import java.util.zip.CRC32;
  * created, before the first slot. Not thread-safe: only checkpoints write, one at a time, and
  * opening reads before it starts.
  */
-public final class ControlFile implements AutoCloseable {
+final class ControlFile implements AutoCloseable {
   /** The layout version this code writes and reads. */
   public static final int VERSION = 2;
 

@@ -58,7 +58,7 @@ public final class Journal implements AutoCloseable {
   /** Bytes before the first frame: the two slots naming the allocated length. */
   public static final int HEADER_AREA = 512;
   /** The step the allocated length grows by. */
-  public static final int GROWTH = 1 << 20;
+  static final int GROWTH = 1 << 20;
 
   private static final Logger LOG = Logger.getLogger(Journal.class.getName());
   private static final int MAGIC = 0x4f4d4a31;
@@ -71,7 +71,7 @@ public final class Journal implements AutoCloseable {
 
   /** Receives each replayed frame's payload. */
   @FunctionalInterface
-  public interface Frames {
+  interface Frames {
     void frame(long sequence, byte[] payload);
   }
 
@@ -84,7 +84,7 @@ public final class Journal implements AutoCloseable {
    * @param validEnd the offset after the last complete frame
    * @param dataEnd the offset after the last non-zero byte
    */
-  public record Scan(long last, int frames, long validEnd, long dataEnd) {}
+  record Scan(long last, int frames, long validEnd, long dataEnd) {}
 
   private final Path path;
   private final FileIo io;
@@ -152,7 +152,7 @@ public final class Journal implements AutoCloseable {
    * @throws StoreCorruptedException if the journal is missing, cut, damaged or has a gap
    * @throws StoreException if it cannot be read
    */
-  public static Scan verify(Path path, long after) {
+  static Scan verify(Path path, long after) {
     return verify(path, after, null);
   }
 
@@ -160,7 +160,7 @@ public final class Journal implements AutoCloseable {
    * Like {@link #verify(Path, long)}, also handing each frame after {@code after} to
    * {@code frames} (to check its payload; it must not write).
    */
-  public static Scan verify(Path path, long after, Frames frames) {
+  static Scan verify(Path path, long after, Frames frames) {
     if (!Files.isRegularFile(path)) {
       throw new StoreCorruptedException(path + ": the journal is missing; the commits it"
           + " acknowledged after the checkpoint are lost");
@@ -182,7 +182,7 @@ public final class Journal implements AutoCloseable {
    *     numbers have a gap
    * @throws StoreException if the file cannot be read or written
    */
-  public long replay(long after, Frames frames) {
+  long replay(long after, Frames frames) {
     try {
       Scan scan = scan(after, frames);
       if (scan.dataEnd() > scan.validEnd()) {
@@ -315,7 +315,7 @@ public final class Journal implements AutoCloseable {
    * @throws StoreException if writing or forcing fails; the commit may then be durable or not, and
    *     the next append overwrites it
    */
-  public void append(long sequence, byte[] payload) {
+  void append(long sequence, byte[] payload) {
     ByteBuffer frame = ByteBuffer.allocate(HEADER_BYTES + payload.length + 1);
     frame.putInt(MAGIC).putInt(payload.length).putLong(sequence)
         .putInt(crc(payload, 0, payload.length));

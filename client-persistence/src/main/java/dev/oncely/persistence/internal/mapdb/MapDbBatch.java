@@ -40,7 +40,7 @@ public final class MapDbBatch implements MapDbView {
   }
 
   /** A batch on {@code image} with no commit pending in front of it ({@link #apply} writes there). */
-  public MapDbBatch(MapDbFile image) {
+  MapDbBatch(MapDbFile image) {
     this(image, new MapDbOverlay());
   }
 
@@ -73,7 +73,7 @@ public final class MapDbBatch implements MapDbView {
    * (see {@link MapDbCopies#awaitApplier}): MapDB's iterators do not promise a consistent view of
    * a tree that changes under them.
    */
-  public List<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
+  List<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
     TreeMap<byte[], byte[]> merged = new TreeMap<>(MapDbChanges.UNSIGNED);
     for (Map.Entry<byte[], byte[]> e : image.range(map, from, to)) {
       merged.put(e.getKey(), e.getValue());
@@ -106,7 +106,7 @@ public final class MapDbBatch implements MapDbView {
    * own changes), in no particular order, streaming the working copy. Only while no overlay is
    * being applied to the working copy (see {@link MapDbCopies#awaitApplier}).
    */
-  public void forEachCommitted(int map, BiConsumer<byte[], byte[]> visitor) {
+  void forEachCommitted(int map, BiConsumer<byte[], byte[]> visitor) {
     TreeMap<byte[], byte[]> pending = new TreeMap<>(MapDbChanges.UNSIGNED);
     MapDbOverlay applying = committed.below();
     for (MapDbOverlay layer : new MapDbOverlay[] {applying, committed}) {
@@ -134,7 +134,7 @@ public final class MapDbBatch implements MapDbView {
   }
 
   /** Puts {@code value} under {@code key}, which the caller checked nobody holds yet. */
-  public void putNew(int map, byte[] key, byte[] value) {
+  void putNew(int map, byte[] key, byte[] value) {
     change(map, key, value, null, true);
   }
 
@@ -142,13 +142,13 @@ public final class MapDbBatch implements MapDbView {
    * Puts {@code record}, encoded as {@code value}, under {@code lookup} in the records map;
    * {@code isNew}: the caller checked no record is there yet.
    */
-  public void putRecord(byte[] lookup, byte[] value, IntentRecord record, boolean isNew) {
+  void putRecord(byte[] lookup, byte[] value, IntentRecord record, boolean isNew) {
     change(MapDbFile.RECORDS, lookup, value, record, isNew);
     written.add(record);
   }
 
   /** Records what a write of this batch does to the due-time index, applied once it is durable. */
-  public void moveDue(MapDbDueIndex.Move move) {
+  void moveDue(MapDbDueIndex.Move move) {
     dueMoves.add(move);
   }
 

@@ -117,7 +117,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
-  public static Path copyPath(Path store, char letter) {
+  static Path copyPath(Path store, char letter) {
     return store.resolveSibling(store.getFileName() + "." + letter);
   }
 
@@ -391,7 +391,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   /** The sequence number of the last durable commit. */
-  public long sequence() {
+  long sequence() {
     return sequence;
   }
 

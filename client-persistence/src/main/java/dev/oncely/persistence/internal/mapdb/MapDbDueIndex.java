@@ -89,7 +89,7 @@ public final class MapDbDueIndex {
    * @param was the due time of the record before the write
    * @param is the due time of the record the write stores
    */
-  public record Move(byte[] lookup, Instant early, Instant was, Instant is) {
+  record Move(byte[] lookup, Instant early, Instant was, Instant is) {
     /** The move of a write that replaces {@code before} (null: a create) with {@code after}. */
     public static Move of(byte[] lookup, IntentRecord before, IntentRecord after) {
       boolean listed = before != null && !before.state().isTerminal();

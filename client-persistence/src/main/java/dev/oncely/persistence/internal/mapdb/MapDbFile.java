@@ -45,13 +45,13 @@ import org.mapdb.volume.VolumeFactory;
  */
 public final class MapDbFile implements MapDbView, AutoCloseable {
   /** Map index: lookup key to record bytes. */
-  public static final int RECORDS = 0;
+  static final int RECORDS = 0;
   /** Map index: (createdAt, lookup key) for records in a non-terminal state. */
-  public static final int UNFINISHED = 1;
+  static final int UNFINISHED = 1;
   /** Map index: business key to lookup key. */
-  public static final int BUSINESS = 2;
+  static final int BUSINESS = 2;
   /** Map index: (expiresAt, lookup key) for records in a terminal state. */
-  public static final int EXPIRY = 3;
+  static final int EXPIRY = 3;
 
   static final int LAYOUT_VERSION = 3;
   private static final String[] NAMES = {"records", "unfinished", "business", "expiry"};
@@ -102,7 +102,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    * @throws StoreCorruptedException if the file is missing, fails to open or lacks a map
    * @throws StoreException if it has another layout version (left untouched, never quarantined)
    */
-  public static MapDbFile openExisting(Path path, FileIo io) {
+  static MapDbFile openExisting(Path path, FileIo io) {
     if (!Files.isRegularFile(path)) {
       throw new StoreCorruptedException(path + ": the MapDB copy is missing");
     }
@@ -190,7 +190,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   }
 
   /** The commit sequence number stored in this copy. */
-  public long sequence() {
+  long sequence() {
     try {
       byte[] bytes = meta.get(META_SEQUENCE);
       if (bytes == null || bytes.length != 8) {
@@ -203,7 +203,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   }
 
   /** Sets the commit sequence number the file holds. */
-  public void sequence(long sequence) {
+  void sequence(long sequence) {
     meta.put(META_SEQUENCE, longBytes(sequence));
   }
 
@@ -249,7 +249,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   }
 
   /** The share of the file's bytes that MapDB holds free for reuse, from 0 to 1. */
-  public double freeShare() {
+  double freeShare() {
     try {
       StoreDirect store = (StoreDirect) db.getStore();
       long total = store.getTotalSize();
@@ -273,7 +273,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    * Returns the entries of map {@code map} with keys in [{@code from}, {@code to}) in key order
    * ({@code to} null: to the end). Iteration failures become {@link StoreCorruptedException}.
    */
-  public Iterable<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
+  Iterable<Map.Entry<byte[], byte[]>> range(int map, byte[] from, byte[] to) {
     if (!(maps.get(map) instanceof BTreeMap<byte[], byte[]> m)) {
       throw new IllegalArgumentException("the " + NAMES[map] + " map has no order");
     }
@@ -322,7 +322,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   }
 
   /** Closes, adding any failure to {@code primary}. */
-  public void closeQuietly(Throwable primary) {
+  void closeQuietly(Throwable primary) {
     try {
       close();
     } catch (RuntimeException e) {

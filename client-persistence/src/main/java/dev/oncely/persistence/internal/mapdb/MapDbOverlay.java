@@ -27,7 +27,7 @@ import java.util.Map;
  * applier, while the committer waits for it) changes it while holding the engine's write lock and readers read it under the read lock; an
  * overlay being applied is no longer changed.
  */
-public final class MapDbOverlay {
+final class MapDbOverlay {
   /** A value (null: removed), its decoded record if any, whether the working copy lacks the key. */
   record Change(byte[] value, IntentRecord record, boolean fresh) {}
 

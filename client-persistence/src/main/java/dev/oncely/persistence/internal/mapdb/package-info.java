@@ -1,5 +1,5 @@
 /**
- * The MapDB engine behind {@link dev.oncely.persistence.MapDbIntentStore}: its journal (the commit
+ * The MapDB engine behind {@code MapDbIntentStore}: its journal (the commit
  * log), the two MapDB copies (working copy and checkpoint image) and the control file naming the
  * image, recovery, checkpoints, the overlay of commits not yet applied, the in-memory due index,
  * and the test seams for its I/O ({@code FileIo}, {@code CommitCrashPoints}). Imports only from

@@ -19,7 +19,7 @@ public final class SqliteErrors {
   private SqliteErrors() {}
 
   /** Whether {@code e} says the file is damaged or not a database. */
-  public static boolean isCorruption(SQLException e) {
+  static boolean isCorruption(SQLException e) {
     int code = primaryCode(e);
     return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
   }

@@ -40,7 +40,7 @@ import org.sqlite.SQLiteOpenMode;
  */
 public final class SqliteFile {
   /** The schema version this code writes and reads. */
-  public static final int SCHEMA_VERSION = 1;
+  static final int SCHEMA_VERSION = 1;
 
   /**
    * The unfinished records in creation order, covering what {@code listUnfinishedIds} reads
@@ -91,7 +91,7 @@ public final class SqliteFile {
   private static final long MIN_FILE_BYTES = 1024;
 
   /** Read-only connections opened beside the writer. */
-  public static final int READERS = 4;
+  static final int READERS = 4;
 
   /** The writer (used by the caller leading each group commit) and the readers of an open file. */
   public record Connections(Connection writer, List<Connection> readers) {}
