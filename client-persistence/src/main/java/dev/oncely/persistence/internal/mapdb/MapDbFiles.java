@@ -88,20 +88,20 @@ final class MapDbFiles {
   /**
    * Copies the {@code pageSize}-byte pages {@code pages} names from {@code from} to {@code to}
    * (runs of adjacent pages at once), then gives {@code to} the length of {@code from}. Not
-   * forced, like {@link #copy}. Halts half-way when the test crash point
-   * {@link CommitCrashPoints.Checkpoint#COPYING} is armed.
+   * forced, like {@link #copy}. Passes the crash point {@link CommitCrashPoints.Checkpoint#COPYING}
+   * half-way, where a kill test may halt.
    */
   static void copyPages(FileIo io, Path from, Path to, BitSet pages, int pageSize) {
     try (FileChannel in = io.open(from); FileChannel out = io.open(to)) {
       long size = in.size();
       int half = pages.cardinality() / 2;
       int copied = 0;
-      boolean halted = false;
+      boolean pointPassed = false;
       ByteBuffer buffer = ByteBuffer.allocateDirect(CHUNK);
       for (int page = pages.nextSetBit(0); page >= 0; page = pages.nextSetBit(page)) {
-        if (!halted && copied >= half) {
+        if (!pointPassed && copied >= half) {
           CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.COPYING);
-          halted = true;
+          pointPassed = true;
         }
         int run = Math.min(pages.nextClearBit(page) - page, CHUNK / pageSize);
         long position = (long) page * pageSize;
@@ -121,7 +121,7 @@ final class MapDbFiles {
         copied += run;
         page += run;
       }
-      if (!halted) {
+      if (!pointPassed) {
         CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.COPYING);
       }
       if (out.size() > size) {
