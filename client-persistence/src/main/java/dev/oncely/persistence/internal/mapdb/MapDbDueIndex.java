@@ -2,7 +2,7 @@ package dev.oncely.persistence.internal.mapdb;
 
 import dev.oncely.client.DueTime;
 import dev.oncely.client.IntentRecord;
-import dev.oncely.persistence.internal.UnfinishedStub;
+import dev.oncely.client.spi.sql.UnfinishedStub;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ConcurrentSkipListSet;

@@ -4,6 +4,8 @@ import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.spi.KeyCanary;
+import dev.oncely.client.spi.sql.IntentSql;
+import dev.oncely.client.spi.sql.IntentTable;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,8 +26,9 @@ import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteOpenMode;
 
 /**
- * Creates, opens and verifies the SQLite file of a {@code SqliteIntentStore}: schema, pragmas,
- * {@code PRAGMA integrity_check}, schema version and the encryption canary.
+ * Creates, opens and verifies the SQLite file of a {@code SqliteIntentStore}: schema (the shared
+ * {@link IntentTable}), pragmas, {@code PRAGMA integrity_check}, schema version and the
+ * encryption canary, and brings a file of an older layout of this engine up to the schema.
  *
  * <p>A new file is built as {@code <name>.new}, closed (which checkpoints and removes its WAL) and
  * renamed into place, so an existing store file always holds a committed schema: an existing
@@ -39,49 +42,6 @@ import org.sqlite.SQLiteOpenMode;
  * A refused open therefore leaves every file byte for byte as it was found, permissions included.
  */
 public final class SqliteFile {
-  /** The schema version this code writes and reads. */
-  static final int SCHEMA_VERSION = 1;
-
-  /**
-   * The unfinished records in creation order, covering what {@code listUnfinishedIds} reads
-   * (lookup and stub), so listing them reads this index and no table page. It replaced
-   * {@code intent_unfinished} on {@code (open_s, open_ns)} alone; both are partial indexes on
-   * {@code open_s IS NOT NULL}, so an older library's queries use either.
-   */
-  private static final String UNFINISHED_INDEX = "CREATE INDEX intent_unfinished_ids"
-      + " ON intent(open_s, open_ns, lookup, stub) WHERE open_s IS NOT NULL";
-
-  /**
-   * The unfinished records by due time ({@code due_s, due_ns}: {@code DueClaim.indexTime}, the
-   * record's due time, or {@code DueClaim.NEVER} when it is never due; null once finished), which
-   * {@code claimDue} walks from the start.
-   */
-  private static final String DUE_INDEX = "CREATE INDEX intent_due"
-      + " ON intent(due_s, due_ns) WHERE due_s IS NOT NULL";
-
-  /**
-   * The unfinished rows whose due time was never computed: written before the due columns existed
-   * (or by a library without them). Empty once open has filled them in, so that check costs
-   * nothing however many rows the store holds.
-   */
-  private static final String DUE_UNKNOWN_INDEX = "CREATE INDEX intent_due_unknown"
-      + " ON intent(lookup) WHERE open_s IS NOT NULL AND due_s IS NULL";
-
-  private static final String[] SCHEMA = {
-      "CREATE TABLE oncely_meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)",
-      "CREATE TABLE intent ("
-          + " lookup BLOB NOT NULL PRIMARY KEY,"
-          + " business BLOB UNIQUE,"
-          + " open_s INTEGER, open_ns INTEGER,"
-          + " purge_s INTEGER, purge_ns INTEGER,"
-          + " record BLOB NOT NULL,"
-          + " stub BLOB,"
-          + " due_s INTEGER, due_ns INTEGER)",
-      UNFINISHED_INDEX,
-      DUE_INDEX,
-      DUE_UNKNOWN_INDEX,
-      "CREATE INDEX intent_expiry ON intent(purge_s, purge_ns) WHERE purge_s IS NOT NULL"};
-
   private static final byte[] HEADER_MAGIC =
       "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
   /** SQLite's default page cache, in KiB. */
@@ -286,12 +246,12 @@ public final class SqliteFile {
         execute(c, "PRAGMA auto_vacuum = INCREMENTAL");
         configure(c, fresh);
         execute(c, "BEGIN IMMEDIATE");
-        for (String ddl : SCHEMA) {
+        for (String ddl : IntentTable.create()) {
           execute(c, ddl);
         }
-        putMeta(c, "schema", new byte[] {SCHEMA_VERSION});
-        putMeta(c, "encrypted", new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
-        putMeta(c, "canary", canary.bytes());
+        putMeta(c, IntentTable.META_SCHEMA, new byte[] {IntentTable.VERSION});
+        putMeta(c, IntentTable.META_ENCRYPTED, new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
+        putMeta(c, IntentTable.META_CANARY, canary.bytes());
         execute(c, "COMMIT");
       }
       StoreFiles.moveDurably(fresh, path);
@@ -357,7 +317,8 @@ public final class SqliteFile {
       }
     }
     inTransaction(c, "ALTER TABLE intent ADD COLUMN due_s INTEGER",
-        "ALTER TABLE intent ADD COLUMN due_ns INTEGER", DUE_INDEX, DUE_UNKNOWN_INDEX);
+        "ALTER TABLE intent ADD COLUMN due_ns INTEGER", IntentTable.DUE_INDEX,
+        IntentTable.DUE_UNKNOWN_INDEX);
   }
 
   /** Runs {@code statements} in one immediate transaction, rolled back if one fails. */
@@ -391,7 +352,7 @@ public final class SqliteFile {
         return;
       }
     }
-    inTransaction(c, "DROP INDEX intent_unfinished", UNFINISHED_INDEX);
+    inTransaction(c, "DROP INDEX intent_unfinished", IntentTable.UNFINISHED_INDEX);
   }
 
   /**
@@ -425,9 +386,9 @@ public final class SqliteFile {
     byte[] encrypted;
     byte[] canary;
     try {
-      schema = meta(c, "schema");
-      encrypted = meta(c, "encrypted");
-      canary = meta(c, "canary");
+      schema = meta(c, IntentTable.META_SCHEMA);
+      encrypted = meta(c, IntentTable.META_ENCRYPTED);
+      canary = meta(c, IntentTable.META_CANARY);
     } catch (SQLException e) {
       if (SqliteErrors.isCorruption(e)) {
         throw e;
@@ -440,9 +401,9 @@ public final class SqliteFile {
         || schema.length != 1 || encrypted.length != 1) {
       throw new StoreCorruptedException(path + ": the store's metadata rows are missing or damaged");
     }
-    if (schema[0] > SCHEMA_VERSION || schema[0] < 1) {
+    if (schema[0] > IntentTable.VERSION || schema[0] < 1) {
       throw new StoreException(path + ": store schema version " + schema[0]
-          + " is not supported; this library reads version " + SCHEMA_VERSION
+          + " is not supported; this library reads version " + IntentTable.VERSION
           + " (written by a newer Oncely?). The file was not changed");
     }
     keyCanary.checkSetting(encrypted[0] == 1, path.toString());
@@ -450,7 +411,7 @@ public final class SqliteFile {
   }
 
   private static byte[] meta(Connection c, String name) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement("SELECT value FROM oncely_meta WHERE name = ?")) {
+    try (PreparedStatement st = c.prepareStatement(IntentSql.META_READ)) {
       st.setString(1, name);
       try (ResultSet rs = st.executeQuery()) {
         return rs.next() ? rs.getBytes(1) : null;
@@ -459,8 +420,7 @@ public final class SqliteFile {
   }
 
   private static void putMeta(Connection c, String name, byte[] value) throws SQLException {
-    try (PreparedStatement st = c.prepareStatement(
-        "INSERT INTO oncely_meta(name, value) VALUES (?, ?)")) {
+    try (PreparedStatement st = c.prepareStatement(IntentSql.META_INSERT)) {
       st.setString(1, name);
       st.setBytes(2, value);
       st.executeUpdate();

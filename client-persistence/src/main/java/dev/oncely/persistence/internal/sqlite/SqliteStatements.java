@@ -1,9 +1,12 @@
 package dev.oncely.persistence.internal.sqlite;
 
+import dev.oncely.client.spi.sql.IntentRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -37,6 +40,28 @@ public final class SqliteStatements implements AutoCloseable {
       prepared.put(sql, st);
     }
     return st;
+  }
+
+  /**
+   * Binds {@code parameters} to {@code st} from the first on: a {@code byte[]} as a BLOB, a
+   * {@link Long} as an INTEGER, null as NULL (the value kinds of {@link IntentRow}).
+   *
+   * @throws SQLException if the driver refuses a value
+   * @throws IllegalArgumentException if a value is of another kind
+   */
+  public static void bind(PreparedStatement st, List<?> parameters) throws SQLException {
+    for (int i = 0; i < parameters.size(); i++) {
+      Object value = parameters.get(i);
+      if (value == null) {
+        st.setNull(i + 1, Types.NULL);
+      } else if (value instanceof byte[] bytes) {
+        st.setBytes(i + 1, bytes);
+      } else if (value instanceof Long number) {
+        st.setLong(i + 1, number);
+      } else {
+        throw new IllegalArgumentException("parameter " + (i + 1) + " is a " + value.getClass());
+      }
+    }
   }
 
   /** Closes the statements and the connection. */

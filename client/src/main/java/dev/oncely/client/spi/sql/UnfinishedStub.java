@@ -1,4 +1,4 @@
-package dev.oncely.persistence.internal;
+package dev.oncely.client.spi.sql;
 
 import dev.oncely.client.DueTime;
 import dev.oncely.client.IntentId;
@@ -16,12 +16,13 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.function.Supplier;
 import java.util.zip.CRC32;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The unfinished-index value of the MapDB engine and the {@code stub} column of the SQLite
- * engine: just enough of a record to list it
- * for resume ({@link UnfinishedEntry}: id, creation and next-attempt time), small and quick to
- * decode, so listing 100,000 unfinished records reads no record. Thread-safe.
+ * The {@code stub} column of the {@linkplain IntentTable SQL schema} (and the unfinished-index
+ * value of the MapDB engine): just enough of an unfinished record to list it for resume ({@link
+ * UnfinishedEntry}: id, creation and next-attempt time), small and quick to decode, so listing
+ * 100,000 unfinished records reads no record. Thread-safe.
  *
  * <p>Layout (big-endian): {@code version u8 (1) | flags u8 (bit 0: key sealed) | createdAt i64 s,
  * i32 ns | next attempt present u8 [i64 s, i32 ns] | scope u16+UTF-8 | operation u16+UTF-8 |
@@ -37,7 +38,7 @@ public final class UnfinishedStub {
   private final Sealing sealing;
 
   /** Stubs whose key is sealed with {@code encryption}, or plain when it is null. */
-  public UnfinishedStub(StoreEncryption encryption) {
+  public UnfinishedStub(@Nullable StoreEncryption encryption) {
     this.sealing = new Sealing(encryption);
   }
 
