@@ -15,12 +15,14 @@ import java.util.Map;
 
 /**
  * The records of the store files {@code schema-3-plain.db} and {@code schema-3-sealed.db} (test
- * resources): files that {@link AndroidSqliteIntentStore} wrote with its schema version 3 (table
- * {@code records}, {@code PRAGMA user_version = 3}), each record created and then moved through
- * its states with {@code compareAndSet}, so every file holds one record per state, with and
- * without business ids, response bodies and retry policies, at several revisions. The sealed file
- * was written with {@link #ENCRYPTION}. Each history is deterministic: a test rebuilds the exact
- * records the files hold.
+ * resources): files that {@link AndroidSqliteIntentStore} wrote with its own layout version 3
+ * (table {@code records}, {@code PRAGMA user_version = 3}), before it adopted the shared schema,
+ * each record created and then moved through its states with {@code compareAndSet} ({@link
+ * #histories}), so every file holds one record per state, with and without business ids, response
+ * bodies and retry policies, at several revisions. The sealed file was written with {@link
+ * #encryption}. The files were written once by a Robolectric test of that version,
+ * {@code SchemaThreeFixtureGenerator}, which the history keeps beside them; each history is
+ * deterministic, so a test rebuilds the exact records the files hold.
  */
 final class SchemaThreeFixture {
   /** The plain file, as a classpath resource. */
