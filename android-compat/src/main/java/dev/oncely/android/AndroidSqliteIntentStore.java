@@ -3,12 +3,12 @@ package dev.oncely.android;
 import android.database.Cursor;
 import android.database.DatabaseUtils;
 import android.database.SQLException;
-import android.database.sqlite.SQLiteConstraintException;
 import android.database.sqlite.SQLiteCursor;
 import android.database.sqlite.SQLiteDatabase;
 import android.database.sqlite.SQLiteDatabaseCorruptException;
 import android.database.sqlite.SQLiteStatement;
 import dev.oncely.android.internal.NeverDeleteOnCorruption;
+import dev.oncely.android.internal.SqlParameters;
 import dev.oncely.android.internal.StoreSchema;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
@@ -25,10 +25,15 @@ import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreClosing;
-import dev.oncely.client.spi.StoredRows;
+import dev.oncely.client.spi.sql.IntentRow;
+import dev.oncely.client.spi.sql.IntentRows;
+import dev.oncely.client.spi.sql.IntentSql;
+import dev.oncely.client.spi.sql.IntentTable;
 import java.io.File;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -44,18 +49,20 @@ import java.util.function.Supplier;
  * survives the OS killing the app and a power cut. Opening checks both settings and refuses to
  * run with weaker ones.
  *
- * <p><b>Layout</b> (schema version {@value #SCHEMA_VERSION} in {@code PRAGMA user_version}): one
- * row per record in table {@code records}, keyed by {@link RecordCodec#lookupKey} (SHA-256 of
- * scope, operation and key): the idempotency key, scope, operation and business id are never kept
- * in a column, only hashed; the whole record is a {@link RecordCodec} blob (the format every engine
- * writes, with its own CRC-32, its sensitive part sealed when {@link AndroidStoreOptions#encryption}
- * is set). The other columns (business-id hash, unfinished flag, created and expiry times,
- * revision) exist only for uniqueness, indexes and compare-and-set; partial indexes over
- * unfinished rows and over finished rows' expiry let {@link #listUnfinished()} and
- * {@link #purgeExpired} skip the rows they do not want; the due columns and their partial index
- * let {@link #claimDue} read only the rows it returns. Table {@code meta} holds whether records
- * are encrypted and a canary record that detects a wrong key on open. A schema-1 file (keys in
- * clear) is migrated on open.
+ * <p><b>Layout</b>: the schema every Oncely SQLite engine shares ({@link IntentTable}, version in
+ * table {@code oncely_meta}; {@code PRAGMA user_version} {@value #SCHEMA_VERSION}), read and
+ * written with the shared statements ({@link IntentSql}). One row per record in table {@code
+ * intent}, keyed by {@link RecordCodec#lookupKey} (SHA-256 of scope, operation and key): the
+ * idempotency key, scope, operation and business id are never kept in a column, only hashed; the
+ * whole record is a {@link RecordCodec} blob (the format every engine writes, with its own CRC-32,
+ * its sensitive part sealed when {@link AndroidStoreOptions#encryption} is set). The other columns
+ * (business-id hash, creation time while unfinished, expiry once finished, the due time) exist
+ * only for uniqueness and for partial indexes that let {@link #listUnfinished()}, {@link
+ * #claimDue} and {@link #purgeExpired} read only the rows they want; the schema's {@code stub}
+ * column stays empty, so no column but {@code record} holds any part of an id. Table {@code oncely_meta} holds the schema version, whether
+ * records are encrypted and a canary record that detects a wrong key on open. A file of an
+ * earlier layout of this store (versions 1 to 3: table {@code records}, or {@code intents} with
+ * keys in clear) is converted on open, in one transaction, without losing a row.
  *
  * <p><b>Verification and corruption.</b> Every read checks the blob's CRC-32 and that the decoded
  * record hashes to its row's lookup key; a mismatch throws {@link StoreCorruptedException}. When
@@ -73,28 +80,28 @@ import java.util.function.Supplier;
  * payload.
  */
 public final class AndroidSqliteIntentStore implements IntentStore {
-  /** The schema version this class writes and reads. */
-
+  /** The {@code PRAGMA user_version} this class writes and reads (the shared schema). */
   public static final int SCHEMA_VERSION = StoreSchema.VERSION;
 
   private static final long SYNCHRONOUS_FULL = 2;
-  private static final String COLUMNS = "record, lookup, revision";
 
   private final SQLiteDatabase db;
   private final String path;
+  private final String name;
   private final OwnerLock owner;
-  private final RecordCodec codec;
+  private final IntentRows rows;
   private final NeverDeleteOnCorruption corruption;
   private final StoreClosing closing;
 
   private AndroidSqliteIntentStore(SQLiteDatabase db, String path, OwnerLock owner,
-      RecordCodec codec, NeverDeleteOnCorruption corruption) {
+      IntentRows rows, NeverDeleteOnCorruption corruption) {
     this.db = db;
     this.path = path;
+    this.name = "the intent store " + path;
     this.owner = owner;
-    this.codec = codec;
+    this.rows = rows;
     this.corruption = corruption;
-    this.closing = new StoreClosing("the intent store " + path);
+    this.closing = new StoreClosing(name);
   }
 
   /**
@@ -113,7 +120,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
 
   /**
    * Opens (creating if needed) the store in {@code file} and becomes its only owner (a lock on
-   * {@code <file>.lock}). The parent directory must exist.
+   * {@code <file>.lock}). The parent directory must exist. A file of an earlier layout of this
+   * store is converted to the shared schema first, in one transaction.
    *
    * @throws NullPointerException if an argument is null
    * @throws StoreLockedException if another process or store instance has the file open
@@ -131,7 +139,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     return OwnerLock.openOwned(file.getAbsoluteFile(), owner -> {
       NeverDeleteOnCorruption corruption =
           new NeverDeleteOnCorruption(file.getAbsoluteFile(), options.quarantineCopies());
-      RecordCodec codec = new RecordCodec(options.encryption());
+      // No column but record holds any part of an id: the stub column stays empty.
+      IntentRows rows = IntentRows.withoutStubs("the intent store " + path, options.encryption());
       SQLiteDatabase db;
       try {
         db = SQLiteDatabase.openDatabase(path, null,
@@ -143,8 +152,8 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         throw new StoreException("cannot open the intent store " + path, e);
       }
       try {
-        configure(db, path, codec, new KeyCanary(options.encryption()));
-        return new AndroidSqliteIntentStore(db, path, owner, codec, corruption);
+        configure(db, path, rows, new KeyCanary(options.encryption()));
+        return new AndroidSqliteIntentStore(db, path, owner, rows, corruption);
       } catch (SQLiteDatabaseCorruptException e) {
         db.close();
         throw corrupted(path, corruption, e);
@@ -163,7 +172,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         e);
   }
 
-  private static void configure(SQLiteDatabase db, String path, RecordCodec codec,
+  private static void configure(SQLiteDatabase db, String path, IntentRows rows,
       KeyCanary canary) {
     try {
       db.execSQL("PRAGMA synchronous=FULL");
@@ -173,7 +182,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
         throw new StoreException("the intent store " + path + " needs journal_mode=wal and"
             + " synchronous=FULL (2), got " + journal + " and " + synchronous);
       }
-      StoreSchema.prepare(db, path, codec, canary);
+      StoreSchema.prepare(db, path, rows, canary);
     } catch (SQLiteDatabaseCorruptException e) {
       throw e;
     } catch (SQLException e) {
@@ -189,23 +198,18 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   @Override
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
-    byte[] blob = codec.encode(record);
+    IntentRow row = rows.row(record);
     write(() -> {
-      SQLiteStatement insert = db.compileStatement("INSERT INTO records (lookup, business,"
-          + " unfinished, created_sec, created_nano, expires_sec, expires_nano, revision, record,"
-          + " due_sec, due_nano) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      // One statement in the common case; which key collided is looked up only on a duplicate.
+      SQLiteStatement insert = db.compileStatement(IntentSql.INSERT);
       try {
-        insert.bindBlob(1, RecordCodec.lookupKey(record.id()));
-        byte[] business = BusinessKey.of(record);
-        if (business == null) {
-          insert.bindNull(2);
-        } else {
-          insert.bindBlob(2, business);
+        SqlParameters.bind(insert, row.insertParameters());
+        if (insert.executeUpdateDelete() == 0) {
+          byte[] business = row.business();
+          throw Duplicates.afterConflict(name, record,
+              exists(IntentSql.LOOKUP_EXISTS, row.lookup()),
+              business != null && exists(IntentSql.BUSINESS_EXISTS, business));
         }
-        bindIndexed(insert, 3, record, blob);
-        insert.executeInsert();
-      } catch (SQLiteConstraintException e) {
-        throw duplicate(record);
       } finally {
         insert.close();
       }
@@ -213,62 +217,51 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     });
   }
 
-  private RuntimeException duplicate(IntentRecord record) {
-    byte[] business = BusinessKey.of(record);
-    return Duplicates.afterConflict("the intent store " + path, record,
-        exists("lookup", RecordCodec.lookupKey(record.id())),
-        business != null && exists("business", business));
-  }
-
-  /** Whether a row has {@code hash} in {@code column} (a key column name, never input). */
-  private boolean exists(String column, byte[] hash) {
-    SQLiteStatement count = db.compileStatement(
-        "SELECT count(*) FROM records WHERE " + column + " = ?");
-    try {
-      count.bindBlob(1, hash);
-      return count.simpleQueryForLong() > 0;
-    } finally {
-      count.close();
+  /** Whether {@code sql} (a shared existence query) finds a row for {@code key}. */
+  private boolean exists(String sql, byte[] key) {
+    try (Cursor c = query(sql, Collections.singletonList(key))) {
+      return c.moveToFirst();
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Reads and verifies the current record in the write transaction, like every engine, so a
+   * damaged current record is reported rather than overwritten.
+   */
   @Override
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
     StoreRules.checkReplacement(expected, replacement);
-    byte[] blob = codec.encode(replacement);
+    IntentRow row = rows.row(replacement);
     return write(() -> {
-      SQLiteStatement update = db.compileStatement("UPDATE records SET unfinished = ?,"
-          + " created_sec = ?, created_nano = ?, expires_sec = ?, expires_nano = ?,"
-          + " revision = ?, record = ?, due_sec = ?, due_nano = ?"
-          + " WHERE lookup = ? AND revision = ?");
+      IntentRecord current;
+      try (Cursor c = query(IntentSql.RECORD, Collections.singletonList(row.lookup()))) {
+        if (!c.moveToFirst()) {
+          return false;
+        }
+        current = rows.record(expected.id(), c.getBlob(0));
+      }
+      if (current.revision() != expected.revision()) {
+        return false;
+      }
+      SQLiteStatement update = db.compileStatement(IntentSql.UPDATE);
       try {
-        bindIndexed(update, 1, replacement, blob);
-        update.bindBlob(10, RecordCodec.lookupKey(expected.id()));
-        update.bindLong(11, expected.revision());
-        return update.executeUpdateDelete() == 1;
+        SqlParameters.bind(update, row.updateParameters());
+        update.executeUpdateDelete();
       } finally {
         update.close();
       }
+      return true;
     });
-  }
-
-  /** Binds unfinished, created, expires, revision, record and due from {@code first} on. */
-  private static void bindIndexed(SQLiteStatement s, int first, IntentRecord r, byte[] blob) {
-    s.bindLong(first, r.state().isTerminal() ? 0 : 1);
-    s.bindLong(first + 1, r.createdAt().getEpochSecond());
-    s.bindLong(first + 2, r.createdAt().getNano());
-    s.bindLong(first + 3, r.expiresAt().getEpochSecond());
-    s.bindLong(first + 4, r.expiresAt().getNano());
-    s.bindLong(first + 5, r.revision());
-    s.bindBlob(first + 6, blob);
-    StoreSchema.bindDue(s, first + 7, DueClaim.indexTime(r));
   }
 
   @Override
   public Optional<IntentRecord> get(IntentId id) {
     Objects.requireNonNull(id, "id");
-    return first(read("SELECT " + COLUMNS + " FROM records WHERE lookup = ?",
-        RecordCodec.lookupKey(id)));
+    byte[] lookup = RecordCodec.lookupKey(id);
+    return first(read(IntentSql.RECORD, Collections.singletonList(lookup),
+        c -> rows.record(lookup, c.getBlob(0))));
   }
 
   @Override
@@ -277,45 +270,39 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(businessId, "businessId");
-    return first(read("SELECT " + COLUMNS + " FROM records"
-        + " WHERE business = ?", BusinessKey.of(scope, operation, businessId)))
-        .map(r -> BusinessKey.checkFound("the intent store " + path, r, scope, operation,
-            businessId));
+    return first(read(IntentSql.BY_BUSINESS,
+        Collections.singletonList(BusinessKey.of(scope, operation, businessId)),
+        c -> rows.record(c.getBlob(0), c.getBlob(1))))
+        .map(r -> BusinessKey.checkFound(name, r, scope, operation, businessId));
   }
 
   @Override
   public List<IntentRecord> listUnfinished() {
-    return read("SELECT " + COLUMNS + " FROM records INDEXED BY records_unfinished"
-        + " WHERE unfinished = 1 ORDER BY created_sec, created_nano");
+    return read(IntentSql.UNFINISHED, Collections.emptyList(),
+        c -> rows.unfinished(c.getBlob(0), c.getBlob(1)));
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>Reads the first {@code limit} rows of the partial index {@code records_due} on the {@code
-   * due_sec, due_nano} columns (written with each row) that are due at {@code now}, earliest
-   * first: the cost of the rows it returns, however many records the store holds. A row whose
-   * record fails verification, or disagrees with its due columns (damage), is left out.
+   * <p>Reads the first {@code limit} rows of the partial index {@code intent_due} on the due
+   * columns (written with each row) that are due at {@code now}, earliest first: the cost of the
+   * rows it returns, however many records the store holds. A row whose record fails verification,
+   * or disagrees with its due columns (damage), is left out.
    */
   @Override
   public List<IntentRecord> claimDue(Instant now, int limit) {
     DueClaim claim = new DueClaim(now, limit);
     checkOpen();
-    SQLiteDatabase.CursorFactory binding = (database, driver, table, query) -> {
-      query.bindLong(1, now.getEpochSecond());
-      query.bindLong(2, limit);
-      return new SQLiteCursor(driver, table, query);
-    };
-    try (Cursor c = db.rawQueryWithFactory(binding, "SELECT " + COLUMNS + ", due_sec, due_nano"
-        + " FROM records INDEXED BY records_due WHERE due_sec IS NOT NULL AND due_sec <= ?"
-        + " ORDER BY due_sec, due_nano LIMIT ?", null, null)) {
+    try (Cursor c = query(IntentSql.DUE + IntentSql.LIMITED,
+        Arrays.asList(now.getEpochSecond(), (long) limit))) {
       while (c.moveToNext()) {
-        Instant indexed = Instant.ofEpochSecond(c.getLong(3), c.getLong(4));
+        Instant indexed = Instant.ofEpochSecond(c.getLong(1), c.getLong(2));
         if (!claim.wants(indexed)) {
           break;
         }
         try {
-          claim.offer(verified(c), indexed);
+          claim.offer(rows.record(c.getBlob(0), c.getBlob(3)), indexed);
         } catch (StoreCorruptedException | StoreEncryptionException e) {
           // One damaged row must not hold back every other due record; reads of it report it.
         }
@@ -332,20 +319,18 @@ public final class AndroidSqliteIntentStore implements IntentStore {
   @Override
   public void forEachFinished(Consumer<IntentRecord> visitor) {
     Objects.requireNonNull(visitor, "visitor");
-    read("SELECT " + COLUMNS + " FROM records WHERE unfinished = 0", visitor);
+    read(IntentSql.FINISHED, Collections.emptyList(),
+        c -> rows.finished(c.getBlob(0), c.getBlob(1)), visitor);
   }
 
   @Override
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
     return write(() -> {
-      SQLiteStatement delete = db.compileStatement("DELETE FROM records"
-          + " INDEXED BY records_finished_expiry WHERE unfinished = 0"
-          + " AND (expires_sec < ? OR (expires_sec = ? AND expires_nano <= ?))");
+      SQLiteStatement delete = db.compileStatement(IntentSql.PURGE);
       try {
-        delete.bindLong(1, now.getEpochSecond());
-        delete.bindLong(2, now.getEpochSecond());
-        delete.bindLong(3, now.getNano());
+        SqlParameters.bind(delete, Arrays.asList(now.getEpochSecond(), now.getEpochSecond(),
+            (long) now.getNano()));
         return delete.executeUpdateDelete();
       } finally {
         delete.close();
@@ -376,25 +361,25 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     }
   }
 
-  /** Runs a query whose arguments are hashes (rawQuery binds only strings, so a factory binds). */
-  private List<IntentRecord> read(String sql, byte[]... hashes) {
-    List<IntentRecord> records = new ArrayList<>();
-    read(sql, records::add, hashes);
-    return records;
+  /** One row of a query, read into a value; may throw the store's own refusals. */
+  private interface RowReader<T> {
+    T read(Cursor row);
   }
 
-  /** Runs {@code sql}, handing each verified row to {@code each} as it is read. */
-  private void read(String sql, Consumer<IntentRecord> each, byte[]... hashes) {
+  /** Runs {@code sql} and collects each row {@code reader} makes of it. */
+  private <T> List<T> read(String sql, List<?> parameters, RowReader<T> reader) {
+    List<T> values = new ArrayList<>();
+    read(sql, parameters, reader, values::add);
+    return values;
+  }
+
+  /** Runs {@code sql}, handing each row {@code reader} makes of it to {@code each} as it is read. */
+  private <T> void read(String sql, List<?> parameters, RowReader<T> reader,
+      Consumer<? super T> each) {
     checkOpen();
-    SQLiteDatabase.CursorFactory binding = (database, driver, table, query) -> {
-      for (int i = 0; i < hashes.length; i++) {
-        query.bindBlob(i + 1, hashes[i]);
-      }
-      return new SQLiteCursor(driver, table, query);
-    };
-    try (Cursor c = db.rawQueryWithFactory(binding, sql, null, null)) {
+    try (Cursor c = query(sql, parameters)) {
       while (c.moveToNext()) {
-        each.accept(verified(c));
+        each.accept(reader.read(c));
       }
     } catch (SQLiteDatabaseCorruptException e) {
       throw corrupted(path, corruption, e);
@@ -403,15 +388,20 @@ public final class AndroidSqliteIntentStore implements IntentStore {
     }
   }
 
-  private IntentRecord verified(Cursor c) {
-    byte[] lookup = c.getBlob(1);
-    String store = "the intent store " + path;
-    return StoredRows.checkRevision(store, lookup, c.getLong(2),
-        StoredRows.decode(codec, store, lookup, c.getBlob(0)));
+  /**
+   * A cursor over {@code sql} with {@code parameters} bound ({@code rawQuery} binds only strings,
+   * so a factory binds blobs and integers).
+   */
+  private Cursor query(String sql, List<?> parameters) {
+    SQLiteDatabase.CursorFactory binding = (database, driver, table, query) -> {
+      SqlParameters.bind(query, parameters);
+      return new SQLiteCursor(driver, table, query);
+    };
+    return db.rawQueryWithFactory(binding, sql, null, null);
   }
 
-  private static Optional<IntentRecord> first(List<IntentRecord> records) {
-    return records.isEmpty() ? Optional.empty() : Optional.of(records.get(0));
+  private static <T> Optional<T> first(List<T> values) {
+    return values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
   }
 
   private void checkOpen() {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import android.content.ContentValues;
 import android.database.Cursor;
 import android.database.sqlite.SQLiteDatabase;
+import android.database.sqlite.SQLiteStatement;
+import dev.oncely.android.internal.SqlParameters;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
@@ -14,6 +16,9 @@ import dev.oncely.client.StoreLockedException;
 import dev.oncely.client.spi.IntentStoreContract;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.sql.IntentRows;
+import dev.oncely.client.spi.sql.IntentSql;
+import dev.oncely.client.spi.sql.IntentTable;
 import java.io.File;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,7 +52,7 @@ public class AndroidSqliteIntentStoreTest {
       blob[blob.length / 2] ^= 0x01;
       ContentValues values = new ContentValues();
       values.put("record", blob);
-      assertThat(raw.update("records", values, null, null)).isEqualTo(1);
+      assertThat(raw.update("intent", values, null, null)).isEqualTo(1);
     }
     try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
       assertThatThrownBy(() -> store.get(record.id()))
@@ -70,7 +75,7 @@ public class AndroidSqliteIntentStoreTest {
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
       ContentValues values = new ContentValues();
       values.put("lookup", RecordCodec.lookupKey(IntentId.of("s", "op", "moved")));
-      raw.update("records", values, null, null);
+      raw.update("intent", values, null, null);
     }
     try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
       assertThatThrownBy(() -> store.get(IntentId.of("s", "op", "moved")))
@@ -111,13 +116,11 @@ public class AndroidSqliteIntentStoreTest {
       store.compareAndSet(r, r.successor().state(IntentState.COMPLETED).build());
     }
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
-      assertThat(plan(raw, "SELECT record FROM records WHERE unfinished = 1"
-          + " ORDER BY created_sec, created_nano"))
-          .anyMatch(step -> step.contains("USING INDEX records_unfinished"))
+      assertThat(plan(raw, IntentSql.UNFINISHED))
+          .anyMatch(step -> step.contains("USING INDEX intent_unfinished_ids"))
           .noneMatch(step -> step.contains("TEMP B-TREE"));
-      assertThat(plan(raw, "DELETE FROM records WHERE unfinished = 0"
-          + " AND (expires_sec < 1 OR (expires_sec = 1 AND expires_nano <= 0))"))
-          .anyMatch(step -> step.contains("records_finished_expiry"));
+      assertThat(plan(raw, IntentSql.PURGE.replace("?", "1")))
+          .anyMatch(step -> step.contains("intent_expiry"));
     }
   }
 
@@ -125,16 +128,15 @@ public class AndroidSqliteIntentStoreTest {
   public void claiming_due_records_reads_the_due_index_in_order_without_sorting() {
     AndroidSqliteIntentStore.open(file).close();
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
-      assertThat(plan(raw, "SELECT record FROM records INDEXED BY records_due"
-          + " WHERE due_sec IS NOT NULL AND due_sec <= 1 ORDER BY due_sec, due_nano LIMIT 64"))
-          .anyMatch(step -> step.contains("records_due"))
+      assertThat(plan(raw, (IntentSql.DUE + IntentSql.LIMITED).replace("?", "1")))
+          .anyMatch(step -> step.contains("USING INDEX intent_due"))
           .noneMatch(step -> step.contains("TEMP B-TREE"));
     }
   }
 
   /**
-   * A version-2 file (no due columns): open adds them and their index, fills them in from the
-   * unfinished records, and claims answer from the index, earliest due first.
+   * A version-2 file (no due columns): open converts it to the shared schema, computing the due
+   * columns from the unfinished records, and claims answer from the due index, earliest due first.
    */
   @Test
   public void a_schema_2_file_gets_the_due_index_and_claims_from_it() {
@@ -185,11 +187,54 @@ public class AndroidSqliteIntentStoreTest {
       assertThat(store.claimDue(t0.plusSeconds(60), 1)).containsExactly(early);
     }
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
-      assertThat(raw.getVersion()).isEqualTo(3);
+      assertThat(raw.getVersion()).isEqualTo(AndroidSqliteIntentStore.SCHEMA_VERSION);
     }
     try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
       assertThat(store.claimDue(t0.plusSeconds(60), 10)).containsExactly(early, late);
     }
+  }
+
+  /**
+   * The schema is the one every engine shares: a file laid out as the JVM engine writes it (stubs
+   * included, no {@code user_version}) opens as it is, and its records read back.
+   */
+  @Test
+  public void a_file_in_the_shared_schema_written_without_a_user_version_opens_as_it_is() {
+    IntentRecord unfinished = IntentStoreContract.fullRecord("s", "op", "k-open");
+    IntentRecord done = IntentStoreContract.newRecord("s", "op", "k-done").toBuilder()
+        .state(IntentState.COMPLETED).build();
+    IntentRows jvm = IntentRows.withStubs("jvm", null);
+    try (SQLiteDatabase shared = SQLiteDatabase.openOrCreateDatabase(file, null)) {
+      for (String ddl : IntentTable.create()) {
+        shared.execSQL(ddl);
+      }
+      putMeta(shared, IntentTable.META_SCHEMA, new byte[] {IntentTable.VERSION});
+      putMeta(shared, IntentTable.META_ENCRYPTED, new byte[] {0});
+      putMeta(shared, IntentTable.META_CANARY, new KeyCanary(null).bytes());
+      for (IntentRecord r : new IntentRecord[] {unfinished, done}) {
+        SQLiteStatement insert = shared.compileStatement(IntentSql.INSERT);
+        SqlParameters.bind(insert, jvm.row(r).insertParameters());
+        assertThat(insert.executeUpdateDelete()).isEqualTo(1);
+        insert.close();
+      }
+    }
+    try (AndroidSqliteIntentStore store = AndroidSqliteIntentStore.open(file)) {
+      assertThat(store.get(unfinished.id())).contains(unfinished);
+      assertThat(store.get(done.id())).contains(done);
+      assertThat(store.listUnfinished()).containsExactly(unfinished);
+      assertThat(store.findByBusinessId("s", "op", unfinished.businessId()))
+          .contains(unfinished);
+    }
+    try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0)) {
+      assertThat(raw.getVersion()).isZero();
+    }
+  }
+
+  private static void putMeta(SQLiteDatabase db, String name, byte[] value) {
+    ContentValues row = new ContentValues();
+    row.put("name", name);
+    row.put("value", value);
+    db.insertOrThrow("oncely_meta", null, row);
   }
 
   @Test
@@ -207,7 +252,7 @@ public class AndroidSqliteIntentStoreTest {
   }
 
   private static byte[] blobOf(SQLiteDatabase raw) {
-    try (Cursor c = raw.rawQuery("SELECT record FROM records", null)) {
+    try (Cursor c = raw.rawQuery("SELECT record FROM intent", null)) {
       assertThat(c.moveToFirst()).isTrue();
       return c.getBlob(0);
     }

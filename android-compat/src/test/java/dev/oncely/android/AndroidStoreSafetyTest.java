@@ -115,13 +115,14 @@ public class AndroidStoreSafetyTest {
       store.create(record);
     }
     try (SQLiteDatabase raw = SQLiteDatabase.openDatabase(file.getPath(), null, 0);
-        Cursor c = raw.rawQuery("SELECT * FROM records", null)) {
+        Cursor c = raw.rawQuery("SELECT * FROM intent", null)) {
       assertThat(c.moveToFirst()).isTrue();
       for (int i = 0; i < c.getColumnCount(); i++) {
         if (c.getColumnName(i).equals("record")) {
           continue;
         }
-        String text = c.getType(i) == Cursor.FIELD_TYPE_BLOB
+        String text = c.getType(i) == Cursor.FIELD_TYPE_NULL ? ""
+            : c.getType(i) == Cursor.FIELD_TYPE_BLOB
             ? new String(c.getBlob(i), StandardCharsets.ISO_8859_1) : c.getString(i);
         assertThat(text).as(c.getColumnName(i))
             .doesNotContain(SECRET_KEY, "tenant-z", "create-payment", "order-" + SECRET_KEY);

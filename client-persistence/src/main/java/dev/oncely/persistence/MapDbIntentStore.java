@@ -13,12 +13,12 @@ import dev.oncely.client.spi.DueClaim;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.StoreClosing;
-import dev.oncely.persistence.internal.FileIo;
+import dev.oncely.persistence.internal.mapdb.FileIo;
 import dev.oncely.persistence.internal.GroupCommitter;
-import dev.oncely.persistence.internal.MapDbBatch;
-import dev.oncely.persistence.internal.MapDbCopies;
-import dev.oncely.persistence.internal.MapDbDueIndex;
-import dev.oncely.persistence.internal.MapDbRecords;
+import dev.oncely.persistence.internal.mapdb.MapDbBatch;
+import dev.oncely.persistence.internal.mapdb.MapDbCopies;
+import dev.oncely.persistence.internal.mapdb.MapDbDueIndex;
+import dev.oncely.persistence.internal.mapdb.MapDbRecords;
 import dev.oncely.persistence.internal.ReadCache;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.nio.file.Path;
@@ -129,7 +129,7 @@ public final class MapDbIntentStore implements IntentStore {
     this.lock = lock;
     this.copies = copies;
     this.records = records;
-    this.cache = new ReadCache(options);
+    this.cache = new ReadCache(options.cacheFactory(), options.cacheSize());
     this.committer = new GroupCommitter<>("MapDB store " + path, new Commits(), options.maxBatch());
     this.closing = new StoreClosing(path.toString());
   }
@@ -173,7 +173,7 @@ public final class MapDbIntentStore implements IntentStore {
       if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
         throw e;
       }
-      StoreFiles.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
+      DamagedStores.quarantineAndReport(path, MapDbCopies.filesOf(path), options, e);
       return openChecked(path, records, options);
     }
   }

@@ -16,17 +16,19 @@ import dev.oncely.client.spi.OwnerLock;
 import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreClosing;
 import dev.oncely.client.spi.StoredRows;
+import dev.oncely.client.spi.sql.IntentRow;
+import dev.oncely.client.spi.sql.IntentRows;
+import dev.oncely.client.spi.sql.IntentSql;
 import dev.oncely.persistence.internal.GroupCommitter;
 import dev.oncely.persistence.internal.ReadCache;
-import dev.oncely.persistence.internal.SqliteCleanClose;
-import dev.oncely.persistence.internal.SqliteErrors;
-import dev.oncely.persistence.internal.SqliteFile;
-import dev.oncely.persistence.internal.SqliteReaders;
-import dev.oncely.persistence.internal.SqliteStatements;
-import dev.oncely.persistence.internal.SqliteTransaction;
-import dev.oncely.persistence.internal.SqliteTransactions;
 import dev.oncely.persistence.internal.StoreFiles;
-import dev.oncely.persistence.internal.UnfinishedStub;
+import dev.oncely.persistence.internal.sqlite.SqliteCleanClose;
+import dev.oncely.persistence.internal.sqlite.SqliteErrors;
+import dev.oncely.persistence.internal.sqlite.SqliteFile;
+import dev.oncely.persistence.internal.sqlite.SqliteReaders;
+import dev.oncely.persistence.internal.sqlite.SqliteStatements;
+import dev.oncely.persistence.internal.sqlite.SqliteTransaction;
+import dev.oncely.persistence.internal.sqlite.SqliteTransactions;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -61,7 +63,9 @@ import java.util.logging.Logger;
  * {@code due_s/due_ns} (when an unfinished record is due, partial index {@code intent_due}, which
  * {@link #claimDue} walks) are derived from the record when it is written. Table {@code
  * oncely_meta} holds the schema version, whether records are encrypted, and a canary record that
- * detects a wrong key on open.
+ * detects a wrong key on open. This is the schema every Oncely SQLite engine writes, the Android
+ * store's included, and every statement is the shared one ({@link dev.oncely.client.spi.sql}:
+ * {@link dev.oncely.client.spi.sql.IntentTable}, {@link dev.oncely.client.spi.sql.IntentSql}).
  *
  * <p><b>Commit point.</b> Writes go through group commit: writes that arrive while a commit runs
  * share the next one ({@code BEGIN IMMEDIATE}, one statement per write, {@code COMMIT}). With
@@ -88,7 +92,7 @@ import java.util.logging.Logger;
  * exactly as described and no WAL checks the header, schema version and canary only, a cost that
  * does not grow with the store. The marker is deleted durably before the first connection that
  * may write, so a crash always leads to the full check; the argument is in
- * {@code internal.SqliteCleanClose}.
+ * {@code internal.sqlite.SqliteCleanClose}.
  *
  * <p><b>File-system assumptions.</b> A local file system where {@code fsync} is honest, POSIX or
  * Windows locking works, and shared memory can be mapped beside the file (not NFS or SMB). New
@@ -103,8 +107,7 @@ public final class SqliteIntentStore implements IntentStore {
 
   private final Path path;
   private final String name;
-  private final RecordCodec codec;
-  private final UnfinishedStub stubs;
+  private final IntentRows rows;
   private final OwnerLock lock;
   private final Connection writer;
   private final SqliteStatements writes;
@@ -113,17 +116,16 @@ public final class SqliteIntentStore implements IntentStore {
   private final GroupCommitter<SqliteTransaction> committer;
   private final StoreClosing closing;
 
-  private SqliteIntentStore(Path path, StoreOptions options, RecordCodec codec, OwnerLock lock,
+  private SqliteIntentStore(Path path, StoreOptions options, OwnerLock lock,
       SqliteFile.Connections connections) {
     this.path = path;
     this.name = path.toString();
-    this.codec = codec;
-    this.stubs = new UnfinishedStub(options.encryption());
+    this.rows = IntentRows.withStubs(name, options.encryption());
     this.lock = lock;
     this.writer = connections.writer();
     this.writes = new SqliteStatements(writer);
     this.readers = new SqliteReaders(connections.readers());
-    this.cache = new ReadCache(options);
+    this.cache = new ReadCache(options.cacheFactory(), options.cacheSize());
     this.committer = new GroupCommitter<>(name,
         new SqliteTransactions(writes, name, cache), options.maxBatch());
     this.closing = new StoreClosing(name);
@@ -163,7 +165,6 @@ public final class SqliteIntentStore implements IntentStore {
     Path path = file.toAbsolutePath().normalize();
     StoreFiles.checkDirectory(path);
     return OwnerLock.openOwned(path.toFile(), lock -> {
-      RecordCodec codec = new RecordCodec(options.encryption());
       KeyCanary canary = new KeyCanary(options.encryption());
       SqliteFile.Connections connections;
       try {
@@ -172,12 +173,12 @@ public final class SqliteIntentStore implements IntentStore {
         if (options.corruptionPolicy() != CorruptionPolicy.QUARANTINE) {
           throw e;
         }
-        StoreFiles.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
+        DamagedStores.quarantineAndReport(path, SqliteFile.filesOf(path), options, e);
         connections = SqliteFile.open(path, canary);
       }
       SqliteIntentStore store;
       try {
-        store = new SqliteIntentStore(path, options, codec, lock, connections);
+        store = new SqliteIntentStore(path, options, lock, connections);
       } catch (RuntimeException | Error e) {
         SqliteFile.closeAll(e, connections.readers().toArray(new Connection[0]));
         SqliteFile.closeAll(e, connections.writer());
@@ -206,26 +207,16 @@ public final class SqliteIntentStore implements IntentStore {
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
     checkOpen();
-    IntentId id = record.id();
-    byte[] lookup = RecordCodec.lookupKey(id);
-    byte[] business = BusinessKey.of(record);
-    byte[] bytes = codec.encode(record);
-    byte[] stub = stubOf(record);
-    write("creating " + id, (tx, c) -> {
+    IntentRow row = rows.row(record);
+    write("creating " + record.id(), (tx, c) -> {
       // One statement in the common case; which key collided is looked up only on a duplicate.
-      PreparedStatement st = c.prepare("INSERT INTO intent"
-          + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub, due_s, due_ns)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-      st.setBytes(1, lookup);
-      st.setBytes(2, business);
-      bindDerived(st, 3, record);
-      st.setBytes(7, bytes);
-      st.setBytes(8, stub);
-      setInstant(st, 9, DueClaim.indexTime(record));
+      PreparedStatement st = c.prepare(IntentSql.INSERT);
+      SqliteStatements.bind(st, row.insertParameters());
       if (st.executeUpdate() == 0) {
+        byte[] business = row.business();
         throw Duplicates.afterConflict(name, record,
-            exists(c, "SELECT 1 FROM intent WHERE lookup = ?", lookup),
-            business != null && exists(c, "SELECT 1 FROM intent WHERE business = ?", business));
+            exists(c, IntentSql.LOOKUP_EXISTS, row.lookup()),
+            business != null && exists(c, IntentSql.BUSINESS_EXISTS, business));
       }
       tx.stored(record);
       return null;
@@ -237,30 +228,22 @@ public final class SqliteIntentStore implements IntentStore {
     StoreRules.checkReplacement(expected, replacement);
     checkOpen();
     IntentId id = expected.id();
-    byte[] lookup = RecordCodec.lookupKey(id);
-    byte[] bytes = codec.encode(replacement);
-    byte[] stub = stubOf(replacement);
+    IntentRow row = rows.row(replacement);
     return write("replacing " + id, (tx, c) -> {
       IntentRecord current;
-      PreparedStatement select = c.prepare("SELECT record FROM intent WHERE lookup = ?");
-      select.setBytes(1, lookup);
+      PreparedStatement select = c.prepare(IntentSql.RECORD);
+      select.setBytes(1, row.lookup());
       try (ResultSet rs = select.executeQuery()) {
         if (!rs.next()) {
           return false;
         }
-        current = decode(rs.getBytes(1), id);
+        current = rows.record(id, rs.getBytes(1));
       }
       if (current.revision() != expected.revision()) {
         return false;
       }
-      PreparedStatement st = c.prepare("UPDATE intent SET open_s = ?, open_ns = ?,"
-          + " purge_s = ?, purge_ns = ?, record = ?, stub = ?, due_s = ?, due_ns = ?"
-          + " WHERE lookup = ?");
-      bindDerived(st, 1, replacement);
-      st.setBytes(5, bytes);
-      st.setBytes(6, stub);
-      setInstant(st, 7, DueClaim.indexTime(replacement));
-      st.setBytes(9, lookup);
+      PreparedStatement st = c.prepare(IntentSql.UPDATE);
+      SqliteStatements.bind(st, row.updateParameters());
       st.executeUpdate();
       tx.stored(replacement);
       return true;
@@ -276,10 +259,10 @@ public final class SqliteIntentStore implements IntentStore {
 
   private IntentRecord load(IntentId id) {
     return read("reading " + id, c -> {
-      PreparedStatement st = c.prepare("SELECT record FROM intent WHERE lookup = ?");
+      PreparedStatement st = c.prepare(IntentSql.RECORD);
       st.setBytes(1, RecordCodec.lookupKey(id));
       try (ResultSet rs = st.executeQuery()) {
-        return rs.next() ? decode(rs.getBytes(1), id) : null;
+        return rs.next() ? rows.record(id, rs.getBytes(1)) : null;
       }
     });
   }
@@ -292,14 +275,13 @@ public final class SqliteIntentStore implements IntentStore {
         Objects.requireNonNull(businessId, "businessId"));
     checkOpen();
     return Optional.ofNullable(read("finding a business id in " + scope + "/" + operation, c -> {
-      PreparedStatement st = c.prepare(
-          "SELECT lookup, record FROM intent WHERE business = ?");
+      PreparedStatement st = c.prepare(IntentSql.BY_BUSINESS);
       st.setBytes(1, business);
       try (ResultSet rs = st.executeQuery()) {
         if (!rs.next()) {
           return null;
         }
-        return BusinessKey.checkFound(name, decodeRow(rs.getBytes(1), rs.getBytes(2)), scope,
+        return BusinessKey.checkFound(name, rows.record(rs.getBytes(1), rs.getBytes(2)), scope,
             operation, businessId);
       }
     }));
@@ -310,16 +292,10 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return read("listing unfinished records", c -> {
       List<IntentRecord> unfinished = new ArrayList<>();
-      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent"
-          + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
+      PreparedStatement st = c.prepare(IntentSql.UNFINISHED);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
-          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-          if (r.state().isTerminal()) {
-            throw new StoreCorruptedException(name + ": record " + r.id() + " is "
-                + r.state() + " but listed in the unfinished index");
-          }
-          unfinished.add(r);
+          unfinished.add(rows.unfinished(rs.getBytes(1), rs.getBytes(2)));
         }
       }
       return unfinished;
@@ -342,8 +318,7 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     List<DueFix> wrong = new ArrayList<>();
     List<IntentRecord> claimed = read("claiming due records", c -> {
-      PreparedStatement st = c.prepare("SELECT lookup, due_s, due_ns, record FROM intent"
-          + " WHERE due_s IS NOT NULL AND due_s <= ? ORDER BY due_s, due_ns");
+      PreparedStatement st = c.prepare(IntentSql.DUE);
       st.setLong(1, now.getEpochSecond());
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
@@ -355,7 +330,7 @@ public final class SqliteIntentStore implements IntentStore {
           byte[] bytes = rs.getBytes(4);
           IntentRecord r;
           try {
-            r = decodeRow(lookup, bytes);
+            r = rows.record(lookup, bytes);
           } catch (StoreCorruptedException e) {
             // One damaged row must not hold back every other due record; reads of it report it.
             LOG.log(Level.WARNING, "claimDue skips a damaged row", e);
@@ -384,8 +359,7 @@ public final class SqliteIntentStore implements IntentStore {
   private void setDueTimes(List<DueFix> rows) {
     try {
       write("correcting due times", (tx, c) -> {
-        PreparedStatement st = c.prepare("UPDATE intent SET due_s = ?, due_ns = ?"
-            + " WHERE lookup = ? AND record = ?");
+        PreparedStatement st = c.prepare(IntentSql.SET_DUE_IF_RECORD);
         for (DueFix row : rows) {
           setInstant(st, 1, row.due());
           st.setBytes(3, row.lookup());
@@ -411,9 +385,7 @@ public final class SqliteIntentStore implements IntentStore {
     while (true) {
       byte[] from = after;
       byte[] last = write("filling in due times", (tx, c) -> {
-        PreparedStatement select = c.prepare("SELECT lookup, record FROM intent"
-            + " INDEXED BY intent_due_unknown WHERE open_s IS NOT NULL AND due_s IS NULL"
-            + " AND lookup > ? ORDER BY lookup LIMIT " + FILL_ROWS);
+        PreparedStatement select = c.prepare(IntentSql.unknownDue(FILL_ROWS));
         select.setBytes(1, from);
         List<byte[]> lookups = new ArrayList<>();
         List<Instant> times = new ArrayList<>();
@@ -422,7 +394,7 @@ public final class SqliteIntentStore implements IntentStore {
             byte[] lookup = rs.getBytes(1);
             lookups.add(lookup);
             try {
-              times.add(DueClaim.indexTime(decodeRow(lookup, rs.getBytes(2))));
+              times.add(DueClaim.indexTime(rows.record(lookup, rs.getBytes(2))));
             } catch (StoreException e) {
               LOG.log(Level.WARNING, name + ": cannot compute the due time of "
                   + StoredRows.name(lookup) + "; it is tried again at the next open", e);
@@ -430,8 +402,7 @@ public final class SqliteIntentStore implements IntentStore {
             }
           }
         }
-        PreparedStatement update = c.prepare("UPDATE intent SET due_s = ?, due_ns = ?"
-            + " WHERE lookup = ?");
+        PreparedStatement update = c.prepare(IntentSql.SET_DUE);
         for (int i = 0; i < lookups.size(); i++) {
           if (times.get(i) != null) {
             setInstant(update, 1, times.get(i));
@@ -454,15 +425,10 @@ public final class SqliteIntentStore implements IntentStore {
     Objects.requireNonNull(visitor, "visitor");
     checkOpen();
     read("listing finished records", c -> {
-      PreparedStatement st = c.prepare("SELECT lookup, record FROM intent WHERE open_s IS NULL");
+      PreparedStatement st = c.prepare(IntentSql.FINISHED);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
-          IntentRecord r = decodeRow(rs.getBytes(1), rs.getBytes(2));
-          if (!r.state().isTerminal()) {
-            throw new StoreCorruptedException(name + ": record " + r.id() + " is "
-                + r.state() + " but missing from the unfinished index");
-          }
-          visitor.accept(r);
+          visitor.accept(rows.finished(rs.getBytes(1), rs.getBytes(2)));
         }
       }
       return null;
@@ -483,14 +449,13 @@ public final class SqliteIntentStore implements IntentStore {
     return read("listing unfinished records", c -> {
       List<UnfinishedEntry> unfinished = new ArrayList<>();
       RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
-      PreparedStatement st = c.prepare("SELECT lookup, stub FROM intent"
-          + " WHERE open_s IS NOT NULL ORDER BY open_s, open_ns");
+      PreparedStatement st = c.prepare(IntentSql.UNFINISHED_STUBS);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           byte[] lookup = rs.getBytes(1);
           byte[] stub = rs.getBytes(2);
-          unfinished.add(stub != null ? entryOf(lookup, stub, keys)
-              : UnfinishedEntry.of(unfinishedRow(lookup, recordOf(c, lookup))));
+          unfinished.add(stub != null ? rows.entry(lookup, stub, keys)
+              : UnfinishedEntry.of(rows.unfinished(lookup, recordOf(c, lookup))));
         }
       }
       return unfinished;
@@ -499,7 +464,7 @@ public final class SqliteIntentStore implements IntentStore {
 
   /** The record bytes of the row {@code lookup}, read in the listing's own read transaction. */
   private byte[] recordOf(SqliteStatements c, byte[] lookup) throws SQLException {
-    PreparedStatement st = c.prepare("SELECT record FROM intent WHERE lookup = ?");
+    PreparedStatement st = c.prepare(IntentSql.RECORD);
     st.setBytes(1, lookup);
     try (ResultSet rs = st.executeQuery()) {
       if (!rs.next()) {
@@ -508,26 +473,6 @@ public final class SqliteIntentStore implements IntentStore {
       }
       return rs.getBytes(1);
     }
-  }
-
-  private UnfinishedEntry entryOf(byte[] lookup, byte[] stub, RecordCodec.LookupKeys keys) {
-    UnfinishedEntry e = stubs.decode(stub, () -> name + ": " + StoredRows.name(lookup));
-    StoredRows.checkKey(name, lookup, keys.of(e.id()), e.id());
-    return e;
-  }
-
-  private IntentRecord unfinishedRow(byte[] lookup, byte[] bytes) {
-    IntentRecord r = decodeRow(lookup, bytes);
-    if (r.state().isTerminal()) {
-      throw new StoreCorruptedException(name + ": record " + r.id() + " is "
-          + r.state() + " but listed in the unfinished index");
-    }
-    return r;
-  }
-
-  /** The stub column of {@code r}: its id and times while unfinished, null once terminal. */
-  private byte[] stubOf(IntentRecord r) {
-    return r.state().isTerminal() ? null : stubs.encode(r);
   }
 
   /**
@@ -542,8 +487,7 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     return write("purging expired records", (tx, c) -> {
       int deleted;
-      PreparedStatement st = c.prepare("DELETE FROM intent"
-          + " WHERE purge_s IS NOT NULL AND (purge_s < ? OR (purge_s = ? AND purge_ns <= ?))");
+      PreparedStatement st = c.prepare(IntentSql.PURGE);
       st.setLong(1, now.getEpochSecond());
       st.setLong(2, now.getEpochSecond());
       st.setInt(3, now.getNano());
@@ -623,19 +567,6 @@ public final class SqliteIntentStore implements IntentStore {
     closing.checkOpen();
   }
 
-  private IntentRecord decode(byte[] bytes, IntentId id) {
-    IntentRecord r = codec.decode(bytes, name + ": record " + id);
-    if (!r.id().equals(id)) {
-      throw new StoreCorruptedException(name + ": the row of record " + id
-          + " holds record " + r.id());
-    }
-    return r;
-  }
-
-  private IntentRecord decodeRow(byte[] lookup, byte[] bytes) {
-    return StoredRows.decode(codec, name, lookup, bytes);
-  }
-
   private static boolean exists(SqliteStatements c, String sql, byte[] key)
       throws SQLException {
     PreparedStatement st = c.prepare(sql);
@@ -643,16 +574,6 @@ public final class SqliteIntentStore implements IntentStore {
     try (ResultSet rs = st.executeQuery()) {
       return rs.next();
     }
-  }
-
-  /** Binds open_s, open_ns, purge_s, purge_ns from {@code first} on. */
-  private static void bindDerived(PreparedStatement st, int first, IntentRecord r)
-      throws SQLException {
-    boolean terminal = r.state().isTerminal();
-    Instant open = terminal ? null : r.createdAt();
-    Instant purge = terminal ? r.expiresAt() : null;
-    setInstant(st, first, open);
-    setInstant(st, first + 2, purge);
   }
 
   private static void setInstant(PreparedStatement st, int index, Instant t) throws SQLException {

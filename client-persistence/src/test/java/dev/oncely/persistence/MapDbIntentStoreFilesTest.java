@@ -180,7 +180,7 @@ class MapDbIntentStoreFilesTest {
       written = fill(s, 40);
     }
     assertThat(Files.size(dir.resolve("intents.db.journal"))).as("the bare header")
-        .isEqualTo(dev.oncely.persistence.internal.Journal.HEADER_AREA);
+        .isEqualTo(dev.oncely.persistence.internal.mapdb.Journal.HEADER_AREA);
     assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
         .as("the working copy is a byte copy of the image, so the next open copies nothing")
         .isEqualTo(-1L);

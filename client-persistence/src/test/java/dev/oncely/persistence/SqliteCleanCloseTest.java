@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
-import dev.oncely.persistence.internal.SqliteCleanClose;
+import dev.oncely.persistence.internal.sqlite.SqliteCleanClose;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

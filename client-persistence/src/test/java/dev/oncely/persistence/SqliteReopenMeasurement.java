@@ -4,7 +4,7 @@ import static dev.oncely.client.spi.IntentStoreContract.newRecord;
 
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentState;
-import dev.oncely.persistence.internal.SqliteCleanClose;
+import dev.oncely.persistence.internal.sqlite.SqliteCleanClose;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

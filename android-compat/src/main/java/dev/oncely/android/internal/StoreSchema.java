@@ -1,195 +1,184 @@
 package dev.oncely.android.internal;
 
-import android.content.ContentValues;
 import android.database.Cursor;
 import android.database.sqlite.SQLiteDatabase;
 import android.database.sqlite.SQLiteStatement;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
-import dev.oncely.client.spi.BusinessKey;
-import dev.oncely.client.spi.DueClaim;
 import dev.oncely.client.spi.KeyCanary;
 import dev.oncely.client.spi.RecordCodec;
-import dev.oncely.client.spi.StoredRows;
-import java.time.Instant;
-import java.util.ArrayList;
+import dev.oncely.client.spi.sql.IntentRows;
+import dev.oncely.client.spi.sql.IntentSql;
+import dev.oncely.client.spi.sql.IntentTable;
 import java.util.List;
 
 /**
- * The intent store's tables, version {@value #VERSION} (in {@code PRAGMA user_version}):
+ * Brings the intent store's file to the schema every Oncely SQLite engine shares ({@link
+ * IntentTable}, its version in {@code oncely_meta}) and checks it. {@code PRAGMA user_version}
+ * tells the layouts apart: {@value #VERSION} is the shared schema; 1 to 3 are this store's earlier
+ * layouts, which opening converts, each in one transaction and without losing a row:
  *
  * <pre>
- * records(lookup BLOB PRIMARY KEY   -- RecordCodec.lookupKey: SHA-256 of scope, operation, key
- *         business BLOB             -- SHA-256 of a tag, scope, operation, business id; or NULL
- *         unfinished, created_sec, created_nano, expires_sec, expires_nano, revision
- *         record BLOB               -- the RecordCodec bytes, sealed when encrypted
- *         due_sec, due_nano)        -- DueClaim.indexTime: when an unfinished record is due
- *                                   --   (DueClaim.NEVER if never), NULL once finished
- * meta(name TEXT PRIMARY KEY, value BLOB) -- "encrypted" (one byte), "canary" (a sealed record)
+ * 1  intents(scope, operation, key, business_id, ..., record)   keys in clear, no metadata
+ * 2  records(lookup, business, unfinished, created_sec, created_nano, expires_sec, expires_nano,
+ *            revision, record), meta(name, value)               keys hashed, as in the schema
+ * 3  version 2 with records.due_sec, due_nano and index records_due
  * </pre>
  *
- * No key, scope, operation or business id is kept in a column: only their hashes. Version 1 kept
- * them in clear (table {@code intents}); opening such a file migrates it in one transaction with
- * {@code secure_delete} on, so the old rows' pages are zeroed, then checkpoints the WAL. Version 2
- * had no due columns; opening such a file adds them and their index and fills them in from the
- * unfinished records, in one transaction.
+ * A version-1 row is decoded in clear and written again with the store's codec, with {@code
+ * secure_delete} on, so the old rows' pages are zeroed, then the WAL is checkpointed. A version-2
+ * or -3 row keeps its lookup key, business key and record bytes as they are; its other columns
+ * are computed from its record, and a row whose record fails verification (damage) is carried
+ * over with the columns it had, so the reads that meet it report it. The old
+ * metadata (encryption setting and key canary) moves to {@code oncely_meta} after the canary
+ * accepted the store's key. A file with {@code user_version} 0 that holds the shared schema (as
+ * the JVM engine writes it) is opened as it is.
  */
 public final class StoreSchema {
-  /** The schema version this class writes and reads. */
-  public static final int VERSION = 3;
+  /** The {@code user_version} of a file in the shared schema. */
+  public static final int VERSION = 4;
 
-  private static final String DUE_INDEX = "CREATE INDEX records_due ON records"
-      + " (due_sec, due_nano) WHERE due_sec IS NOT NULL";
+  /** Reads a metadata value of layouts 2 and 3. */
+  private static final String LEGACY_META_READ = "SELECT value FROM meta WHERE name = ?";
 
   private StoreSchema() {}
 
   /**
-   * Creates the schema in an empty database, migrates a version-1 one, or checks an existing one
-   * against {@code canary}'s encryption setting; {@code codec} rewrites version-1 rows.
+   * Creates the schema in an empty database, converts an earlier layout, or checks an existing
+   * file against {@code canary}'s encryption setting; {@code rows} writes the converted rows.
    *
    * @throws StoreCorruptedException if the file has a newer or unknown schema, or lacks its
    *     metadata
    * @throws StoreEncryptionException if the file's encryption does not match {@code canary}
    */
-  public static void prepare(SQLiteDatabase db, String path, RecordCodec codec,
-      KeyCanary canary) {
+  public static void prepare(SQLiteDatabase db, String path, IntentRows rows, KeyCanary canary) {
     int version = db.getVersion();
     if (version > VERSION) {
       throw new StoreCorruptedException("the intent store " + path + " has schema version "
           + version + "; this version reads " + VERSION);
     }
-    if (version == 0 || version == 1) {
-      db.beginTransaction();
-      try {
-        create(db, canary);
-        if (version == 1) {
-          migrateVersion1(db, path, codec);
-        }
-        db.setVersion(VERSION);
-        db.setTransactionSuccessful();
-      } finally {
-        db.endTransaction();
-      }
-      if (version == 1) {
-        pragma(db, "PRAGMA wal_checkpoint(TRUNCATE)");
-      }
+    if (version == VERSION || (version == 0 && hasTable(db, "oncely_meta"))) {
+      check(db, path, canary);
       return;
     }
-    check(db, path, canary);
-    if (version == 2) {
-      db.beginTransaction();
-      try {
-        migrateVersion2(db, path, codec);
-        db.setVersion(VERSION);
-        db.setTransactionSuccessful();
-      } finally {
-        db.endTransaction();
-      }
+    if (version == 2 || version == 3) {
+      checkLegacyMeta(db, path, canary);
     }
-  }
-
-  /**
-   * Adds the due columns and their index to a version-2 file and fills them in from each
-   * unfinished record. A record that fails verification keeps no due time (no claim returns it;
-   * the reads that meet it report it).
-   */
-  private static void migrateVersion2(SQLiteDatabase db, String path, RecordCodec codec) {
-    db.execSQL("ALTER TABLE records ADD COLUMN due_sec INTEGER");
-    db.execSQL("ALTER TABLE records ADD COLUMN due_nano INTEGER");
-    db.execSQL(DUE_INDEX);
-    List<byte[]> lookups = new ArrayList<>();
-    List<Instant> due = new ArrayList<>();
-    try (Cursor c = db.rawQuery("SELECT lookup, record FROM records WHERE unfinished = 1",
-        null)) {
-      while (c.moveToNext()) {
-        byte[] lookup = c.getBlob(0);
-        try {
-          due.add(DueClaim.indexTime(StoredRows.decode(codec, "the intent store " + path,
-              lookup, c.getBlob(1))));
-          lookups.add(lookup);
-        } catch (StoreCorruptedException | StoreEncryptionException e) {
-          // Left without a due time; listing and reading the record report it.
-        }
-      }
-    }
-    SQLiteStatement update = db.compileStatement(
-        "UPDATE records SET due_sec = ?, due_nano = ? WHERE lookup = ?");
+    db.beginTransaction();
     try {
-      for (int i = 0; i < lookups.size(); i++) {
-        bindDue(update, 1, due.get(i));
-        update.bindBlob(3, lookups.get(i));
-        update.executeUpdateDelete();
+      for (String ddl : IntentTable.create()) {
+        db.execSQL(ddl);
       }
+      putMeta(db, IntentTable.META_SCHEMA, new byte[] {IntentTable.VERSION});
+      if (version <= 1) {
+        putMeta(db, IntentTable.META_ENCRYPTED, new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
+        putMeta(db, IntentTable.META_CANARY, canary.bytes());
+      } else {
+        db.execSQL("INSERT INTO oncely_meta(name, value) SELECT name, value FROM meta"
+            + " WHERE name IN ('" + IntentTable.META_ENCRYPTED + "', '"
+            + IntentTable.META_CANARY + "')");
+      }
+      if (version == 1) {
+        convertVersion1(db, path, rows);
+      } else if (version >= 2) {
+        convertRecords(db, path, rows, version == 3);
+      }
+      db.setVersion(VERSION);
+      db.setTransactionSuccessful();
     } finally {
-      update.close();
+      db.endTransaction();
+    }
+    if (version == 1) {
+      pragma(db, "PRAGMA wal_checkpoint(TRUNCATE)");
     }
   }
 
-  /**
-   * Binds {@code due} ({@link DueClaim#indexTime}; null: none) to the due seconds and nanos at
-   * {@code first} and the index after it.
-   */
-  public static void bindDue(SQLiteStatement s, int first, Instant due) {
-    if (due == null) {
-      s.bindNull(first);
-      s.bindNull(first + 1);
-    } else {
-      s.bindLong(first, due.getEpochSecond());
-      s.bindLong(first + 1, due.getNano());
-    }
-  }
-
-  private static void create(SQLiteDatabase db, KeyCanary canary) {
-    db.execSQL("CREATE TABLE records (lookup BLOB NOT NULL PRIMARY KEY, business BLOB,"
-        + " unfinished INTEGER NOT NULL, created_sec INTEGER NOT NULL,"
-        + " created_nano INTEGER NOT NULL, expires_sec INTEGER NOT NULL,"
-        + " expires_nano INTEGER NOT NULL, revision INTEGER NOT NULL, record BLOB NOT NULL,"
-        + " due_sec INTEGER, due_nano INTEGER)");
-    db.execSQL("CREATE UNIQUE INDEX records_business ON records (business)"
-        + " WHERE business IS NOT NULL");
-    db.execSQL("CREATE INDEX records_unfinished ON records (created_sec, created_nano)"
-        + " WHERE unfinished = 1");
-    db.execSQL("CREATE INDEX records_finished_expiry ON records (expires_sec, expires_nano)"
-        + " WHERE unfinished = 0");
-    db.execSQL(DUE_INDEX);
-    db.execSQL("CREATE TABLE meta (name TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL)");
-    putMeta(db, "encrypted", new byte[] {(byte) (canary.encrypts() ? 1 : 0)});
-    putMeta(db, "canary", canary.bytes());
-  }
-
-  private static void migrateVersion1(SQLiteDatabase db, String path, RecordCodec codec) {
+  /** Moves every version-1 row (keys in clear, plain codec) to the schema, then drops them. */
+  private static void convertVersion1(SQLiteDatabase db, String path, IntentRows rows) {
     RecordCodec plain = new RecordCodec();
     pragma(db, "PRAGMA secure_delete=ON");
     try (Cursor c = db.rawQuery("SELECT record FROM intents", null)) {
       while (c.moveToNext()) {
         IntentRecord r = plain.decode(c.getBlob(0), "schema-1 row of " + path);
-        ContentValues row = new ContentValues();
-        row.put("lookup", RecordCodec.lookupKey(r.id()));
-        if (r.businessId() != null) {
-          row.put("business", BusinessKey.of(r));
-        }
-        row.put("unfinished", r.state().isTerminal() ? 0 : 1);
-        row.put("created_sec", r.createdAt().getEpochSecond());
-        row.put("created_nano", r.createdAt().getNano());
-        row.put("expires_sec", r.expiresAt().getEpochSecond());
-        row.put("expires_nano", r.expiresAt().getNano());
-        row.put("revision", r.revision());
-        row.put("record", codec.encode(r));
-        Instant due = DueClaim.indexTime(r);
-        if (due != null) {
-          row.put("due_sec", due.getEpochSecond());
-          row.put("due_nano", due.getNano());
-        }
-        db.insertOrThrow("records", null, row);
+        insert(db, path, rows.row(r).insertParameters());
       }
     }
     db.execSQL("DROP TABLE intents");
   }
 
+  /**
+   * Moves every row of a version-2 or -3 table {@code records} to the schema, then drops it and
+   * the old metadata table.
+   */
+  private static void convertRecords(SQLiteDatabase db, String path, IntentRows rows,
+      boolean dueColumns) {
+    String asItWas = "INSERT INTO intent"
+        + " (lookup, business, open_s, open_ns, purge_s, purge_ns, record, stub, due_s, due_ns)"
+        + " SELECT lookup, business,"
+        + " CASE WHEN unfinished = 1 THEN created_sec END,"
+        + " CASE WHEN unfinished = 1 THEN created_nano END,"
+        + " CASE WHEN unfinished = 0 THEN expires_sec END,"
+        + " CASE WHEN unfinished = 0 THEN expires_nano END,"
+        + " record, NULL, " + (dueColumns ? "due_sec, due_nano" : "NULL, NULL")
+        + " FROM records WHERE lookup = ?";
+    SQLiteStatement copy = db.compileStatement(asItWas);
+    try (Cursor c = db.rawQuery("SELECT lookup, record FROM records", null)) {
+      while (c.moveToNext()) {
+        byte[] lookup = c.getBlob(0);
+        List<?> row;
+        try {
+          row = rows.copied(lookup, c.getBlob(1)).insertParameters();
+        } catch (StoreCorruptedException | StoreEncryptionException e) {
+          // Damage stays where the reads that meet it report it; its indexed columns come along.
+          copy.clearBindings();
+          copy.bindBlob(1, lookup);
+          copy.executeUpdateDelete();
+          continue;
+        }
+        insert(db, path, row);
+      }
+    } finally {
+      copy.close();
+    }
+    db.execSQL("DROP TABLE records");
+    db.execSQL("DROP TABLE meta");
+  }
+
+  /** Inserts one converted row; the old layout's own keys keep two rows from colliding. */
+  private static void insert(SQLiteDatabase db, String path, List<?> parameters) {
+    SQLiteStatement insert = db.compileStatement(IntentSql.INSERT);
+    try {
+      SqlParameters.bind(insert, parameters);
+      if (insert.executeUpdateDelete() != 1) {
+        throw new StoreCorruptedException("the intent store " + path
+            + " holds two records with one lookup or business key");
+      }
+    } finally {
+      insert.close();
+    }
+  }
+
   private static void check(SQLiteDatabase db, String path, KeyCanary canary) {
-    byte[] encrypted = meta(db, path, "encrypted");
-    byte[] stored = meta(db, path, "canary");
+    byte[] schema = meta(db, path, IntentSql.META_READ, IntentTable.META_SCHEMA);
+    byte[] encrypted = meta(db, path, IntentSql.META_READ, IntentTable.META_ENCRYPTED);
+    byte[] stored = meta(db, path, IntentSql.META_READ, IntentTable.META_CANARY);
+    if (schema == null || encrypted == null || stored == null || schema.length != 1
+        || encrypted.length != 1) {
+      throw new StoreCorruptedException("the intent store " + path
+          + ": its metadata rows are missing or damaged");
+    }
+    if (schema[0] > IntentTable.VERSION || schema[0] < 1) {
+      throw new StoreCorruptedException("the intent store " + path + " has schema version "
+          + schema[0] + " in oncely_meta; this version reads " + IntentTable.VERSION);
+    }
+    canary.checkSetting(encrypted[0] == 1, "the intent store " + path);
+    canary.check(stored, "the intent store " + path);
+  }
+
+  private static void checkLegacyMeta(SQLiteDatabase db, String path, KeyCanary canary) {
+    byte[] encrypted = meta(db, path, LEGACY_META_READ, IntentTable.META_ENCRYPTED);
+    byte[] stored = meta(db, path, LEGACY_META_READ, IntentTable.META_CANARY);
     if (encrypted == null || stored == null || encrypted.length != 1) {
       throw new StoreCorruptedException("the intent store " + path
           + ": its metadata rows are missing or damaged");
@@ -198,12 +187,20 @@ public final class StoreSchema {
     canary.check(stored, "the intent store " + path);
   }
 
-  private static byte[] meta(SQLiteDatabase db, String path, String name) {
-    try (Cursor c = db.rawQuery("SELECT value FROM meta WHERE name = ?", new String[] {name})) {
+  /** The metadata value {@code name}, read with {@code sql}; null when there is none. */
+  private static byte[] meta(SQLiteDatabase db, String path, String sql, String name) {
+    try (Cursor c = db.rawQuery(sql, new String[] {name})) {
       return c.moveToFirst() ? c.getBlob(0) : null;
     } catch (android.database.SQLException e) {
       throw new StoreCorruptedException("the intent store " + path
           + " is an SQLite file but not an Oncely store (no metadata)", e);
+    }
+  }
+
+  private static boolean hasTable(SQLiteDatabase db, String name) {
+    try (Cursor c = db.rawQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+        new String[] {name})) {
+      return c.moveToFirst();
     }
   }
 
@@ -215,9 +212,13 @@ public final class StoreSchema {
   }
 
   private static void putMeta(SQLiteDatabase db, String name, byte[] value) {
-    ContentValues row = new ContentValues();
-    row.put("name", name);
-    row.put("value", value);
-    db.insertOrThrow("meta", null, row);
+    SQLiteStatement insert = db.compileStatement(IntentSql.META_INSERT);
+    try {
+      insert.bindString(1, name);
+      insert.bindBlob(2, value);
+      insert.executeInsert();
+    } finally {
+      insert.close();
+    }
   }
 }

@@ -1,46 +1,52 @@
 package dev.oncely.persistence.internal;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Objects;
 
 /**
- * A test-only crash point inside engine commits, for the kill tests: with the system property
- * {@value #PROPERTY}{@code =<n>} the JVM halts (exit status 137, no shutdown hooks, like SIGKILL)
- * in the n-th commit of the process just before the engine's commit statement; with
- * {@code <n>:after} right after the commit returned and before any writer was acknowledged.
- * Without the property it costs one check of a static final field per commit.
+ * The two points of an engine's group commit where a kill test stops the process: {@link
+ * #beforeCommit} after a batch's writes and before the commit statement (SQLite's {@code COMMIT},
+ * the MapDB engine's journal append), {@link #afterCommit} once that returned and before any
+ * writer is acknowledged.
+ *
+ * <p>A shipped store has nothing installed here and reads no setting for it: each point is one
+ * read of a volatile field and a call that does nothing. A kill test's child JVM installs its
+ * {@link Points} from its own main, before it opens a store, through a class of this package in
+ * the test sources; that is the only way in.
  */
 public final class CommitCrashHook {
-  /** The system property that arms the hook. */
-  public static final String PROPERTY = "oncely.test.haltInCommit";
+  /** What runs at the points, on the thread leading the group commit. */
+  interface Points {
+    /** Called after a batch's writes, before the commit statement. */
+    void beforeCommit();
 
-  /** The exit status of a halt, the same as a process killed by SIGKILL. */
-  public static final int HALT_STATUS = 137;
-
-  private static final int HALT_AT;
-  private static final boolean AFTER;
-  private static final AtomicInteger COMMITS = new AtomicInteger();
-
-  static {
-    String value = System.getProperty(PROPERTY, "").trim();
-    boolean after = value.endsWith(":after");
-    String number = after ? value.substring(0, value.length() - ":after".length()) : value;
-    HALT_AT = number.isEmpty() ? 0 : Integer.parseInt(number);
-    AFTER = after;
+    /** Called when the commit statement returned, before any writer is acknowledged. */
+    void afterCommit();
   }
+
+  private static final Points NONE = new Points() {
+    @Override
+    public void beforeCommit() {}
+
+    @Override
+    public void afterCommit() {}
+  };
+
+  private static volatile Points points = NONE;
 
   private CommitCrashHook() {}
 
+  /** Runs {@code installed} at the points of every commit of this JVM from now on. */
+  static void install(Points installed) {
+    points = Objects.requireNonNull(installed, "installed");
+  }
+
   /** Engines call this after writing a batch and before their commit statement. */
   public static void beforeCommit() {
-    if (HALT_AT > 0 && COMMITS.incrementAndGet() == HALT_AT && !AFTER) {
-      Runtime.getRuntime().halt(HALT_STATUS);
-    }
+    points.beforeCommit();
   }
 
   /** Engines call this when their commit statement returned, before acknowledging writers. */
   public static void afterCommit() {
-    if (HALT_AT > 0 && AFTER && COMMITS.get() == HALT_AT) {
-      Runtime.getRuntime().halt(HALT_STATUS);
-    }
+    points.afterCommit();
   }
 }

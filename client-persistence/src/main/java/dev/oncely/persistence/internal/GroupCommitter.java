@@ -29,7 +29,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * after the other, each seeing everything the one before wrote. A leader's interrupt flag is
  * cleared while it commits and restored afterwards, so an interrupt set before the commit does not
  * close the engine's file channels; an engine whose I/O an interrupt during the commit could
- * break recovers from it itself ({@link Journal#append}).
+ * break recovers from it itself (the MapDB engine's journal reopens its channel).
  *
  * @param <T> the engine's transaction handle
  */

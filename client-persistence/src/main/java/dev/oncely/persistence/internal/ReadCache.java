@@ -3,7 +3,6 @@ package dev.oncely.persistence.internal;
 import dev.oncely.client.IntentId;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.RecordCache;
-import dev.oncely.persistence.StoreOptions;
 import java.util.List;
 import java.util.function.Function;
 
@@ -19,10 +18,9 @@ public final class ReadCache {
   private final Object lock = new Object();
   private volatile long commits;
 
-  /** A cache made by {@code options.cacheFactory()}, or a pass-through when there is none. */
-  public ReadCache(StoreOptions options) {
-    this.cache = options.cacheFactory() == null ? null
-        : options.cacheFactory().create(options.cacheSize());
+  /** A cache of {@code size} made by {@code factory}, or a pass-through when it is null. */
+  public ReadCache(RecordCache.Factory factory, long size) {
+    this.cache = factory == null ? null : factory.create(size);
   }
 
   /** Returns the cached record or the one {@code load} reads from disk (null: absent). */

@@ -1,10 +1,7 @@
 package dev.oncely.persistence.internal;
 
-import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.spi.Quarantine;
-import dev.oncely.persistence.QuarantineReport;
-import dev.oncely.persistence.StoreOptions;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -19,8 +16,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * File-system chores every durable engine shares: directory checks, owner-only files (POSIX 600,
@@ -28,7 +23,6 @@ import java.util.logging.Logger;
  * damaged files aside.
  */
 public final class StoreFiles {
-  private static final Logger LOG = Logger.getLogger(StoreFiles.class.getName());
   private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
   private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
 
@@ -104,7 +98,7 @@ public final class StoreFiles {
   }
 
   /** Flushes a directory's entries to disk (where the platform allows opening directories). */
-  public static void syncDirectory(Path dir) throws IOException {
+  static void syncDirectory(Path dir) throws IOException {
     try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
       channel.force(true);
     } catch (IOException e) {
@@ -135,32 +129,6 @@ public final class StoreFiles {
       syncDirectory(moved.get(0).toAbsolutePath().getParent());
     }
     return moved;
-  }
-
-  /**
-   * Moves a damaged store's {@code files} aside (see {@link #quarantine}) and tells the options'
-   * quarantine listener; a listener that throws is logged, not propagated.
-   *
-   * @throws StoreCorruptedException carrying {@code cause}'s message if the files cannot be moved
-   */
-  public static void quarantineAndReport(
-      Path store, List<Path> files, StoreOptions options, StoreCorruptedException cause) {
-    List<Path> moved;
-    try {
-      moved = quarantine(files, options.clock().instant());
-    } catch (IOException e) {
-      StoreCorruptedException failure = new StoreCorruptedException(cause.getMessage()
-          + "; moving the damaged files aside failed: " + e, cause);
-      failure.addSuppressed(e);
-      throw failure;
-    }
-    LOG.log(Level.WARNING, "{0}: damaged store moved aside as {1}: {2}",
-        new Object[] {store, moved, cause.getMessage()});
-    try {
-      options.quarantineListener().accept(new QuarantineReport(store, moved, cause.getMessage()));
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "quarantine listener of " + store + " threw", e);
-    }
   }
 
   private static boolean posix(Path dir) {

@@ -1,6 +1,6 @@
 package dev.oncely.persistence.crash;
 
-import dev.oncely.persistence.internal.CommitCrashHook;
+import dev.oncely.persistence.internal.CommitHalts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -44,7 +44,7 @@ final class ChildProcess {
   static ChildProcess start(String engine, Path store, long seed, int count, String haltInCommit,
       Path workDir, int run) throws IOException {
     return start(engine, store, seed, count, haltInCommit == null ? List.of()
-        : List.of("-D" + CommitCrashHook.PROPERTY + "=" + haltInCommit), workDir, run);
+        : List.of("-D" + CommitHalts.PROPERTY + "=" + haltInCommit), workDir, run);
   }
 
   /** Starts the store-level child with extra JVM arguments (crash points). */

@@ -18,7 +18,8 @@ import java.util.Random;
  *
  * <p>Arguments: {@code <engine> <path> <seed> <count>}. Output lines: {@code OPENED},
  * {@code ACK <key> <revision>}, {@code DONE}; on failure {@code OPEN-FAILED <why>} (exit 3),
- * {@code WRONG <why>} (exit 4) or {@code ERROR <why>} (exit 5).
+ * {@code WRONG <why>} (exit 4) or {@code ERROR <why>} (exit 5). The {@code -D} arguments it was
+ * started with may arm crash points ({@link CrashPoints}); an armed halt exits with status 137.
  */
 public final class CrashChild {
   static final int THREADS = 4;
@@ -26,6 +27,7 @@ public final class CrashChild {
   private CrashChild() {}
 
   public static void main(String[] args) throws Exception {
+    CrashPoints.installFromSystemProperties();
     String engine = args[0];
     Path path = Path.of(args[1]);
     long seed = Long.parseLong(args[2]);

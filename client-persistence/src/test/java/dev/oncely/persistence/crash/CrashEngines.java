@@ -3,7 +3,8 @@ package dev.oncely.persistence.crash;
 import dev.oncely.client.IntentStore;
 import dev.oncely.persistence.StoreEngine;
 import dev.oncely.persistence.StoreOptions;
-import dev.oncely.persistence.internal.CommitCrashPoints;
+import dev.oncely.persistence.internal.CommitHalts;
+import dev.oncely.persistence.internal.mapdb.MapDbHalts;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
@@ -58,19 +59,19 @@ public final class CrashEngines {
    * MapDB, at a seeded write to a copy, in a seeded journal append (leaving a torn tail), or at a
    * seeded step of a seeded checkpoint (after the image was forced, between the control write and
    * the journal reset, half-way through copying the image). Null when the engine has none
-   * (SQLite's commit is one statement: {@code CommitCrashHook} brackets it).
+   * (SQLite's commit is one statement: {@link CommitHalts} brackets it).
    */
   static String haltInsideEngine(String engine, Random random) {
     if (!engine.equals("mapdb")) {
       return null;
     }
     return switch (random.nextInt(3)) {
-      case 0 -> "-D" + CommitCrashPoints.PROPERTY + "=" + (1 + random.nextInt(60));
-      case 1 -> "-D" + CommitCrashPoints.JOURNAL_PROPERTY + "=" + (1 + random.nextInt(12));
+      case 0 -> "-D" + MapDbHalts.WRITE_PROPERTY + "=" + (1 + random.nextInt(60));
+      case 1 -> "-D" + MapDbHalts.JOURNAL_PROPERTY + "=" + (1 + random.nextInt(12));
       default -> {
-        CommitCrashPoints.Checkpoint[] steps = CommitCrashPoints.Checkpoint.values();
-        yield "-D" + CommitCrashPoints.CHECKPOINT_PROPERTY + "=" + (1 + random.nextInt(3)) + ":"
-            + steps[random.nextInt(steps.length)];
+        List<String> steps = MapDbHalts.checkpointSteps();
+        yield "-D" + MapDbHalts.CHECKPOINT_PROPERTY + "=" + (1 + random.nextInt(3)) + ":"
+            + steps.get(random.nextInt(steps.size()));
       }
     };
   }

@@ -3,7 +3,7 @@ package dev.oncely.persistence.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentStore;
-import dev.oncely.persistence.internal.CommitCrashHook;
+import dev.oncely.persistence.internal.CommitHalts;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -19,9 +19,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Kill tests with real processes and real files: a {@link CrashChild} JVM writes through the store
  * from several threads and is killed with SIGKILL at seeded random moments (after a seeded number
  * of acknowledgements, sometimes while it is still opening and recovering the file), or halts
- * itself inside the engine's commit through {@link CommitCrashHook} (before or right after the
+ * itself inside the engine's commit through {@link CommitHalts} (before or right after the
  * commit statement) or, for MapDB, inside its own I/O through
- * {@link dev.oncely.persistence.internal.CommitCrashPoints} (a write to a copy, a torn journal
+ * {@link dev.oncely.persistence.internal.mapdb.MapDbHalts} (a write to a copy, a torn journal
  * append, three steps of a checkpoint; the children checkpoint every
  * {@value CrashEngines#JOURNAL_LIMIT} journal bytes so checkpoints happen). After every kill the parent opens the same files and checks every
  * acknowledgement with {@link CrashVerifier}; then the next child continues on them.
@@ -64,7 +64,7 @@ class CrashKillTest {
         acks += record(child.remainingLines(), acknowledged, child, context);
         int status = child.awaitExit();
         assertThat(status).as("%s: exit status with %s; stderr: %s",
-            context, insideEngine, child.stderrText()).isEqualTo(CommitCrashHook.HALT_STATUS);
+            context, insideEngine, child.stderrText()).isEqualTo(CommitHalts.HALT_STATUS);
         engineCommitHalts++;
         haltsByPoint.merge(insideEngine.substring(2, insideEngine.indexOf('=')), 1, Integer::sum);
       } else if (run % 3 == 2) {
@@ -73,7 +73,7 @@ class CrashKillTest {
         acks += record(child.remainingLines(), acknowledged, child, context);
         int status = child.awaitExit();
         assertThat(status).as("%s: exit status with crash hook %s; stderr: %s",
-            context, hook, child.stderrText()).isEqualTo(CommitCrashHook.HALT_STATUS);
+            context, hook, child.stderrText()).isEqualTo(CommitHalts.HALT_STATUS);
         commitHalts++;
       } else {
         int killAfter = random.nextInt(MAX_ACKS_BEFORE_KILL + 5) - 5;

@@ -38,7 +38,8 @@ import okhttp3.Response;
  * resumes until nothing is unfinished. {@code CREATED <n>} is printed on the interceptor's
  * {@code Recorded} event, when the record is durable.
  *
- * <p>Arguments: {@code <engine> <store path> <server base URL> <count> <seed>}.
+ * <p>Arguments: {@code <engine> <store path> <server base URL> <count> <seed>}. The {@code -D}
+ * arguments it was started with may arm crash points inside the engine ({@link CrashPoints}).
  */
 public final class InterceptorCrashChild {
   private static final int WINDOW = 8;
@@ -47,6 +48,7 @@ public final class InterceptorCrashChild {
   private InterceptorCrashChild() {}
 
   public static void main(String[] args) throws Exception {
+    CrashPoints.installFromSystemProperties();
     String engine = args[0];
     Path path = Path.of(args[1]);
     String baseUrl = args[2];

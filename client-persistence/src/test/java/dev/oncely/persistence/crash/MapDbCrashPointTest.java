@@ -3,9 +3,9 @@ package dev.oncely.persistence.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentStore;
-import dev.oncely.persistence.internal.CommitCrashHook;
-import dev.oncely.persistence.internal.CommitCrashPoints;
-import dev.oncely.persistence.internal.MapDbCopies;
+import dev.oncely.persistence.internal.CommitHalts;
+import dev.oncely.persistence.internal.mapdb.MapDbHalts;
+import dev.oncely.persistence.internal.mapdb.MapDbCopies;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -26,11 +26,11 @@ class MapDbCrashPointTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {
-      CommitCrashPoints.JOURNAL_PROPERTY + "=3",
-      CommitCrashPoints.CHECKPOINT_PROPERTY + "=1:IMAGE_FORCED",
-      CommitCrashPoints.CHECKPOINT_PROPERTY + "=2:BEFORE_JOURNAL_RESET",
-      CommitCrashPoints.CHECKPOINT_PROPERTY + "=1:COPYING",
-      CommitCrashPoints.PROPERTY + "=400"})
+      MapDbHalts.JOURNAL_PROPERTY + "=3",
+      MapDbHalts.CHECKPOINT_PROPERTY + "=1:IMAGE_FORCED",
+      MapDbHalts.CHECKPOINT_PROPERTY + "=2:BEFORE_JOURNAL_RESET",
+      MapDbHalts.CHECKPOINT_PROPERTY + "=1:COPYING",
+      MapDbHalts.WRITE_PROPERTY + "=400"})
   void a_halt_at_this_point_loses_no_acknowledged_write_and_the_store_opens(String point)
       throws Exception {
     Path store = dir.resolve("intents.db");
@@ -48,8 +48,8 @@ class MapDbCrashPointTest {
         }
       }
       assertThat(child.awaitExit()).as("exit status; stderr: %s", child.stderrText())
-          .isEqualTo(CommitCrashHook.HALT_STATUS);
-      if (point.startsWith(CommitCrashPoints.JOURNAL_PROPERTY)) {
+          .isEqualTo(CommitHalts.HALT_STATUS);
+      if (point.startsWith(MapDbHalts.JOURNAL_PROPERTY)) {
         assertThat(Files.size(MapDbCopies.journalPath(store)))
             .as("the halted append left a torn frame behind").isPositive();
       }

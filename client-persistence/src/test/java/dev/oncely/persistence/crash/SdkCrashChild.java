@@ -10,7 +10,7 @@ import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialects;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
-import dev.oncely.persistence.internal.CommitCrashHook;
+import dev.oncely.persistence.internal.CommitHalts;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,8 +34,8 @@ import okhttp3.OkHttpClient;
  * arm test-only crash points: {@value #HALT_ON_FIRST_SEND}{@code =<n>} halts when the first attempt
  * of intent n is about to be sent (its record is durable, nothing is on the wire);
  * {@value #HALT_BEFORE_OUTCOME}{@code =<n>} halts after intent n's answer was read and before its
- * outcome is stored ({@link OutcomeHaltingStore}); {@link CommitCrashHook#PROPERTY} halts inside the
- * engine's commit.
+ * outcome is stored ({@link OutcomeHaltingStore}); {@link CommitHalts#PROPERTY} and the MapDB
+ * engine's points halt inside the engine ({@link CrashPoints}).
  *
  * <p>Output lines: {@code OPENED}; {@code RESUMING <k>}; {@code CREATED <n>} once intent n's record
  * is durable; {@code OUTCOME <n> <state>} once its outcome is stored; {@code ALLDONE}. Failures:
@@ -61,6 +61,7 @@ public final class SdkCrashChild {
       new java.util.concurrent.ConcurrentHashMap<>();
 
   public static void main(String[] args) throws Exception {
+    CrashPoints.installFromSystemProperties();
     String engine = args[0];
     Path path = Path.of(args[1]);
     String baseUrl = args[2];
@@ -159,7 +160,7 @@ public final class SdkCrashChild {
     return event -> {
       if (event instanceof IntentEvent.AttemptStarted started && started.attempt() == 1
           && !started.poll() && isOrder(store, started.id(), order)) {
-        Runtime.getRuntime().halt(CommitCrashHook.HALT_STATUS);
+        Runtime.getRuntime().halt(CommitHalts.HALT_STATUS);
       }
     };
   }

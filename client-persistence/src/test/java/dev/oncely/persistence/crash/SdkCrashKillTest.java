@@ -2,7 +2,7 @@ package dev.oncely.persistence.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.oncely.persistence.internal.CommitCrashHook;
+import dev.oncely.persistence.internal.CommitHalts;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
@@ -67,7 +67,7 @@ class SdkCrashKillTest {
           run++) {
         if (run % 5 == 4) {
           String inside = CrashEngines.haltInsideEngine(engine, random);
-          String hook = "-D" + CommitCrashHook.PROPERTY + "=" + (1 + random.nextInt(3 * MAX_STEP))
+          String hook = "-D" + CommitHalts.PROPERTY + "=" + (1 + random.nextInt(3 * MAX_STEP))
               + (random.nextBoolean() ? ":after" : "");
           boolean insideEngine = inside != null && run % 10 == 9;
           String crashPoint = insideEngine ? inside : hook;
@@ -75,8 +75,8 @@ class SdkCrashKillTest {
           boolean done = rig.drain(child);
           int status = child.awaitExit();
           assertThat(status).as("%s: exit status with %s; stderr: %s", rig.context(), crashPoint,
-              child.stderrText()).isIn(0, CommitCrashHook.HALT_STATUS);
-          if (status != CommitCrashHook.HALT_STATUS || done) {
+              child.stderrText()).isIn(0, CommitHalts.HALT_STATUS);
+          if (status != CommitHalts.HALT_STATUS || done) {
             finishedEarly++;
           } else if (insideEngine) {
             engineCommitHalts++;

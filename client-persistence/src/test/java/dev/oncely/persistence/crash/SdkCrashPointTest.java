@@ -3,7 +3,7 @@ package dev.oncely.persistence.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.oncely.client.IntentRecord;
-import dev.oncely.persistence.internal.CommitCrashHook;
+import dev.oncely.persistence.internal.CommitHalts;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -121,7 +121,7 @@ class SdkCrashPointTest {
     try (SdkCrashRig rig = rig(engine)) {
       // Group commit batches the creates of concurrent submits, so 24 intents take as few as
       // about a dozen commits: halt early enough that the crash always comes.
-      halted(rig, "-D" + CommitCrashHook.PROPERTY + "=" + ENGINE_COMMIT_HALT);
+      halted(rig, "-D" + CommitHalts.PROPERTY + "=" + ENGINE_COMMIT_HALT);
       rig.verify(false);
 
       rig.finish();
@@ -140,7 +140,7 @@ class SdkCrashPointTest {
     ChildProcess child = rig.child(List.of(crashPoint));
     boolean done = rig.drain(child);
     int status = child.awaitExit();
-    assertThat(!done && status == CommitCrashHook.HALT_STATUS)
+    assertThat(!done && status == CommitHalts.HALT_STATUS)
         .as("%s: the child halted at %s (status %d); stderr: %s", rig.context(), crashPoint,
             status, child.stderrText()).isTrue();
   }

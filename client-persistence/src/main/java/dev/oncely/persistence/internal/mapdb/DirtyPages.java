@@ -1,0 +1,65 @@
+package dev.oncely.persistence.internal.mapdb;
+
+import java.util.BitSet;
+import org.mapdb.volume.Volume;
+
+/**
+ * The {@value #PAGE}-byte pages of one MapDB file that MapDB wrote since the file was opened: a
+ * volume wrapper marks every page a write touches, so a checkpoint can bring the other copy up to
+ * this one by copying those pages alone. Every write method of {@link Volume} either is one of the
+ * ones overridden here or is implemented by {@code Volume} in terms of them, so no write escapes
+ * the marks. Not thread-safe: the engine has one MapDB writer at a time.
+ */
+final class DirtyPages {
+  /** The page size the marks use. */
+  static final int PAGE = 4096;
+
+  private final BitSet pages = new BitSet();
+  /** Pages marked for the first time since the last {@link #wroteBack}. */
+  private int newlyMarked;
+
+  /** {@code volume}, wrapped so its writes mark pages here. */
+  Volume wrap(Volume volume) {
+    return new Marking(volume);
+  }
+
+  /** The pages marked so far, as page indexes (page i covers bytes i * PAGE to (i + 1) * PAGE). */
+  BitSet marked() {
+    return (BitSet) pages.clone();
+  }
+
+  /** How many pages were marked for the first time since the last {@link #wroteBack}. */
+  int newlyMarked() {
+    return newlyMarked;
+  }
+
+  /** Starts counting {@link #newlyMarked} again: the file's written pages reached the disk. */
+  void wroteBack() {
+    newlyMarked = 0;
+  }
+
+  private void mark(long offset, long length) {
+    if (length <= 0) {
+      return;
+    }
+    int last = Math.toIntExact((offset + length - 1) / PAGE);
+    for (int page = Math.toIntExact(offset / PAGE); page <= last; page++) {
+      if (!pages.get(page)) {
+        pages.set(page);
+        newlyMarked++;
+      }
+    }
+  }
+
+  /** Marks the pages each write touches. */
+  private final class Marking extends ForwardingVolume {
+    Marking(Volume delegate) {
+      super(delegate);
+    }
+
+    @Override
+    protected void written(long offset, long length) {
+      mark(offset, length);
+    }
+  }
+}
