@@ -26,6 +26,13 @@ import java.util.concurrent.ConcurrentMap;
  * load itself, and it is capped by the policy's maximum delay. Charging it would let one shedding
  * server turn every intent's named "come back in a second" into a refusal.
  *
+ * <p><b>Time.</b> The refill is measured on a monotonic clock. The methods without a {@code
+ * nowNanos} read {@link System#nanoTime()}; the engine calls the forms that take one with a
+ * reading of its own clock ({@code System.nanoTime()} for the system clock, a test's controllable
+ * clock its own), so a test that moves its clock moves the refill. One budget should be given
+ * readings of one clock: the refill is the difference of two readings, and a reading behind the
+ * bucket's latest counts as no time passed, never as tokens taken back.
+ *
  * <p>Thread-safe; share one budget across clients that talk to the same hosts.
  *
  * <p>Defaults: capacity {@value #DEFAULT_CAPACITY}, retry cost {@value #DEFAULT_RETRY_COST}, refund
@@ -96,7 +103,16 @@ public final class RetryBudget {
    * refill.
    */
   public int available(String host) {
-    return (int) Math.floor(bucket(host).tokens(System.nanoTime()));
+    return available(host, System.nanoTime());
+  }
+
+  /**
+   * Whole tokens left for {@code host} at {@code nowNanos}, a reading of the monotonic clock this
+   * budget is used with (see the class comment); negative while retries are reserved ahead of the
+   * refill.
+   */
+  public int available(String host, long nowNanos) {
+    return (int) Math.floor(bucket(host, nowNanos).tokens(nowNanos));
   }
 
   /**
@@ -119,11 +135,22 @@ public final class RetryBudget {
    *     nothing is taken
    */
   public Duration reserveRetry(String host, Duration within) throws RetryBudgetExhaustedException {
+    return reserveRetry(host, within, System.nanoTime());
+  }
+
+  /**
+   * {@link #reserveRetry(String, Duration)} at {@code nowNanos}, a reading of the monotonic clock
+   * this budget is used with (see the class comment).
+   *
+   * @throws RetryBudgetExhaustedException if the tokens would not be there within {@code within};
+   *     nothing is taken
+   */
+  public Duration reserveRetry(String host, Duration within, long nowNanos)
+      throws RetryBudgetExhaustedException {
     Objects.requireNonNull(within, "within");
-    Bucket bucket = bucket(host);
-    long now = System.nanoTime();
+    Bucket bucket = bucket(host, nowNanos);
     synchronized (bucket) {
-      double tokens = bucket.tokens(now);
+      double tokens = bucket.tokens(nowNanos);
       double after = tokens - retryCost;
       long waitNanos = 0;
       if (after < 0) {
@@ -135,37 +162,54 @@ public final class RetryBudget {
           throw new RetryBudgetExhaustedException(host, (int) Math.floor(tokens), retryCost);
         }
       }
-      bucket.set(after, now);
+      bucket.set(after, nowNanos);
       return Duration.ofNanos(waitNanos);
     }
   }
 
   /** Puts the refund of one success back into {@code host}'s bucket, never above the capacity. */
   public void recordSuccess(String host) {
-    Bucket bucket = bucket(host);
-    long now = System.nanoTime();
+    recordSuccess(host, System.nanoTime());
+  }
+
+  /**
+   * {@link #recordSuccess(String)} at {@code nowNanos}, a reading of the monotonic clock this
+   * budget is used with (see the class comment).
+   */
+  public void recordSuccess(String host, long nowNanos) {
+    Bucket bucket = bucket(host, nowNanos);
     synchronized (bucket) {
-      bucket.set(Math.min(capacity, bucket.tokens(now) + successRefund), now);
+      bucket.set(Math.min(capacity, bucket.tokens(nowNanos) + successRefund), nowNanos);
     }
   }
 
-  private Bucket bucket(String host) {
-    return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"), h -> new Bucket());
+  private Bucket bucket(String host, long nowNanos) {
+    return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"), h -> new Bucket(nowNanos));
   }
 
   /** One host's tokens as of a moment on the monotonic clock; refilled lazily when read. */
   private final class Bucket {
     private double tokens = capacity;
-    private long asOf = System.nanoTime();
+    private long asOf;
 
-    synchronized double tokens(long now) {
-      double refilled = tokens + (now - asOf) / (double) NANOS_PER_SECOND * refillPerSecond;
-      return Math.min(capacity, refilled);
+    Bucket(long nowNanos) {
+      this.asOf = nowNanos;
     }
 
-    synchronized void set(double tokens, long now) {
+    synchronized double tokens(long nowNanos) {
+      // Compared as a difference, as System.nanoTime() asks: its readings may wrap around.
+      long elapsed = nowNanos - asOf;
+      if (elapsed <= 0) {
+        return tokens;
+      }
+      return Math.min(capacity, tokens + elapsed / (double) NANOS_PER_SECOND * refillPerSecond);
+    }
+
+    synchronized void set(double tokens, long nowNanos) {
       this.tokens = tokens;
-      this.asOf = now;
+      if (nowNanos - asOf > 0) {
+        this.asOf = nowNanos;
+      }
     }
   }
 

@@ -300,7 +300,7 @@ public final class DriveLoop {
       Step step = policy.decide(exchange, deliveredBefore, answer, withinRetention());
       if (answer.response() != null && answer.response().status() < 500
           && answer.response().status() != 429) {
-        s.budget().recordSuccess(answer.url().host());
+        s.budget().recordSuccess(answer.url().host(), s.clock().nanos());
       }
       if (step instanceof Step.Finish finish) {
         return new Ended(finish(finish));

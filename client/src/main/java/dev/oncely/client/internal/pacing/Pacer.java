@@ -92,7 +92,7 @@ public final class Pacer {
     boolean shaped = false;
     if (charge && !serverChose(answer)) {
       try {
-        Duration tokens = budget.reserveRetry(host, left);
+        Duration tokens = budget.reserveRetry(host, left, clock.nanos());
         if (tokens.compareTo(delay) > 0) {
           delay = tokens;
           due = now.plus(delay);

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The pace of one drive: backoff with full jitter under its ceilings, {@code Retry-After} honoured
  * (capped, free of budget), the attempts and the deadline stopping it, and the retry budget
- * stretching or refusing a resend. Time is a manual clock; only the retry budget's refill reads the
- * system's monotonic clock, so its waits are checked within bounds.
+ * stretching or refusing a resend. Time is a manual clock, the retry budget's refill included: the
+ * pacer gives the budget the engine clock's monotonic readings, and the test reads it on them too.
  */
 class PacerTest {
   private static final Instant T0 = Instant.parse("2026-03-01T09:00:00Z");
@@ -124,12 +124,14 @@ class PacerTest {
     assertThat(asked.delay()).isEqualTo(Duration.ofSeconds(3));
     assertThat(asked.due()).isEqualTo(T0.plusSeconds(3));
     assertThat(asked.shaped()).isFalse();
-    assertThat(budget.available(HOST)).as("tokens after a wait the server chose").isEqualTo(5);
+    assertThat(budget.available(HOST, clock.nanos())).as("tokens after a wait the server chose")
+        .isEqualTo(5);
 
     // The server's wait took no backoff step either: the first backoff is the base.
     Pacer.Pace backoff = afterAttempt(pacer, answer(503), null);
     assertThat(backoff.delay()).isEqualTo(Duration.ofMillis(100));
-    assertThat(budget.available(HOST)).as("tokens after a charged resend").isZero();
+    assertThat(budget.available(HOST, clock.nanos())).as("tokens after a charged resend")
+        .isZero();
 
     Pacer.Pace refused = afterAttempt(pacer, answer(503), null);
     assertThat(refused.goesOn()).isFalse();
@@ -253,7 +255,7 @@ class PacerTest {
     Pacer.Pace refused = afterAttempt(pacer, answer(503), null);
     assertThat(refused.stop()).isEqualTo(PendingReason.RETRY_BUDGET_EXHAUSTED);
     assertThat(refused.refusal()).isInstanceOf(RetryBudgetExhaustedException.class);
-    assertThat(budget.available(HOST)).as("nothing reserved ahead of the refill")
+    assertThat(budget.available(HOST, clock.nanos())).as("nothing reserved ahead of the refill")
         .isNotNegative();
   }
 
@@ -266,6 +268,6 @@ class PacerTest {
       assertThat(pacer.next(answer(409), false, PendingReason.KEY_IN_USE, HOST).goesOn())
           .isTrue();
     }
-    assertThat(budget.available(HOST)).isEqualTo(5);
+    assertThat(budget.available(HOST, clock.nanos())).isEqualTo(5);
   }
 }
