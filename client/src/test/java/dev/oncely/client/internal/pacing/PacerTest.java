@@ -10,6 +10,7 @@ import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.internal.EngineClock;
+import dev.oncely.client.internal.pacing.BudgetRules.Resend;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.MaxJitter;
 import java.time.Duration;
@@ -74,7 +75,7 @@ class PacerTest {
   private static Pacer.Pace afterAttempt(Pacer pacer, StoredResponse answer,
       PendingReason processing) {
     pacer.attempted(1);
-    return pacer.next(answer, true, processing, HOST);
+    return pacer.next(answer, Resend.AFTER_FAILURE, processing, HOST);
   }
 
   @Test
@@ -182,13 +183,14 @@ class PacerTest {
     assertThat(afterAttempt(pacer, answer(503), null).goesOn()).isTrue();
 
     pacer.attempted(1);
-    Pacer.Pace plain = pacer.next(answer(503), true, null, HOST);
+    Pacer.Pace plain = pacer.next(answer(503), Resend.AFTER_FAILURE, null, HOST);
     assertThat(plain.stop()).isEqualTo(PendingReason.ATTEMPTS_EXHAUSTED);
     assertThat(plain.delay()).isNull();
     assertThat(plain.due()).as("due when the wait would have ended").isNotNull();
-    assertThat(pacer.next(answer(202), false, PendingReason.STILL_PROCESSING, HOST).stop())
+    assertThat(pacer.next(answer(202), Resend.UNDER_WAY, PendingReason.STILL_PROCESSING, HOST)
+        .stop())
         .isEqualTo(PendingReason.STILL_PROCESSING);
-    assertThat(pacer.next(answer(409), false, PendingReason.KEY_IN_USE, HOST).stop())
+    assertThat(pacer.next(answer(409), Resend.UNDER_WAY, PendingReason.KEY_IN_USE, HOST).stop())
         .isEqualTo(PendingReason.KEY_IN_USE);
   }
 
@@ -265,7 +267,7 @@ class PacerTest {
     Pacer pacer = pacer(POLICY, budget);
     for (int i = 0; i < 3; i++) {
       pacer.attempted(1);
-      assertThat(pacer.next(answer(409), false, PendingReason.KEY_IN_USE, HOST).goesOn())
+      assertThat(pacer.next(answer(409), Resend.UNDER_WAY, PendingReason.KEY_IN_USE, HOST).goesOn())
           .isTrue();
     }
     assertThat(budget.available(HOST, clock.nanos())).isEqualTo(5);
