@@ -1,9 +1,9 @@
 package dev.oncely.client;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * A token bucket per host that shapes retries against a failing server instead of ending intents.
@@ -33,6 +33,13 @@ import java.util.concurrent.ConcurrentMap;
  * readings of one clock: the refill is the difference of two readings, and a reading behind the
  * bucket's latest counts as no time passed, never as tokens taken back.
  *
+ * <p><b>Hosts kept.</b> Buckets are kept for the {@value #MAX_HOSTS} hosts used most recently; the
+ * least recently used one beyond that is dropped, and its host starts again with a full bucket.
+ * That is the permissive choice, and it is safe: the budget only shapes the load a failing host
+ * sees, it never ends an intent whose deadline still has time, so forgetting a host's debt can at
+ * most let one more burst of retries through, never lose or end an intent. A host is dropped only
+ * between two operations on the budget, never during one.
+ *
  * <p>Thread-safe; share one budget across clients that talk to the same hosts.
  *
  * <p>Defaults: capacity {@value #DEFAULT_CAPACITY}, retry cost {@value #DEFAULT_RETRY_COST}, refund
@@ -47,6 +54,11 @@ public final class RetryBudget {
   public static final int DEFAULT_SUCCESS_REFUND = 1;
   /** Default tokens a host's bucket regains each second by itself (two default retries). */
   public static final int DEFAULT_REFILL_PER_SECOND = 10;
+  /**
+   * Hosts a budget keeps a bucket for; beyond them the least recently used host is dropped and
+   * starts again full.
+   */
+  public static final int MAX_HOSTS = 128;
 
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
@@ -54,7 +66,8 @@ public final class RetryBudget {
   private final int retryCost;
   private final int successRefund;
   private final double refillPerSecond;
-  private final ConcurrentMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+  /** Guarded by itself; every read and change of a bucket happens under that lock too. */
+  private final Map<String, Bucket> buckets = new RecentHosts();
 
   private RetryBudget(Builder b) {
     this.capacity = b.capacity;
@@ -109,10 +122,14 @@ public final class RetryBudget {
   /**
    * Whole tokens left for {@code host} at {@code nowNanos}, a reading of the monotonic clock this
    * budget is used with (see the class comment); negative while retries are reserved ahead of the
-   * refill.
+   * refill. A host without a bucket has the capacity, and asking does not make it one.
    */
   public int available(String host, long nowNanos) {
-    return (int) Math.floor(bucket(host, nowNanos).tokens(nowNanos));
+    Objects.requireNonNull(host, "host");
+    synchronized (buckets) {
+      Bucket bucket = buckets.get(host);
+      return bucket == null ? capacity : (int) Math.floor(bucket.tokens(nowNanos));
+    }
   }
 
   /**
@@ -148,8 +165,8 @@ public final class RetryBudget {
   public Duration reserveRetry(String host, Duration within, long nowNanos)
       throws RetryBudgetExhaustedException {
     Objects.requireNonNull(within, "within");
-    Bucket bucket = bucket(host, nowNanos);
-    synchronized (bucket) {
+    synchronized (buckets) {
+      Bucket bucket = bucket(host, nowNanos);
       double tokens = bucket.tokens(nowNanos);
       double after = tokens - retryCost;
       long waitNanos = 0;
@@ -177,9 +194,16 @@ public final class RetryBudget {
    * budget is used with (see the class comment).
    */
   public void recordSuccess(String host, long nowNanos) {
-    Bucket bucket = bucket(host, nowNanos);
-    synchronized (bucket) {
+    synchronized (buckets) {
+      Bucket bucket = bucket(host, nowNanos);
       bucket.set(Math.min(capacity, bucket.tokens(nowNanos) + successRefund), nowNanos);
+    }
+  }
+
+  /** The number of hosts that have a bucket now. */
+  int hostsKept() {
+    synchronized (buckets) {
+      return buckets.size();
     }
   }
 
@@ -187,7 +211,10 @@ public final class RetryBudget {
     return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"), h -> new Bucket(nowNanos));
   }
 
-  /** One host's tokens as of a moment on the monotonic clock; refilled lazily when read. */
+  /**
+   * One host's tokens as of a moment on the monotonic clock; refilled lazily when read. Guarded by
+   * the budget's map.
+   */
   private final class Bucket {
     private double tokens = capacity;
     private long asOf;
@@ -196,7 +223,7 @@ public final class RetryBudget {
       this.asOf = nowNanos;
     }
 
-    synchronized double tokens(long nowNanos) {
+    double tokens(long nowNanos) {
       // Compared as a difference, as System.nanoTime() asks: its readings may wrap around.
       long elapsed = nowNanos - asOf;
       if (elapsed <= 0) {
@@ -205,11 +232,23 @@ public final class RetryBudget {
       return Math.min(capacity, tokens + elapsed / (double) NANOS_PER_SECOND * refillPerSecond);
     }
 
-    synchronized void set(double tokens, long nowNanos) {
+    void set(double tokens, long nowNanos) {
       this.tokens = tokens;
       if (nowNanos - asOf > 0) {
         this.asOf = nowNanos;
       }
+    }
+  }
+
+  /** The buckets in order of use, the least recently used dropped beyond {@link #MAX_HOSTS}. */
+  private static final class RecentHosts extends LinkedHashMap<String, Bucket> {
+    RecentHosts() {
+      super(16, 0.75f, true);
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Bucket> eldest) {
+      return size() > MAX_HOSTS;
     }
   }
 

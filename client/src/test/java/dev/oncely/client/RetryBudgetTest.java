@@ -153,4 +153,56 @@ class RetryBudgetTest {
     assertThat(budget.available("a.test", 102 * second)).as("refilled from the latest reading")
         .isEqualTo(3);
   }
+
+  @Test
+  void a_thousand_hosts_keep_at_most_the_most_recent_128_buckets() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).refillPerSecond(0)
+        .build();
+
+    for (int i = 0; i < 1_000; i++) {
+      budget.acquireRetry("host-" + i + ".test");
+      assertThat(budget.hostsKept()).isLessThanOrEqualTo(RetryBudget.MAX_HOSTS);
+    }
+
+    assertThat(RetryBudget.MAX_HOSTS).isEqualTo(128);
+    assertThat(budget.hostsKept()).isEqualTo(128);
+    assertThat(budget.available("host-999.test")).as("kept").isEqualTo(5);
+    assertThat(budget.available("host-872.test")).as("the 128th most recent, kept").isEqualTo(5);
+  }
+
+  @Test
+  void a_dropped_host_starts_again_with_a_full_bucket() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).refillPerSecond(0)
+        .build();
+    budget.acquireRetry("first.test");
+    budget.acquireRetry("first.test");
+
+    for (int i = 0; i < RetryBudget.MAX_HOSTS; i++) {
+      budget.acquireRetry("host-" + i + ".test");
+    }
+
+    assertThat(budget.available("first.test")).isEqualTo(10);
+    budget.acquireRetry("first.test");
+    budget.acquireRetry("first.test");
+  }
+
+  @Test
+  void a_host_in_use_keeps_its_bucket_while_a_thousand_others_come_and_go() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).successRefund(0)
+        .refillPerSecond(0).build();
+    budget.acquireRetry("busy.test");
+    budget.acquireRetry("busy.test");
+
+    for (int i = 0; i < 1_000; i++) {
+      budget.acquireRetry("host-" + i + ".test");
+      // The busy host's drives go on: each answer reports to its bucket.
+      budget.recordSuccess("busy.test");
+    }
+
+    assertThat(budget.hostsKept()).isLessThanOrEqualTo(RetryBudget.MAX_HOSTS);
+    assertThat(budget.available("busy.test")).as("still empty, never dropped and refilled")
+        .isZero();
+    assertThatThrownBy(() -> budget.acquireRetry("busy.test"))
+        .isInstanceOf(RetryBudgetExhaustedException.class);
+  }
 }
