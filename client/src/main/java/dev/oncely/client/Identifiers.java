@@ -19,8 +19,8 @@ import okhttp3.HttpUrl;
  *       put in a header, quoted or not.
  *   <li>Header names: RFC 9110 tokens (letters, digits and {@code !#$%&'*+-.^_`|~}); a
  *       {@code :} can never smuggle a second header or hide a credential header.
- *   <li>Methods: RFC 9110 tokens too for an {@link IntentSpec}; a stored record may hold any
- *       visible ASCII method (see {@link #checkStoredMethod}).
+ *   <li>Methods: RFC 9110 tokens too, for every new intent; a stored record may hold any visible
+ *       ASCII method (see {@link #checkStoredMethod}).
  *   <li>URLs: absolute http or https without user info ({@code user:password@}), which would be a
  *       credential stored in the record's readable part.
  * </ul>
@@ -83,8 +83,8 @@ public final class Identifiers {
   }
 
   /**
-   * Whether {@code name} is an RFC 9110 token, as a header name and the method of an {@link
-   * IntentSpec} must be.
+   * Whether {@code name} is an RFC 9110 token, as a header name and the method of every new intent
+   * must be.
    */
   public static boolean isToken(String name) {
     if (name == null || name.isEmpty()) {
@@ -103,9 +103,9 @@ public final class Identifiers {
   /**
    * Returns {@code method} if a stored record may hold it: not empty and visible ASCII ({@code !}
    * to {@code ~}: no space or control character, so it cannot split the request line). That is
-   * wider than {@link #isToken}, the rule for an {@link IntentSpec}'s method: the interceptor
-   * records the method the app's request carried, and reading a stored record must not fail (see
-   * {@link IntentRecord}).
+   * wider than {@link #isToken}, the rule for every new intent's method: records stored before
+   * that rule held for the interceptor may hold the other method the app's request carried, and
+   * reading a stored record must not fail (see {@link IntentRecord}).
    *
    * @throws NullPointerException if {@code method} is null
    * @throws IllegalArgumentException if it is empty or holds a character outside visible ASCII

@@ -52,12 +52,13 @@ public final class IntentRecord {
     // A successor shares the fields it did not change with its source, which copied and checked
     // them already (they are immutable or never handed out), so a transition copies no map.
     IntentRecord from = b.from;
-    // A record keeps the method its intent was first sent with. IntentSpec takes only HTTP
-    // tokens (Identifiers.isToken), but the interceptor records whatever method the app's OkHttp
-    // request carried, and this builder is also how every store reads a record back: refusing any
-    // other visible-ASCII method here would make such a stored intent unreadable (a corrupted
-    // store, or a quarantined record) and lose its outcome. Read, it resumes and is resent exactly
-    // as first sent.
+    // A record keeps the method its intent was first sent with. Every new intent's method is an
+    // HTTP token (Identifiers.isToken: an IntentSpec refuses any other, Admission the
+    // interceptor's), but records stored before that rule held for the interceptor may hold
+    // another visible-ASCII method (what the app's OkHttp request carried), and this builder is
+    // also how every store reads a record back: refusing those here would make such a stored
+    // intent unreadable (a corrupted store, or a quarantined record) and lose its outcome. Read,
+    // it resumes and is resent exactly as first sent.
     this.method = from != null && b.method == from.method ? from.method
         : Identifiers.checkStoredMethod("method", b.method);
     this.url = from != null && b.url == from.url ? from.url

@@ -16,13 +16,17 @@ import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import mockwebserver3.junit5.StartStop;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * An intent spec's method is an RFC 9110 token ({@link Identifiers#isToken}), and a record keeps
- * the method its intent was first sent with: one stored with a visible-ASCII method the token rule
- * refuses still reads, resumes and is resent as first sent.
+ * A new intent's method is an RFC 9110 token ({@link Identifiers#isToken}) through either entry
+ * point, and a record keeps the method its intent was first sent with: one stored with a
+ * visible-ASCII method the token rule refuses still reads, resumes and is resent as first sent.
  */
 class MethodTokensTest {
   private static final Instant T0 = Instant.parse("2026-12-01T08:00:00Z");
@@ -61,7 +65,7 @@ class MethodTokensTest {
   }
 
   @Test
-  void a_method_the_token_rule_refuses_is_refused_when_the_spec_is_built() {
+  void a_method_the_token_rule_refuses_is_refused_when_the_intent_is_created() {
     for (String method : NOT_TOKENS) {
       assertThatThrownBy(() -> spec().method(method)).as(method)
           .isInstanceOfSatisfying(InvalidIntentException.class,
@@ -86,6 +90,28 @@ class MethodTokensTest {
     for (String method : NOT_TOKENS) {
       assertThat(Identifiers.isToken(method)).as(method).isFalse();
     }
+  }
+
+  @Test
+  void the_interceptor_refuses_such_a_method_before_anything_is_stored_or_sent() {
+    try (IdempotencyInterceptor interceptor = IdempotencyInterceptor.builder().store(store)
+        .clock(clock).sleeper(new RecordingSleeper(clock)).build()) {
+      OkHttpClient app = new OkHttpClient.Builder().addInterceptor(interceptor)
+          .addNetworkInterceptor(interceptor.networkInterceptor()).build();
+      Request request = new Request.Builder().url(server.url("/payments"))
+          .tag(IntentTag.class, IntentTag.builder().operation("create-payment")
+              .scope("tenant-a").build())
+          .method("DO/IT", RequestBody.create("{\"amount\":1}", MediaType.get("application/json")))
+          .build();
+
+      assertThatThrownBy(() -> app.newCall(request).execute())
+          .isInstanceOf(IntentIOException.class)
+          .cause().isInstanceOfSatisfying(InvalidIntentException.class,
+              e -> assertThat(e.setting()).isEqualTo("method"))
+          .hasMessageContaining("HTTP token");
+    }
+    assertThat(server.getRequestCount()).isZero();
+    assertThat(store.listUnfinished()).isEmpty();
   }
 
   @Test
