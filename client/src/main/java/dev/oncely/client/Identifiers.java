@@ -19,6 +19,8 @@ import okhttp3.HttpUrl;
  *       put in a header, quoted or not.
  *   <li>Header names: RFC 9110 tokens (letters, digits and {@code !#$%&'*+-.^_`|~}); a
  *       {@code :} can never smuggle a second header or hide a credential header.
+ *   <li>Methods: RFC 9110 tokens too, for every new intent; a stored record may hold any visible
+ *       ASCII method (see {@link #checkStoredMethod}).
  *   <li>URLs: absolute http or https without user info ({@code user:password@}), which would be a
  *       credential stored in the record's readable part.
  * </ul>
@@ -72,17 +74,18 @@ public final class Identifiers {
    */
   public static String checkKey(String what, String key) {
     checkText(what, key);
-    for (int i = 0; i < key.length(); i++) {
-      char c = key.charAt(i);
-      if (c < '!' || c > '~') {
-        throw new IllegalArgumentException(what + " holds a character a header cannot carry at"
-            + " index " + i + "; keys are visible ASCII ('!' to '~')");
-      }
+    int outside = firstOutsideVisibleAscii(key);
+    if (outside >= 0) {
+      throw new IllegalArgumentException(what + " holds a character a header cannot carry at"
+          + " index " + outside + "; keys are visible ASCII ('!' to '~')");
     }
     return key;
   }
 
-  /** Whether {@code name} is an RFC 9110 token, as a header name must be. */
+  /**
+   * Whether {@code name} is an RFC 9110 token, as a header name and the method of every new intent
+   * must be.
+   */
   public static boolean isToken(String name) {
     if (name == null || name.isEmpty()) {
       return false;
@@ -95,6 +98,35 @@ public final class Identifiers {
       }
     }
     return true;
+  }
+
+  /**
+   * Returns {@code method} if a stored record may hold it: not empty and visible ASCII ({@code !}
+   * to {@code ~}: no space or control character, so it cannot split the request line). That is
+   * wider than {@link #isToken}, the rule for every new intent's method: records stored before
+   * that rule held for the interceptor may hold the other method the app's request carried, and
+   * reading a stored record must not fail (see {@link IntentRecord}).
+   *
+   * @throws NullPointerException if {@code method} is null
+   * @throws IllegalArgumentException if it is empty or holds a character outside visible ASCII
+   */
+  static String checkStoredMethod(String what, String method) {
+    Objects.requireNonNull(method, what);
+    if (method.isEmpty() || firstOutsideVisibleAscii(method) >= 0) {
+      throw new IllegalArgumentException(what + " must not be empty and only visible ASCII ('!' to"
+          + " '~')");
+    }
+    return method;
+  }
+
+  private static int firstOutsideVisibleAscii(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < '!' || c > '~') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**

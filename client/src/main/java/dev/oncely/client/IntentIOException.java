@@ -11,8 +11,8 @@ import java.util.Optional;
  * any I/O), {@link BodyTooLargeException} (nothing was sent), {@link NeedsReconciliationException} and
  * {@link IntentPendingException} (the outcome is not known: no attempt got an answer, or the last
  * answer could be misread as final; the record says so), {@link InvalidIntentException} (a key the
- * app set that no intent can carry; nothing was stored or sent), or a {@code StoreException} (the
- * store failed; what was durable before stays).
+ * app set that no intent can carry, a method that is not an HTTP token; nothing was stored or
+ * sent), or a {@code StoreException} (the store failed; what was durable before stays).
  *
  * <p>{@link #outcome()} tells an unknown outcome apart from a refusal without walking causes: it
  * is present exactly when the cause is an {@link IntentPendingException} or a {@link

@@ -52,8 +52,15 @@ public final class IntentRecord {
     // A successor shares the fields it did not change with its source, which copied and checked
     // them already (they are immutable or never handed out), so a transition copies no map.
     IntentRecord from = b.from;
+    // A record keeps the method its intent was first sent with. Every new intent's method is an
+    // HTTP token (Identifiers.isToken: an IntentSpec refuses any other, Admission the
+    // interceptor's), but records stored before that rule held for the interceptor may hold
+    // another visible-ASCII method (what the app's OkHttp request carried), and this builder is
+    // also how every store reads a record back: refusing those here would make such a stored
+    // intent unreadable (a corrupted store, or a quarantined record) and lose its outcome. Read,
+    // it resumes and is resent exactly as first sent.
     this.method = from != null && b.method == from.method ? from.method
-        : requireToken(b.method, "method");
+        : Identifiers.checkStoredMethod("method", b.method);
     this.url = from != null && b.url == from.url ? from.url
         : Identifiers.checkNoUserInfo("url", Objects.requireNonNull(b.url, "url"));
     this.headers = from != null && b.headers == from.headers ? from.headers
@@ -92,14 +99,6 @@ public final class IntentRecord {
     this.notes = from != null && b.notes == from.notes ? from.notes
         : List.copyOf(Objects.requireNonNull(b.notes, "notes"));
     this.retryPolicy = b.retryPolicy;
-  }
-
-  private static String requireToken(String value, String what) {
-    Objects.requireNonNull(value, what);
-    if (value.isEmpty() || !value.chars().allMatch(c -> c > 32 && c < 127)) {
-      throw new IllegalArgumentException(what + " must be a non-empty HTTP token, was '" + value + "'");
-    }
-    return value;
   }
 
   /** Returns an empty builder. */

@@ -290,8 +290,7 @@ public final class IntentSpec {
         this.method = "POST";
         return this;
       }
-      if (method == null || method.isEmpty()
-          || !method.chars().allMatch(c -> c > 32 && c < 127 && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+      if (!Identifiers.isToken(method)) {
         throw new InvalidIntentException("method", "must be an HTTP token like POST");
       }
       this.method = method.toUpperCase(Locale.ROOT);

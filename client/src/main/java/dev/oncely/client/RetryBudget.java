@@ -1,9 +1,9 @@
 package dev.oncely.client;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * A token bucket per host that shapes retries against a failing server instead of ending intents.
@@ -26,6 +26,20 @@ import java.util.concurrent.ConcurrentMap;
  * load itself, and it is capped by the policy's maximum delay. Charging it would let one shedding
  * server turn every intent's named "come back in a second" into a refusal.
  *
+ * <p><b>Time.</b> The refill is measured on a monotonic clock. The methods without a {@code
+ * nowNanos} read {@link System#nanoTime()}; the engine calls the forms that take one with a
+ * reading of its own clock ({@code System.nanoTime()} for the system clock, a test's controllable
+ * clock its own), so a test that moves its clock moves the refill. One budget should be given
+ * readings of one clock: the refill is the difference of two readings, and a reading behind the
+ * bucket's latest counts as no time passed, never as tokens taken back.
+ *
+ * <p><b>Hosts kept.</b> Buckets are kept for the {@value #MAX_HOSTS} hosts used most recently; the
+ * least recently used one beyond that is dropped, and its host starts again with a full bucket.
+ * That is the permissive choice, and it is safe: the budget only shapes the load a failing host
+ * sees, it never ends an intent whose deadline still has time, so forgetting a host's debt can at
+ * most let one more burst of retries through, never lose or end an intent. A host is dropped only
+ * between two operations on the budget, never during one.
+ *
  * <p>Thread-safe; share one budget across clients that talk to the same hosts.
  *
  * <p>Defaults: capacity {@value #DEFAULT_CAPACITY}, retry cost {@value #DEFAULT_RETRY_COST}, refund
@@ -40,6 +54,11 @@ public final class RetryBudget {
   public static final int DEFAULT_SUCCESS_REFUND = 1;
   /** Default tokens a host's bucket regains each second by itself (two default retries). */
   public static final int DEFAULT_REFILL_PER_SECOND = 10;
+  /**
+   * Hosts a budget keeps a bucket for; beyond them the least recently used host is dropped and
+   * starts again full.
+   */
+  public static final int MAX_HOSTS = 128;
 
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
@@ -47,7 +66,8 @@ public final class RetryBudget {
   private final int retryCost;
   private final int successRefund;
   private final double refillPerSecond;
-  private final ConcurrentMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+  /** Guarded by itself; every read and change of a bucket happens under that lock too. */
+  private final Map<String, Bucket> buckets = new RecentHosts();
 
   private RetryBudget(Builder b) {
     this.capacity = b.capacity;
@@ -96,7 +116,20 @@ public final class RetryBudget {
    * refill.
    */
   public int available(String host) {
-    return (int) Math.floor(bucket(host).tokens(System.nanoTime()));
+    return available(host, System.nanoTime());
+  }
+
+  /**
+   * Whole tokens left for {@code host} at {@code nowNanos}, a reading of the monotonic clock this
+   * budget is used with (see the class comment); negative while retries are reserved ahead of the
+   * refill. A host without a bucket has the capacity, and asking does not make it one.
+   */
+  public int available(String host, long nowNanos) {
+    Objects.requireNonNull(host, "host");
+    synchronized (buckets) {
+      Bucket bucket = buckets.get(host);
+      return bucket == null ? capacity : (int) Math.floor(bucket.tokens(nowNanos));
+    }
   }
 
   /**
@@ -119,11 +152,22 @@ public final class RetryBudget {
    *     nothing is taken
    */
   public Duration reserveRetry(String host, Duration within) throws RetryBudgetExhaustedException {
+    return reserveRetry(host, within, System.nanoTime());
+  }
+
+  /**
+   * {@link #reserveRetry(String, Duration)} at {@code nowNanos}, a reading of the monotonic clock
+   * this budget is used with (see the class comment).
+   *
+   * @throws RetryBudgetExhaustedException if the tokens would not be there within {@code within};
+   *     nothing is taken
+   */
+  public Duration reserveRetry(String host, Duration within, long nowNanos)
+      throws RetryBudgetExhaustedException {
     Objects.requireNonNull(within, "within");
-    Bucket bucket = bucket(host);
-    long now = System.nanoTime();
-    synchronized (bucket) {
-      double tokens = bucket.tokens(now);
+    synchronized (buckets) {
+      Bucket bucket = bucket(host, nowNanos);
+      double tokens = bucket.tokens(nowNanos);
       double after = tokens - retryCost;
       long waitNanos = 0;
       if (after < 0) {
@@ -135,37 +179,76 @@ public final class RetryBudget {
           throw new RetryBudgetExhaustedException(host, (int) Math.floor(tokens), retryCost);
         }
       }
-      bucket.set(after, now);
+      bucket.set(after, nowNanos);
       return Duration.ofNanos(waitNanos);
     }
   }
 
   /** Puts the refund of one success back into {@code host}'s bucket, never above the capacity. */
   public void recordSuccess(String host) {
-    Bucket bucket = bucket(host);
-    long now = System.nanoTime();
-    synchronized (bucket) {
-      bucket.set(Math.min(capacity, bucket.tokens(now) + successRefund), now);
+    recordSuccess(host, System.nanoTime());
+  }
+
+  /**
+   * {@link #recordSuccess(String)} at {@code nowNanos}, a reading of the monotonic clock this
+   * budget is used with (see the class comment).
+   */
+  public void recordSuccess(String host, long nowNanos) {
+    synchronized (buckets) {
+      Bucket bucket = bucket(host, nowNanos);
+      bucket.set(Math.min(capacity, bucket.tokens(nowNanos) + successRefund), nowNanos);
     }
   }
 
-  private Bucket bucket(String host) {
-    return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"), h -> new Bucket());
+  /** The number of hosts that have a bucket now. */
+  int hostsKept() {
+    synchronized (buckets) {
+      return buckets.size();
+    }
   }
 
-  /** One host's tokens as of a moment on the monotonic clock; refilled lazily when read. */
+  private Bucket bucket(String host, long nowNanos) {
+    return buckets.computeIfAbsent(Objects.requireNonNull(host, "host"), h -> new Bucket(nowNanos));
+  }
+
+  /**
+   * One host's tokens as of a moment on the monotonic clock; refilled lazily when read. Guarded by
+   * the budget's map.
+   */
   private final class Bucket {
     private double tokens = capacity;
-    private long asOf = System.nanoTime();
+    private long asOf;
 
-    synchronized double tokens(long now) {
-      double refilled = tokens + (now - asOf) / (double) NANOS_PER_SECOND * refillPerSecond;
-      return Math.min(capacity, refilled);
+    Bucket(long nowNanos) {
+      this.asOf = nowNanos;
     }
 
-    synchronized void set(double tokens, long now) {
+    double tokens(long nowNanos) {
+      // Compared as a difference, as System.nanoTime() asks: its readings may wrap around.
+      long elapsed = nowNanos - asOf;
+      if (elapsed <= 0) {
+        return tokens;
+      }
+      return Math.min(capacity, tokens + elapsed / (double) NANOS_PER_SECOND * refillPerSecond);
+    }
+
+    void set(double tokens, long nowNanos) {
       this.tokens = tokens;
-      this.asOf = now;
+      if (nowNanos - asOf > 0) {
+        this.asOf = nowNanos;
+      }
+    }
+  }
+
+  /** The buckets in order of use, the least recently used dropped beyond {@link #MAX_HOSTS}. */
+  private static final class RecentHosts extends LinkedHashMap<String, Bucket> {
+    RecentHosts() {
+      super(16, 0.75f, true);
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Bucket> eldest) {
+      return size() > MAX_HOSTS;
     }
   }
 

@@ -431,6 +431,34 @@ class IdempotentClientTest {
   }
 
   @Test
+  void the_retry_budget_refills_on_the_engine_clock() {
+    for (int i = 0; i < 3; i++) {
+      server.enqueue(status(503));
+      server.enqueue(status(201));
+    }
+    // One retry empties the bucket; only the clock refills it, a token a second.
+    RetryBudget budget = RetryBudget.builder().capacity(5).retryCost(5).successRefund(0)
+        .refillPerSecond(1).build();
+    IdempotentClient client = client(clientBuilder().jitter(new MaxJitter()).retryBudget(budget));
+    assertThat(client.execute(spec(BODY))).isInstanceOf(IntentOutcome.Completed.class);
+    Duration backoff = sleeper.sleeps().get(0);
+
+    assertThat(client.execute(spec(BODY))).isInstanceOf(IntentOutcome.Completed.class);
+    // The backoff the test's clock advanced refilled that much; the rest is waited for.
+    Duration rest = Duration.ofSeconds(5).minus(backoff);
+    assertThat(sleeper.sleeps().get(1)).as("waits for the refill measured on the test's clock")
+        .isBetween(rest, rest.plusMillis(1));
+
+    clock.advance(Duration.ofSeconds(5));
+    seen.clear();
+    assertThat(client.execute(spec(BODY))).isInstanceOf(IntentOutcome.Completed.class);
+    assertThat(sleeper.sleeps().get(2)).as("the clock moved: a full bucket, backoff only")
+        .isEqualTo(backoff);
+    assertThat(seen).noneSatisfy(e -> assertThat(e).isInstanceOfSatisfying(
+        IntentEvent.RetryScheduled.class, r -> assertThat(r.cause()).contains("retry budget")));
+  }
+
+  @Test
   void empty_retry_budget_without_refill_fails_fast_and_keeps_the_intent_pending() {
     server.enqueue(status(503));
     IntentSpec spec = spec(BODY);

@@ -3,7 +3,9 @@ package dev.oncely.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.oncely.client.testing.ManualClock;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class RetryBudgetTest {
@@ -101,5 +103,106 @@ class RetryBudgetTest {
         .hasMessageContaining("refillPerSecond");
     assertThatThrownBy(() -> RetryBudget.builder().successRefund(-1))
         .hasMessageContaining("successRefund");
+  }
+
+  @Test
+  void the_refill_follows_the_clock_readings_it_is_given() throws Exception {
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).refillPerSecond(1)
+        .build();
+    budget.reserveRetry("a.test", Duration.ZERO, clock.nanos());
+    budget.reserveRetry("a.test", Duration.ZERO, clock.nanos());
+    assertThat(budget.available("a.test", clock.nanos())).isZero();
+
+    clock.advance(Duration.ofSeconds(2));
+
+    assertThat(budget.available("a.test", clock.nanos())).isEqualTo(2);
+    // 2 tokens of 5: the retry waits exactly the 3 seconds the refill needs on this clock.
+    assertThat(budget.reserveRetry("a.test", Duration.ofMinutes(1), clock.nanos()))
+        .isEqualTo(Duration.ofSeconds(3));
+    clock.advance(Duration.ofSeconds(3));
+    assertThat(budget.available("a.test", clock.nanos())).isZero();
+    clock.advance(Duration.ofHours(1));
+    assertThat(budget.available("a.test", clock.nanos())).as("never above the capacity")
+        .isEqualTo(10);
+  }
+
+  @Test
+  void successes_refund_at_the_clock_reading_they_are_given() throws Exception {
+    ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(10).successRefund(1)
+        .refillPerSecond(1).build();
+    budget.reserveRetry("a.test", Duration.ZERO, clock.nanos());
+
+    clock.advance(Duration.ofSeconds(4));
+    budget.recordSuccess("a.test", clock.nanos());
+
+    assertThat(budget.available("a.test", clock.nanos())).as("4 refilled, 1 refunded")
+        .isEqualTo(5);
+  }
+
+  @Test
+  void a_reading_behind_the_buckets_latest_counts_as_no_time_passed() throws Exception {
+    long second = Duration.ofSeconds(1).toNanos();
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(10).refillPerSecond(1)
+        .build();
+    budget.reserveRetry("a.test", Duration.ZERO, 100 * second);
+
+    assertThat(budget.available("a.test", 40 * second)).as("no tokens taken back").isZero();
+    budget.recordSuccess("a.test", 40 * second);
+    assertThat(budget.available("a.test", 102 * second)).as("refilled from the latest reading")
+        .isEqualTo(3);
+  }
+
+  @Test
+  void a_thousand_hosts_keep_at_most_the_most_recent_128_buckets() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).refillPerSecond(0)
+        .build();
+
+    for (int i = 0; i < 1_000; i++) {
+      budget.acquireRetry("host-" + i + ".test");
+      assertThat(budget.hostsKept()).isLessThanOrEqualTo(RetryBudget.MAX_HOSTS);
+    }
+
+    assertThat(RetryBudget.MAX_HOSTS).isEqualTo(128);
+    assertThat(budget.hostsKept()).isEqualTo(128);
+    assertThat(budget.available("host-999.test")).as("kept").isEqualTo(5);
+    assertThat(budget.available("host-872.test")).as("the 128th most recent, kept").isEqualTo(5);
+  }
+
+  @Test
+  void a_dropped_host_starts_again_with_a_full_bucket() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).refillPerSecond(0)
+        .build();
+    budget.acquireRetry("first.test");
+    budget.acquireRetry("first.test");
+
+    for (int i = 0; i < RetryBudget.MAX_HOSTS; i++) {
+      budget.acquireRetry("host-" + i + ".test");
+    }
+
+    assertThat(budget.available("first.test")).isEqualTo(10);
+    budget.acquireRetry("first.test");
+    budget.acquireRetry("first.test");
+  }
+
+  @Test
+  void a_host_in_use_keeps_its_bucket_while_a_thousand_others_come_and_go() throws Exception {
+    RetryBudget budget = RetryBudget.builder().capacity(10).retryCost(5).successRefund(0)
+        .refillPerSecond(0).build();
+    budget.acquireRetry("busy.test");
+    budget.acquireRetry("busy.test");
+
+    for (int i = 0; i < 1_000; i++) {
+      budget.acquireRetry("host-" + i + ".test");
+      // The busy host's drives go on: each answer reports to its bucket.
+      budget.recordSuccess("busy.test");
+    }
+
+    assertThat(budget.hostsKept()).isLessThanOrEqualTo(RetryBudget.MAX_HOSTS);
+    assertThat(budget.available("busy.test")).as("still empty, never dropped and refilled")
+        .isZero();
+    assertThatThrownBy(() -> budget.acquireRetry("busy.test"))
+        .isInstanceOf(RetryBudgetExhaustedException.class);
   }
 }

@@ -2,7 +2,9 @@ package dev.oncely.client.internal.drive;
 
 import dev.oncely.client.internal.StoredHeaders;
 import dev.oncely.client.DuplicateIntentException;
+import dev.oncely.client.Identifiers;
 import dev.oncely.client.IntentRecord;
+import dev.oncely.client.InvalidIntentException;
 import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.event.IntentEvent;
@@ -41,9 +43,17 @@ public final class Admission {
   /**
    * Creates {@code fresh} or joins the intent's existing record.
    *
+   * @throws InvalidIntentException if the method of {@code fresh} is not an HTTP token; nothing is
+   *     stored or sent
    * @throws PayloadMismatchException if the existing record holds another payload
    */
   public Admitted admit(IntentRecord fresh) {
+    if (!Identifiers.isToken(fresh.method())) {
+      // The rule of every new intent's method, here for the interceptor's requests (an IntentSpec
+      // refuses the method when it is set). A record may hold more (IntentRecord): a stored one
+      // still resumes, but no new one is made with a method an IntentSpec would refuse.
+      throw new InvalidIntentException("method", "must be an HTTP token like POST");
+    }
     try {
       s.store().create(fresh);
       s.listener().onEvent(new IntentEvent.Recorded(fresh.id()));

@@ -9,6 +9,7 @@ import dev.oncely.client.dialect.Dialect;
 import dev.oncely.client.dialect.StatusInterpreter;
 import dev.oncely.client.dialect.Verdict;
 import dev.oncely.client.event.IntentEvent;
+import dev.oncely.client.internal.pacing.BudgetRules.Resend;
 import okhttp3.HttpUrl;
 
 /**
@@ -88,7 +89,7 @@ public final class AnswerPolicy {
       boolean withinRetention) {
     if (answer.failure() != null) {
       return again(exchange, "no answer (" + answer.failure().getClass().getSimpleName() + ")",
-          true, null, null);
+          Resend.AFTER_FAILURE, null, null);
     }
     // A follow-up the HTTP client sent on its own (a 503 resend, an authenticator's retry) makes
     // this answer one to a repeated delivery.
@@ -127,10 +128,12 @@ public final class AnswerPolicy {
           return null;
         }
         return new Step.Again(exchange, "answered " + status + "; resending the same key and"
-            + " bytes with renewed credentials", false, unprocessed, null, null);
+            + " bytes with renewed credentials", Resend.RENEWED_CREDENTIALS, unprocessed, null,
+            null);
       case FAILED:
         return new Step.Again(exchange, "answered " + status + " and renewing the credentials"
-            + " failed; resending the same key and bytes later", true, unprocessed, null, null);
+            + " failed; resending the same key and bytes later", Resend.AFTER_FAILURE, unprocessed,
+            null, null);
       default:
         return null;
     }
@@ -151,8 +154,8 @@ public final class AnswerPolicy {
       case ACCEPTED:
         return accepted(exchange, answer);
       case IN_PROGRESS:
-        return again(exchange, "a request with this key is in progress (" + status + ")", false,
-            PendingReason.KEY_IN_USE, new IntentEvent.InProgress(id, status));
+        return again(exchange, "a request with this key is in progress (" + status + ")",
+            Resend.UNDER_WAY, PendingReason.KEY_IN_USE, new IntentEvent.InProgress(id, status));
       case PAYLOAD_MISMATCH:
         if (deliveredBefore) {
           String reason = "the server answered " + status + " (key used with another payload) to a"
@@ -179,7 +182,7 @@ public final class AnswerPolicy {
         return ambiguous(exchange, status);
       case RETRY:
       default:
-        return again(exchange, "transient answer " + status, true, null, null);
+        return again(exchange, "transient answer " + status, Resend.AFTER_FAILURE, null, null);
     }
   }
 
@@ -195,7 +198,7 @@ public final class AnswerPolicy {
   private Step ambiguous(Exchange exchange, int status) {
     if (++ambiguous <= MAX_AMBIGUOUS_RESENDS) {
       return again(exchange, "answered " + status + " after an earlier attempt may have been"
-          + " delivered; resending with the same key", true, null, null);
+          + " delivered; resending with the same key", Resend.AFTER_FAILURE, null, null);
     }
     return new Step.Park(PendingReason.AMBIGUOUS_ANSWER, "answered " + status + " "
         + ambiguous + " times after an earlier attempt may have been delivered: a refusal the"
@@ -205,15 +208,15 @@ public final class AnswerPolicy {
   private Step accepted(Exchange exchange, Answer answer) {
     HttpUrl statusUrl = statusUrl(answer);
     if (statusUrl != null) {
-      return again(Exchange.poll(statusUrl), "202 accepted; polling the status URL", false,
-          PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, true));
+      return again(Exchange.poll(statusUrl), "202 accepted; polling the status URL",
+          Resend.UNDER_WAY, PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, true));
     }
     if (++blindResends > dialect.maxBlindResends()) {
       return new Step.Park(PendingReason.NO_STATUS_URL, "202 accepted " + blindResends
           + " times without a status URL; the server may replay this answer forever");
     }
-    return again(exchange, "202 accepted without a status URL; resending with the same key", false,
-        PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, false));
+    return again(exchange, "202 accepted without a status URL; resending with the same key",
+        Resend.UNDER_WAY, PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, false));
   }
 
   private HttpUrl statusUrl(Answer answer) {
@@ -244,14 +247,14 @@ public final class AnswerPolicy {
     int status = response.status();
     if (status >= 300 && status < 400) {
       // Not followed: an auth proxy redirects to a login page whose 200 would read as "done".
-      return again(exchange, "status URL redirected (" + status + "); polling it again", true,
-          PendingReason.STILL_PROCESSING, null);
+      return again(exchange, "status URL redirected (" + status + "); polling it again",
+          Resend.AFTER_FAILURE, PendingReason.STILL_PROCESSING, null);
     }
     if (status == 202) {
       HttpUrl moved = resolve(answer.url(), response.header("Location"));
       return again(moved != null ? Exchange.poll(moved) : exchange,
-          "status URL says still processing (202)", false, PendingReason.STILL_PROCESSING,
-          new IntentEvent.Accepted(id, true));
+          "status URL says still processing (202)", Resend.UNDER_WAY,
+          PendingReason.STILL_PROCESSING, new IntentEvent.Accepted(id, true));
     }
     if (status >= 200 && status < 300) {
       if (interpret(response) == StatusInterpreter.PollState.DONE) {
@@ -259,21 +262,21 @@ public final class AnswerPolicy {
         return new Step.Finish(IntentState.COMPLETED, response, replayed, null,
             new IntentEvent.Completed(id, status, replayed));
       }
-      return again(exchange, "status document says processing (" + status + ")", false,
-          PendingReason.STILL_PROCESSING, null);
+      return again(exchange, "status document says processing (" + status + ")",
+          Resend.UNDER_WAY, PendingReason.STILL_PROCESSING, null);
     }
     if (status == 404 || status == 410) {
       if (withinRetention) {
         return again(Exchange.submit(intentUrl), "status URL answered " + status
-            + "; resending with the same key", false, null, null);
+            + "; resending with the same key", Resend.STATUS_GONE, null, null);
       }
       String reason = "the status URL answered " + status + " and the key may be past the server's"
           + " retention: resending could create a second effect";
       return new Step.Finish(IntentState.NEEDS_RECONCILIATION, response, false, reason,
           new IntentEvent.NeedsReconciliation(id, reason));
     }
-    return again(exchange, "status URL answered " + status + "; polling again", true,
-        PendingReason.STILL_PROCESSING, null);
+    return again(exchange, "status URL answered " + status + "; polling again",
+        Resend.AFTER_FAILURE, PendingReason.STILL_PROCESSING, null);
   }
 
   private StatusInterpreter.PollState interpret(StoredResponse response) {
@@ -292,7 +295,7 @@ public final class AnswerPolicy {
     if ((status == 307 || status == 308) && target != null && Origins.same(answer.url(), target)
         && ++redirects <= MAX_REDIRECTS) {
       return again(Exchange.submit(target), status + " redirect within the intent's origin;"
-          + " resending the same key and bytes there", false, null, null);
+          + " resending the same key and bytes there", Resend.REDIRECTED, null, null);
     }
     // Where it points is named only as "same origin or not": a Location can hold an order id or
     // a signed token, and the stored response keeps it for whoever may read it.
@@ -337,8 +340,8 @@ public final class AnswerPolicy {
         new IntentEvent.NeedsReconciliation(id, reason));
   }
 
-  private static Step again(Exchange next, String cause, boolean charge,
+  private static Step again(Exchange next, String cause, Resend why,
       PendingReason processing, IntentEvent event) {
-    return new Step.Again(next, cause, charge, false, processing, event);
+    return new Step.Again(next, cause, why, false, processing, event);
   }
 }

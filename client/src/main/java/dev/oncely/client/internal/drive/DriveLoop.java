@@ -298,10 +298,7 @@ public final class DriveLoop {
         return new Ended(park(PendingReason.INTERRUPTED, null, null));
       }
       Step step = policy.decide(exchange, deliveredBefore, answer, withinRetention());
-      if (answer.response() != null && answer.response().status() < 500
-          && answer.response().status() != 429) {
-        s.budget().recordSuccess(answer.url().host());
-      }
+      pacer.answered(answer.url().host(), answer.response());
       if (step instanceof Step.Finish finish) {
         return new Ended(finish(finish));
       }
@@ -317,7 +314,7 @@ public final class DriveLoop {
       }
       Exchange next = withoutUserInfo(again.next());
       follow(exchange, next, answer);
-      Pacer.Pace pace = pacer.next(answer.response(), again.chargeBudget(), again.processing(),
+      Pacer.Pace pace = pacer.next(answer.response(), again.resend(), again.processing(),
           answer.url().host());
       if (!pace.goesOn()) {
         if (pace.refusal() != null) {

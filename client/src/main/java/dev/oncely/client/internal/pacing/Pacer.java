@@ -6,6 +6,7 @@ import dev.oncely.client.RetryBudget;
 import dev.oncely.client.RetryBudgetExhaustedException;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoredResponse;
+import dev.oncely.client.internal.pacing.BudgetRules.Resend;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -32,7 +33,7 @@ public final class Pacer {
   }
 
   private final RetryPolicy policy;
-  private final RetryBudget budget;
+  private final BudgetRules budget;
   private final Waits waits;
   private final EngineClock clock;
   private final long start;
@@ -41,7 +42,7 @@ public final class Pacer {
   /** Paces a drive that starts now under {@code policy}. */
   public Pacer(RetryPolicy policy, RetryBudget budget, Waits waits, EngineClock clock) {
     this.policy = policy;
-    this.budget = budget;
+    this.budget = new BudgetRules(budget, clock);
     this.waits = waits;
     this.clock = clock;
     this.start = clock.nanos();
@@ -70,15 +71,23 @@ public final class Pacer {
   }
 
   /**
-   * What follows an answer that asks for another attempt: the wait (from {@code Retry-After} or
-   * backoff, made longer when the retry budget of {@code host} must refill first for a resend that
-   * costs budget, {@code charge}), or the reason to stop: attempts used, deadline reached, or no
-   * budget before the deadline. A resend at a time the server named in {@code Retry-After} costs
-   * no budget (see {@link RetryBudget}). {@code processing}, when not null, is the reason to stop
-   * with when the attempts or the deadline run out while the server said the operation is under
-   * way ({@link PendingReason#STILL_PROCESSING}, {@link PendingReason#KEY_IN_USE}).
+   * Reports that an attempt to {@code host} got {@code response} (null: no answer), for the retry
+   * budget's refund ({@link BudgetRules}).
    */
-  public Pace next(StoredResponse answer, boolean charge, PendingReason processing, String host) {
+  public void answered(String host, StoredResponse response) {
+    budget.answered(host, response);
+  }
+
+  /**
+   * What follows an answer that asks for another attempt, {@code why}: the wait (from {@code
+   * Retry-After} or backoff, made longer when the retry budget of {@code host} must refill first
+   * for a resend that costs, as {@link BudgetRules} says), or the reason to stop: attempts used,
+   * deadline reached, or no budget before the deadline. {@code processing}, when not null, is the
+   * reason to stop with when the attempts or the deadline run out while the server said the
+   * operation is under way ({@link PendingReason#STILL_PROCESSING}, {@link
+   * PendingReason#KEY_IN_USE}).
+   */
+  public Pace next(StoredResponse answer, Resend why, PendingReason processing, String host) {
     Instant now = clock.wall();
     Duration left = timeLeft();
     Duration delay = waits.next(answer, now);
@@ -90,17 +99,15 @@ public final class Pacer {
       return stop(due, processing != null ? processing : PendingReason.DEADLINE_EXCEEDED, null);
     }
     boolean shaped = false;
-    if (charge && !serverChose(answer)) {
-      try {
-        Duration tokens = budget.reserveRetry(host, left);
-        if (tokens.compareTo(delay) > 0) {
-          delay = tokens;
-          due = now.plus(delay);
-          shaped = true;
-        }
-      } catch (RetryBudgetExhaustedException e) {
-        return stop(due, PendingReason.RETRY_BUDGET_EXHAUSTED, e);
+    try {
+      Duration tokens = budget.resend(host, why, answer, left);
+      if (tokens.compareTo(delay) > 0) {
+        delay = tokens;
+        due = now.plus(delay);
+        shaped = true;
       }
+    } catch (RetryBudgetExhaustedException e) {
+      return stop(due, PendingReason.RETRY_BUDGET_EXHAUSTED, e);
     }
     return new Pace(delay, due, null, null, shaped);
   }

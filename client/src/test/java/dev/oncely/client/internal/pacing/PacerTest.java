@@ -10,6 +10,7 @@ import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoredResponse;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.internal.EngineClock;
+import dev.oncely.client.internal.pacing.BudgetRules.Resend;
 import dev.oncely.client.testing.ManualClock;
 import dev.oncely.client.testing.MaxJitter;
 import java.time.Duration;
@@ -27,8 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The pace of one drive: backoff with full jitter under its ceilings, {@code Retry-After} honoured
  * (capped, free of budget), the attempts and the deadline stopping it, and the retry budget
- * stretching or refusing a resend. Time is a manual clock; only the retry budget's refill reads the
- * system's monotonic clock, so its waits are checked within bounds.
+ * stretching or refusing a resend. Time is a manual clock, the retry budget's refill included: the
+ * pacer gives the budget the engine clock's monotonic readings, and the test reads it on them too.
  */
 class PacerTest {
   private static final Instant T0 = Instant.parse("2026-03-01T09:00:00Z");
@@ -74,7 +75,7 @@ class PacerTest {
   private static Pacer.Pace afterAttempt(Pacer pacer, StoredResponse answer,
       PendingReason processing) {
     pacer.attempted(1);
-    return pacer.next(answer, true, processing, HOST);
+    return pacer.next(answer, Resend.AFTER_FAILURE, processing, HOST);
   }
 
   @Test
@@ -124,12 +125,14 @@ class PacerTest {
     assertThat(asked.delay()).isEqualTo(Duration.ofSeconds(3));
     assertThat(asked.due()).isEqualTo(T0.plusSeconds(3));
     assertThat(asked.shaped()).isFalse();
-    assertThat(budget.available(HOST)).as("tokens after a wait the server chose").isEqualTo(5);
+    assertThat(budget.available(HOST, clock.nanos())).as("tokens after a wait the server chose")
+        .isEqualTo(5);
 
     // The server's wait took no backoff step either: the first backoff is the base.
     Pacer.Pace backoff = afterAttempt(pacer, answer(503), null);
     assertThat(backoff.delay()).isEqualTo(Duration.ofMillis(100));
-    assertThat(budget.available(HOST)).as("tokens after a charged resend").isZero();
+    assertThat(budget.available(HOST, clock.nanos())).as("tokens after a charged resend")
+        .isZero();
 
     Pacer.Pace refused = afterAttempt(pacer, answer(503), null);
     assertThat(refused.goesOn()).isFalse();
@@ -180,13 +183,14 @@ class PacerTest {
     assertThat(afterAttempt(pacer, answer(503), null).goesOn()).isTrue();
 
     pacer.attempted(1);
-    Pacer.Pace plain = pacer.next(answer(503), true, null, HOST);
+    Pacer.Pace plain = pacer.next(answer(503), Resend.AFTER_FAILURE, null, HOST);
     assertThat(plain.stop()).isEqualTo(PendingReason.ATTEMPTS_EXHAUSTED);
     assertThat(plain.delay()).isNull();
     assertThat(plain.due()).as("due when the wait would have ended").isNotNull();
-    assertThat(pacer.next(answer(202), false, PendingReason.STILL_PROCESSING, HOST).stop())
+    assertThat(pacer.next(answer(202), Resend.UNDER_WAY, PendingReason.STILL_PROCESSING, HOST)
+        .stop())
         .isEqualTo(PendingReason.STILL_PROCESSING);
-    assertThat(pacer.next(answer(409), false, PendingReason.KEY_IN_USE, HOST).stop())
+    assertThat(pacer.next(answer(409), Resend.UNDER_WAY, PendingReason.KEY_IN_USE, HOST).stop())
         .isEqualTo(PendingReason.KEY_IN_USE);
   }
 
@@ -253,7 +257,7 @@ class PacerTest {
     Pacer.Pace refused = afterAttempt(pacer, answer(503), null);
     assertThat(refused.stop()).isEqualTo(PendingReason.RETRY_BUDGET_EXHAUSTED);
     assertThat(refused.refusal()).isInstanceOf(RetryBudgetExhaustedException.class);
-    assertThat(budget.available(HOST)).as("nothing reserved ahead of the refill")
+    assertThat(budget.available(HOST, clock.nanos())).as("nothing reserved ahead of the refill")
         .isNotNegative();
   }
 
@@ -263,9 +267,9 @@ class PacerTest {
     Pacer pacer = pacer(POLICY, budget);
     for (int i = 0; i < 3; i++) {
       pacer.attempted(1);
-      assertThat(pacer.next(answer(409), false, PendingReason.KEY_IN_USE, HOST).goesOn())
+      assertThat(pacer.next(answer(409), Resend.UNDER_WAY, PendingReason.KEY_IN_USE, HOST).goesOn())
           .isTrue();
     }
-    assertThat(budget.available(HOST)).isEqualTo(5);
+    assertThat(budget.available(HOST, clock.nanos())).isEqualTo(5);
   }
 }
