@@ -135,7 +135,8 @@ public final class InterceptedCall {
       }
       throw closedBeforeSend();
     }
-    return CallAnswers.render(chain, original, end.record() != null ? end.record().id() : fresh.id(), end);
+    IntentId id = end.record() != null ? end.record().id() : fresh.id();
+    return CallAnswers.render(chain, original, id, end);
   }
 
   /** The wire the attempts of {@code record} go through: the app's chain. */
@@ -168,7 +169,8 @@ public final class InterceptedCall {
 
   /** The key the app set under {@code appHeader}, or null. */
   private String appKeyOf(Request original, String appHeader) {
-    return appHeader == null ? null : AppKeys.parse(original.header(appHeader), c.drive().dialect());
+    return appHeader == null ? null
+        : AppKeys.parse(original.header(appHeader), c.drive().dialect());
   }
 
   /** The intent's id; a key, scope or operation it cannot carry is an invalid intent. */
