@@ -3,6 +3,7 @@ package dev.oncely.server.postgres;
 import dev.oncely.postgres.PostgresIntentStore;
 import dev.oncely.postgres.ServerPostgres;
 import dev.oncely.server.inbox.Inbox;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -37,8 +38,11 @@ public final class DyingInboxChild {
         die.reached();
       }
     });
+    // A short store lease: the restarted instance waits for the dead one's row lease in the
+    // database's own time (its manual clock moves only the inbox's leases), so the default 30 s
+    // would race the test's wait for the take-over.
     PostgresIntentStore store = PostgresIntentStore.builder(dataSource)
-        .schema(InboxEffects.SCHEMA).owner("instance-a").build();
+        .schema(InboxEffects.SCHEMA).owner("instance-a").lease(Duration.ofSeconds(2)).build();
     Inbox inbox = Inbox.builder(store).instance("instance-a").workers(1)
         .handler("stripe", PostgresInbox.handler(handlers, store, (m, c) ->
             InboxEffects.insert(c, m.messageId(), "instance-a")))
