@@ -25,31 +25,36 @@ public final class CallScopedStore implements IntentStore {
   @Override
   public void create(IntentRecord record) {
     StoreRules.checkNew(record);
-    synchronized (records) {
-      if (records.containsKey(record.id())) {
+    if (record.businessId() == null) {
+      // The common case takes no lock: the map's own put-if-absent is the unique constraint.
+      if (records.putIfAbsent(record.id(), record) != null) {
         throw new DuplicateIntentException(record.id(), "record " + record.id()
             + " already exists");
       }
-      if (record.businessId() != null && findByBusinessId(record.id().scope(),
-          record.id().operation(), record.businessId()).isPresent()) {
+      return;
+    }
+    synchronized (records) {
+      if (findByBusinessId(record.id().scope(), record.id().operation(), record.businessId())
+          .isPresent()) {
         throw new DuplicateIntentException(record.id(), "the business id is used by a call on"
             + " the wire");
       }
-      records.put(record.id(), record);
+      if (records.putIfAbsent(record.id(), record) != null) {
+        throw new DuplicateIntentException(record.id(), "record " + record.id()
+            + " already exists");
+      }
     }
   }
 
   @Override
   public boolean compareAndSet(IntentRecord expected, IntentRecord replacement) {
     StoreRules.checkReplacement(expected, replacement);
-    synchronized (records) {
-      IntentRecord current = records.get(expected.id());
-      if (current == null || current.revision() != expected.revision()) {
-        return false;
-      }
-      records.put(replacement.id(), replacement);
-      return true;
+    IntentRecord current = records.get(expected.id());
+    if (current == null || current.revision() != expected.revision()) {
+      return false;
     }
+    // Replaced only if the map still holds that very version: a revision written meanwhile wins.
+    return records.replace(expected.id(), current, replacement);
   }
 
   @Override
