@@ -46,6 +46,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
   private NetworkGate networkGate = NetworkGate.ALWAYS_OPEN;
   private Duration keyRetention;
   private Duration finishedRetention = Defaults.FINISHED_RETENTION;
+  private boolean keepFinishedRequests;
   private Reconciler reconciler = Reconciler.MANUAL;
   private long maxResponseBytes = Defaults.MAX_RESPONSE_BYTES;
   private RecordCache.Factory recordCacheFactory;
@@ -163,6 +164,20 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
     return self();
   }
 
+  /**
+   * Sets whether a finished (completed, rejected, conflicting) record keeps the request it was
+   * sent with, its body and stored headers, for audit (default false). A finished intent is never
+   * sent again, so by default its record drops them when it finishes and keeps what a repeat
+   * needs: identity, payload fingerprint, a SHA-256 of the body bytes, the outcome and the stored
+   * response ({@link IntentRecord#requestDropped()}); a store then holds a few hundred bytes per
+   * finished intent instead of the body's size more. Records that are not finished always keep
+   * their request: they may be sent again.
+   */
+  public B keepFinishedRequests(boolean keep) {
+    this.keepFinishedRequests = keep;
+    return self();
+  }
+
   /** Sets who resolves intents that cannot be resent (default {@link Reconciler#MANUAL}). */
   public B reconciler(Reconciler reconciler) {
     this.reconciler = Objects.requireNonNull(reconciler, "reconciler");
@@ -225,7 +240,7 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
         // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
         store instanceof InMemoryIntentStore || store instanceof CallScopedStore ? null
             : finishedCache(),
-        Set.copyOf(credentialOrigins), maxResponseBytes);
+        Set.copyOf(credentialOrigins), maxResponseBytes, keepFinishedRequests);
   }
 
   private RecordCache<IntentId, IntentRecord> finishedCache() {

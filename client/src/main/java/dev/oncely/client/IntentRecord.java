@@ -1,5 +1,7 @@
 package dev.oncely.client;
 
+import dev.oncely.client.internal.Digests;
+import dev.oncely.client.internal.StoredHeaders;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +15,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The durable mirror of one business intent: everything needed to resend it with the same key and
  * the same body bytes after a restart, and to return its outcome again. Immutable and thread-safe.
+ *
+ * <p>A finished record (a {@linkplain IntentState#isTerminal() terminal} state) is never sent
+ * again, so it may {@linkplain Builder#dropRequest() drop its request}: the body and every stored
+ * header but {@code Content-Encoding} go, and a SHA-256 of the body bytes ({@link
+ * #requestDigest()}) stays, so a repeat of the intent is still compared by its exact bytes as
+ * well as by its {@linkplain #fingerprint() fingerprint}. Identity, fingerprint, outcome, stored
+ * response, references, notes and times are kept.
  *
  * <p>Records never hold credentials: {@linkplain SecretHeaders secret headers} are refused by the
  * builder. Each update replaces the whole record; {@link #revision()} counts updates and drives
@@ -44,6 +53,7 @@ public final class IntentRecord {
   private final Map<String, String> traceContext;
   private final List<Note> notes;
   private final RetryPolicy retryPolicy;
+  private final String requestDigest;
 
   private IntentRecord(Builder b) {
     this.id = Objects.requireNonNull(b.id, "id");
@@ -63,13 +73,35 @@ public final class IntentRecord {
         : Identifiers.checkStoredMethod("method", b.method);
     this.url = from != null && b.url == from.url ? from.url
         : Identifiers.checkNoUserInfo("url", Objects.requireNonNull(b.url, "url"));
-    this.headers = from != null && b.headers == from.headers ? from.headers
-        : Headers.copyOf(b.headers, true);
-    this.body = from != null && b.body == from.body ? from.body
-        : Objects.requireNonNull(b.body, "body").clone();
+    this.state = Objects.requireNonNull(b.state, "state");
+    if (b.dropRequest && b.requestDigest == null) {
+      // Dropped now: the digest of the bytes the intent was sent with replaces them.
+      this.requestDigest = digestOf(Objects.requireNonNull(b.body, "body"));
+      this.headers = Headers.copyOf(codingOnly(b.headers), true);
+      this.body = EMPTY;
+    } else {
+      this.requestDigest = b.requestDigest;
+      this.headers = from != null && b.headers == from.headers ? from.headers
+          : Headers.copyOf(b.requestDigest == null ? b.headers : codingOnly(b.headers), true);
+      this.body = from != null && b.body == from.body ? from.body
+          : Objects.requireNonNull(b.body, "body").clone();
+    }
+    if (requestDigest != null) {
+      // A record without its request can never be sent again: only a finished one may drop it.
+      if (!state.isTerminal()) {
+        throw new IllegalArgumentException("only a finished record drops its request; "
+            + id + " is " + state);
+      }
+      if (body.length != 0) {
+        throw new IllegalArgumentException("a record whose request was dropped has no body");
+      }
+      if ((from == null || requestDigest != from.requestDigest) && !isDigest(requestDigest)) {
+        throw new IllegalArgumentException("requestDigest must be " + DIGEST_HEX_LENGTH
+            + " lowercase hex digits");
+      }
+    }
     this.mediaType = b.mediaType;
     this.fingerprint = Objects.requireNonNull(b.fingerprint, "fingerprint");
-    this.state = Objects.requireNonNull(b.state, "state");
     if (b.attempts < 0) {
       throw new IllegalArgumentException("attempts must be >= 0, was " + b.attempts);
     }
@@ -99,6 +131,41 @@ public final class IntentRecord {
     this.notes = from != null && b.notes == from.notes ? from.notes
         : List.copyOf(Objects.requireNonNull(b.notes, "notes"));
     this.retryPolicy = b.retryPolicy;
+  }
+
+  private static final byte[] EMPTY = new byte[0];
+  private static final int DIGEST_HEX_LENGTH = 64;
+
+  private static boolean isDigest(String hex) {
+    return hex.length() == DIGEST_HEX_LENGTH
+        && hex.chars().allMatch(c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'f');
+  }
+
+  /** The hex SHA-256 of {@code body}, as {@link #requestDigest()} holds it. */
+  private static String digestOf(byte[] body) {
+    return Digests.hex(Digests.sha256().digest(body));
+  }
+
+  /** The {@code Content-Encoding} values of {@code headers} alone: how the kept digest's bytes were coded. */
+  private static Map<String, List<String>> codingOnly(Map<String, List<String>> headers) {
+    Map<String, List<String>> kept = new LinkedHashMap<>();
+    Objects.requireNonNull(headers, "headers").forEach((name, values) -> {
+      if (StoredHeaders.CONTENT_ENCODING.equalsIgnoreCase(name)) {
+        kept.put(name, values);
+      }
+    });
+    return kept;
+  }
+
+  /**
+   * Whether {@code body} has the bytes this record was sent with: compared byte for byte while
+   * the record keeps its request, by {@link #requestDigest()} once it was dropped. Never copies
+   * the body.
+   */
+  public boolean hasRequestBytes(byte[] body) {
+    Objects.requireNonNull(body, "body");
+    return requestDigest == null ? Arrays.equals(this.body, body)
+        : requestDigest.equals(digestOf(body));
   }
 
   /** Returns an empty builder. */
@@ -145,7 +212,27 @@ public final class IntentRecord {
     return headers;
   }
 
-  /** A copy of the exact body bytes sent on every attempt (empty for no body). */
+  /**
+   * Whether this finished record dropped its request ({@link Builder#dropRequest()}): its {@link
+   * #body()} is then empty and its {@link #headers()} hold {@code Content-Encoding} at most,
+   * whatever was sent; {@link #requestDigest()} identifies the bytes sent.
+   */
+  public boolean requestDropped() {
+    return requestDigest != null;
+  }
+
+  /**
+   * The lowercase hex SHA-256 of the body bytes sent, kept when the request was {@linkplain
+   * #requestDropped() dropped}; null while the record keeps its request.
+   */
+  public @Nullable String requestDigest() {
+    return requestDigest;
+  }
+
+  /**
+   * A copy of the exact body bytes sent on every attempt (empty for no body, and once the request
+   * was {@linkplain #requestDropped() dropped}).
+   */
   public byte[] body() {
     return body.clone();
   }
@@ -329,7 +416,8 @@ public final class IntentRecord {
         && Objects.equals(keyValue, r.keyValue)
         && traceContext.equals(r.traceContext)
         && notes.equals(r.notes)
-        && Objects.equals(retryPolicy, r.retryPolicy);
+        && Objects.equals(retryPolicy, r.retryPolicy)
+        && Objects.equals(requestDigest, r.requestDigest);
   }
 
   @Override
@@ -375,6 +463,8 @@ public final class IntentRecord {
     private Map<String, String> traceContext = Map.of();
     private List<Note> notes = List.of();
     private RetryPolicy retryPolicy;
+    private String requestDigest;
+    private boolean dropRequest;
     /** The record this builder started from, whose unchanged fields the result shares. */
     private final IntentRecord from;
 
@@ -409,6 +499,7 @@ public final class IntentRecord {
       traceContext = r.traceContext;
       notes = r.notes;
       retryPolicy = r.retryPolicy;
+      requestDigest = r.requestDigest;
     }
 
     public Builder id(IntentId id) {
@@ -537,6 +628,26 @@ public final class IntentRecord {
       return this;
     }
 
+    /**
+     * Drops the request from the record built: its body and every header but {@code
+     * Content-Encoding} go, a SHA-256 of the body stays ({@link IntentRecord#requestDigest()}).
+     * Only for a finished record, which is never sent again: {@link #build()} refuses any other.
+     * Dropping a request already dropped keeps its digest.
+     */
+    public Builder dropRequest() {
+      this.dropRequest = true;
+      return this;
+    }
+
+    /**
+     * Marks the record as one whose request was dropped, with the digest its store kept: for
+     * stores reading records back. The body must be empty and the state terminal.
+     */
+    public Builder droppedRequest(String requestDigest) {
+      this.requestDigest = Objects.requireNonNull(requestDigest, "requestDigest");
+      return this;
+    }
+
     /** Appends one operator note to the notes already set. */
     public Builder addNote(Note note) {
       List<Note> all = new ArrayList<>(notes);
@@ -551,8 +662,9 @@ public final class IntentRecord {
      * @throws NullPointerException if a required field is missing
      * @throws IllegalArgumentException if a header is secret, a header name, the key header or the
      *     method is not an HTTP token, the URL carries user info, the business id is not a valid
-     *     text id ({@link Identifiers}), attempts or revision is negative, or only one of key
-     *     header and key value is set
+     *     text id ({@link Identifiers}), attempts or revision is negative, only one of key
+     *     header and key value is set, or the request is dropped from a record that is not
+     *     finished, or one with a dropped request has a body or a malformed digest
      */
     public IntentRecord build() {
       return new IntentRecord(this);

@@ -7,6 +7,7 @@ import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.StoreCorruptedException;
 import dev.oncely.client.StoreEncryptionException;
 import dev.oncely.client.StoredResponse;
+import dev.oncely.client.internal.Digests;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -30,9 +31,9 @@ import java.util.zip.CRC32;
 /**
  * Turns an {@link IntentRecord} into self-checking bytes and back. Thread-safe.
  *
- * <p>Layout, version 3 (all integers big-endian):
+ * <p>Layout, version 4 (all integers big-endian):
  * <pre>
- *   magic 'O' 'R' | version u8 | flags u8 (bit 0: sealed part encrypted)
+ *   magic 'O' 'R' | version u8 | flags u8 (bit 0: sealed part encrypted; bit 1: request dropped)
  *   public part:  scope, operation, businessId?, method, url, mediaType?, pollUrl?, reason?
  *                 state u8 (its {@link #stateCode code}), attempts i32, revision i64, replayed u8,
  *                 createdAt, updatedAt, expiresAt, nextAttemptAt?   (instant = i64 s + i32 ns)
@@ -41,13 +42,16 @@ import java.util.zip.CRC32;
  *                 attemptTimeout, each i64 s + i32 ns)
  *   sealed part:  u32 length, then either the plain bytes or 12-byte nonce + AES-GCM(bytes)
  *                 with the header and public part as associated data;
- *                 bytes = key, fingerprint, headers, body, lastResponse?
+ *                 bytes = key, fingerprint, requestDigest (only when bit 1 is set: u32 32, then
+ *                 the 32 bytes of the SHA-256), headers, body, lastResponse?
  *                 keyValue?, traceContext (u32 count, name/value strings),
  *                 notes (u32 count, at instant, author, text)
  *   crc32 u32 over everything before it
  * </pre>
- * Version 3 added the intent's own retry policy; a version 2 record (written by pre-release
- * snapshots) is read as one without it. Every other version, and unknown flag bits, are refused.
+ * Version 4 added the request-dropped flag and its digest ({@link IntentRecord#requestDropped()}:
+ * a finished record keeps no request body); version 3 records read as records that keep their
+ * request, and so do version 2 records (written by pre-release snapshots), which also have no
+ * retry policy. Every other version, and flag bits unknown to a record's version, are refused.
  * Enums are stored by explicit codes ({@link #stateCode}), never by declaration order. Strings are u32 length + UTF-8; {@code ?} marks a u8 presence flag before the value. The
  * CRC catches truncation, torn writes and bit flips; GCM additionally catches a wrong key. A codec
  * with a key refuses a plain record ({@link StoreEncryptionException}), so an encrypted store
@@ -55,7 +59,7 @@ import java.util.zip.CRC32;
  */
 public final class RecordCodec {
   /** The format version this code writes; it also reads {@link #OLDEST_READ_VERSION}. */
-  public static final int FORMAT_VERSION = 3;
+  public static final int FORMAT_VERSION = 4;
 
   /** The oldest format version this code reads: version 2, without a retry policy. */
   public static final int OLDEST_READ_VERSION = 2;
@@ -63,6 +67,10 @@ public final class RecordCodec {
   private static final byte MAGIC_0 = 'O';
   private static final byte MAGIC_1 = 'R';
   private static final int FLAG_ENCRYPTED = 1;
+  private static final int FLAG_REQUEST_DROPPED = 2;
+  /** The first version with {@link #FLAG_REQUEST_DROPPED}. */
+  private static final int REQUEST_DROPPED_SINCE = 4;
+  private static final int DIGEST_BYTES = 32;
   /** Never updated; {@link #freshSha256} hands out clones. */
   private static final MessageDigest SHA256_PROTOTYPE = sha256();
 
@@ -140,7 +148,8 @@ public final class RecordCodec {
       out.writeByte(MAGIC_0);
       out.writeByte(MAGIC_1);
       out.writeByte(FORMAT_VERSION);
-      out.writeByte(sealing.seals() ? FLAG_ENCRYPTED : 0);
+      out.writeByte((sealing.seals() ? FLAG_ENCRYPTED : 0)
+          | (record.requestDropped() ? FLAG_REQUEST_DROPPED : 0));
       writePublic(out, record);
       out.flush();
       if (!sealing.seals()) {
@@ -217,11 +226,14 @@ public final class RecordCodec {
           "%s: record checksum mismatch (stored %08x, computed %08x, %d bytes)",
           where, stored, (int) crc.getValue(), bytes.length));
     }
-    if ((bytes[3] & ~FLAG_ENCRYPTED) != 0) {
+    int known = version >= REQUEST_DROPPED_SINCE ? FLAG_ENCRYPTED | FLAG_REQUEST_DROPPED
+        : FLAG_ENCRYPTED;
+    if ((bytes[3] & ~known) != 0) {
       throw new StoreCorruptedException(where + ": record flags " + (bytes[3] & 0xff)
           + " hold unknown bits");
     }
     boolean encrypted = (bytes[3] & FLAG_ENCRYPTED) != 0;
+    boolean requestDropped = (bytes[3] & FLAG_REQUEST_DROPPED) != 0;
     if (!encrypted) {
       sealing.checkPlain(where, "record");
     }
@@ -239,7 +251,7 @@ public final class RecordCodec {
       in.readFully(sealed);
       byte[] aad = Arrays.copyOfRange(bytes, 0, publicEnd);
       byte[] plain = encrypted ? sealing.open(sealed, aad, where, "record") : sealed;
-      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub);
+      return readSealed(new DataInputStream(new ByteArrayInputStream(plain)), pub, requestDropped);
     } catch (EOFException | IllegalArgumentException | IllegalStateException | ArithmeticException
         | NullPointerException e) {
       throw new StoreCorruptedException(where + ": record fields are malformed: " + e.getMessage(),
@@ -359,6 +371,9 @@ public final class RecordCodec {
   private static void writeSealedPart(DataOutputStream out, IntentRecord r) throws IOException {
     writeString(out, r.id().key());
     writeString(out, r.fingerprint());
+    if (r.requestDropped()) {
+      writeBytes(out, Digests.unhex(r.requestDigest()));
+    }
     writeHeaders(out, r.headers());
     writeBytes(out, r.body());
     StoredResponse response = r.lastResponse();
@@ -382,9 +397,18 @@ public final class RecordCodec {
     }
   }
 
-  private static IntentRecord readSealed(DataInputStream in, PublicPart p) throws IOException {
+  private static IntentRecord readSealed(DataInputStream in, PublicPart p, boolean requestDropped)
+      throws IOException {
     String key = readString(in);
     String fingerprint = readString(in);
+    String requestDigest = null;
+    if (requestDropped) {
+      byte[] digest = readBytes(in);
+      if (digest.length != DIGEST_BYTES) {
+        throw new IllegalArgumentException("request digest of " + digest.length + " bytes");
+      }
+      requestDigest = Digests.hex(digest);
+    }
     Map<String, List<String>> headers = readHeaders(in);
     byte[] body = readBytes(in);
     StoredResponse response = null;
@@ -406,7 +430,7 @@ public final class RecordCodec {
     if (in.available() != 0) {
       throw new IllegalArgumentException(in.available() + " unexpected bytes after the fields");
     }
-    return IntentRecord.builder()
+    IntentRecord.Builder b = IntentRecord.builder()
         .id(IntentId.of(p.scope(), p.operation(), key))
         .businessId(p.businessId())
         .method(p.method())
@@ -429,8 +453,11 @@ public final class RecordCodec {
         .keyWireForm(p.keyHeader(), keyValue)
         .traceContext(traceContext)
         .notes(notes)
-        .retryPolicy(p.retryPolicy())
-        .build();
+        .retryPolicy(p.retryPolicy());
+    if (requestDigest != null) {
+      b.droppedRequest(requestDigest);
+    }
+    return b.build();
   }
 
   private static int readCount(DataInputStream in, String what) throws IOException {

@@ -75,6 +75,86 @@ class RecordCodecTest {
     assertThat(new RecordCodec().encode(read)[2]).isEqualTo((byte) RecordCodec.FORMAT_VERSION);
   }
 
+  /**
+   * Written by the version-3 codec (commit 8ae61b9): a completed record that keeps its request,
+   * with a {@code Content-Encoding} and an {@code X-Trace} header and a 33-byte JSON body.
+   */
+  private static final String V3_RECORD = "4f5203000000000674656e616e740000000370617901000000076f726465722d3300000004504f5354000000"
+      + "2168747470733a2f2f6170692e6578616d706c652e746573742f7061796d656e747301000000106170706c69"
+      + "636174696f6e2f6a736f6e00000300000002000000000000000200000000006b0e9aa000000000000000006b"
+      + "0e9aa200000000000000006b17d520000000000001010000000f4964656d706f74656e63792d4b6579000000"
+      + "01080000000c7365637265742d6b65792d330000004065666566656665666566656665666566656665666566"
+      + "6566656665666566656665666566656665666566656665666566656665666566656665666566656665660000"
+      + "000200000007582d54726163650000000100000002743100000010436f6e74656e742d456e636f64696e6700"
+      + "000001000000086964656e74697479000000207b22616d6f756e74223a313030302c2263757272656e637922"
+      + "3a224a5059227d0100c900000001000000084c6f636174696f6e000000010000000d2f7061796d656e74732f"
+      + "702d330000000c7b226964223a22702d33227d010000000e227365637265742d6b65792d3322000000000000"
+      + "0000e4922c44";
+
+  @Test
+  void a_version_3_record_reads_as_one_that_keeps_its_request() {
+    byte[] v3 = java.util.HexFormat.of().parseHex(V3_RECORD);
+
+    IntentRecord read = new RecordCodec().decode(v3, "store.db");
+
+    assertThat(read.requestDropped()).isFalse();
+    assertThat(read.requestDigest()).isNull();
+    assertThat(new String(read.body(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"amount\":1000,\"currency\":\"JPY\"}");
+    assertThat(read.headers()).containsOnlyKeys("X-Trace", "Content-Encoding");
+    assertThat(read.state()).isEqualTo(dev.oncely.client.IntentState.COMPLETED);
+    assertThat(read.lastResponse().status()).isEqualTo(201);
+    assertThat(read.businessId()).isEqualTo("order-3");
+    assertThat(new RecordCodec().decode(new RecordCodec().encode(read), "t")).isEqualTo(read);
+  }
+
+  @Test
+  void a_record_that_dropped_its_request_round_trips_plain_and_encrypted() {
+    IntentRecord v3 = new RecordCodec().decode(java.util.HexFormat.of().parseHex(V3_RECORD), "s");
+    IntentRecord dropped = v3.successor().dropRequest().build();
+    for (RecordCodec codec : new RecordCodec[] {
+        new RecordCodec(), new RecordCodec(StoreEncryption.aes256Gcm(KEY_A))}) {
+      byte[] bytes = codec.encode(dropped);
+
+      IntentRecord read = codec.decode(bytes, "t");
+
+      assertThat(read).isEqualTo(dropped);
+      assertThat(read.requestDropped()).isTrue();
+      assertThat(read.body()).isEmpty();
+      assertThat(read.headers()).containsOnlyKeys("Content-Encoding");
+      assertThat(read.hasRequestBytes(v3.body())).isTrue();
+      assertThat(read.hasRequestBytes("{}".getBytes(StandardCharsets.UTF_8))).isFalse();
+      assertThat(bytes.length).isLessThan(codec.encode(v3).length - v3.bodyLength() + 40);
+    }
+  }
+
+  @Test
+  void the_request_dropped_flag_in_a_version_3_record_is_refused() {
+    byte[] v3 = java.util.HexFormat.of().parseHex(V3_RECORD);
+    v3[3] = 2;
+    assertThatThrownBy(() -> new RecordCodec().decode(RecordMutations.withCrc(v3), "s"))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("unknown bits");
+  }
+
+  @Test
+  void an_unfinished_record_that_claims_a_dropped_request_is_corruption() {
+    IntentRecord v3 = new RecordCodec().decode(java.util.HexFormat.of().parseHex(V3_RECORD), "s");
+    byte[] bytes = new RecordCodec().encode(v3.successor().dropRequest().build());
+    // The state byte follows the public part's strings; find it by re-encoding with another state.
+    byte[] pending = new RecordCodec().encode(v3.successor().dropRequest().build().toBuilder()
+        .state(dev.oncely.client.IntentState.KEY_CONFLICT).build());
+    int at = 0;
+    while (bytes[at] == pending[at]) {
+      at++;
+    }
+    bytes[at] = (byte) RecordCodec.stateCode(dev.oncely.client.IntentState.PENDING);
+
+    assertThatThrownBy(() -> new RecordCodec().decode(RecordMutations.withCrc(bytes), "s"))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining("only a finished record drops its request");
+  }
+
   /** A policy's durations are stored as seconds and nanoseconds: no length overflows them. */
   @Test
   void a_retry_policy_of_any_length_round_trips() {
@@ -120,7 +200,7 @@ class RecordCodecTest {
   @Test
   void unknown_flag_bits_are_refused() {
     byte[] bytes = new RecordCodec().encode(minimal);
-    bytes[3] = 2;
+    bytes[3] = 4;
     assertThatThrownBy(() -> new RecordCodec().decode(RecordMutations.withCrc(bytes), "s"))
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining("unknown bits");

@@ -9,7 +9,6 @@ import dev.oncely.client.PayloadMismatchException;
 import dev.oncely.client.StoreException;
 import dev.oncely.client.event.IntentEvent;
 import dev.oncely.payload.Fingerprints;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -92,24 +91,42 @@ public final class Admission {
   }
 
   /**
-   * Whether {@code existing} holds the payload of {@code candidate}: the same bytes, media type and
-   * content coding (whatever either fingerprint says), or the same fingerprint. A multipart record
-   * sent without a content coding is also compared by the fingerprint its stored bytes have today,
-   * because one stored by an earlier release holds the hash of its bytes and boundary, which a
-   * form re-issued under a fresh boundary never matches.
+   * Whether {@code existing} holds the payload of {@code candidate}: the same bytes (compared by
+   * their digest once the finished record dropped its request), media type and content coding
+   * (whatever either fingerprint says), or the same fingerprint. A multipart record sent without a
+   * content coding is also compared by the fingerprint its stored bytes have today, because one
+   * stored by an earlier release holds the hash of its bytes and boundary, which a form re-issued
+   * under a fresh boundary never matches (such a record keeps its request when it finishes:
+   * {@link #matchedByItsBytes}).
    */
   public static boolean samePayload(IntentRecord existing, IntentRecord candidate) {
     String coding = StoredHeaders.contentCoding(existing.headers());
-    if (Arrays.equals(existing.body(), candidate.body())
-        && Objects.equals(existing.mediaType(), candidate.mediaType())
-        && Fingerprints.sameCodings(coding, StoredHeaders.contentCoding(candidate.headers()))) {
+    if (Objects.equals(existing.mediaType(), candidate.mediaType())
+        && Fingerprints.sameCodings(coding, StoredHeaders.contentCoding(candidate.headers()))
+        && existing.hasRequestBytes(candidate.body())) {
       return true;
     }
     if (existing.fingerprint().equals(candidate.fingerprint())) {
       return true;
     }
-    return coding == null && Fingerprints.isMultipart(existing.mediaType())
+    return legacyMultipart(existing, coding)
         && Fingerprints.ofPayload(existing.body(), existing.mediaType(), Set.of())
         .equals(candidate.fingerprint());
+  }
+
+  /**
+   * Whether a repeat of {@code record} can be recognized only by its stored bytes: a multipart
+   * record without a content coding whose stored fingerprint is not the one its bytes have today
+   * (written by an earlier release). Such a record keeps its request when it finishes.
+   */
+  static boolean matchedByItsBytes(IntentRecord record) {
+    return legacyMultipart(record, StoredHeaders.contentCoding(record.headers()))
+        && !Fingerprints.ofPayload(record.body(), record.mediaType(), Set.of())
+        .equals(record.fingerprint());
+  }
+
+  private static boolean legacyMultipart(IntentRecord record, String coding) {
+    return coding == null && !record.requestDropped()
+        && Fingerprints.isMultipart(record.mediaType());
   }
 }

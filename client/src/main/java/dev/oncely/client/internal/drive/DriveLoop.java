@@ -468,7 +468,8 @@ public final class DriveLoop {
     IntentState state = finish.state();
     Duration retention = state.isTerminal() ? s.finishedRetention() : s.keyRetention();
     ending.run();
-    keeper.settle(state, finish.response(), finish.replayed(), finish.reason(), retention);
+    keeper.settle(state, finish.response(), finish.replayed(), finish.reason(), retention,
+        s.keepFinishedRequests());
     emit(finish.event());
     return settled(held);
   }

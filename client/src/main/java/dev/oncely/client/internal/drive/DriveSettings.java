@@ -27,6 +27,8 @@ import java.util.Set;
  * @param credentialOrigins origins besides the intent's own that may get its stored headers and
  *     credentials (status URLs there are polled with them)
  * @param maxResponseBytes the largest response body kept in a record
+ * @param keepFinishedRequests whether a finished record keeps its request body and headers
+ *     (otherwise it {@linkplain dev.oncely.client.IntentRecord.Builder#dropRequest drops them})
  */
 public record DriveSettings(
     IntentStore store,
@@ -43,4 +45,5 @@ public record DriveSettings(
     Reconciler reconciler,
     RecordCache<IntentId, IntentRecord> finished,
     Set<String> credentialOrigins,
-    long maxResponseBytes) {}
+    long maxResponseBytes,
+    boolean keepFinishedRequests) {}

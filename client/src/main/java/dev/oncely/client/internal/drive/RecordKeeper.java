@@ -201,12 +201,24 @@ public final class RecordKeeper {
     update(b -> b.pollUrl(pollUrl).lastResponse(answer).replayed(replayed));
   }
 
-  /** Records the outcome {@code state}, kept {@code retention} from now. */
+  /**
+   * Records the outcome {@code state}, kept {@code retention} from now. A terminal outcome drops
+   * the request from the record unless {@code keepRequest} (a finished intent is never sent
+   * again), except when a repeat could only be matched by the stored bytes themselves ({@link
+   * Admission#matchedByItsBytes}).
+   */
   public void settle(IntentState state, StoredResponse response, boolean replayed, String reason,
-      Duration retention) {
+      Duration retention, boolean keepRequest) {
     Instant now = time.now();
-    update(b -> b.state(state).lastResponse(response).replayed(replayed).reason(reason)
-        .nextAttemptAt(null).expiresAt(now.plus(retention)));
+    boolean drop = state.isTerminal() && !keepRequest && !record.requestDropped()
+        && !Admission.matchedByItsBytes(record);
+    update(b -> {
+      b.state(state).lastResponse(response).replayed(replayed).reason(reason)
+          .nextAttemptAt(null).expiresAt(now.plus(retention));
+      if (drop) {
+        b.dropRequest();
+      }
+    });
   }
 
   /** Stops the drive {@code PENDING} with {@code reason}, due again at {@code due} (may be null). */

@@ -56,7 +56,7 @@ final class DriveFixture {
       IntentListener listener) {
     return new DriveSettings(store, Dialects.ietf(), policy, budget, listener,
         EngineClock.of(clock), sleeper, new MaxJitter(), gate, KEY_RETENTION,
-        Duration.ofDays(1), Reconciler.MANUAL, null, Set.of(), Defaults.MAX_RESPONSE_BYTES);
+        Duration.ofDays(1), Reconciler.MANUAL, null, Set.of(), Defaults.MAX_RESPONSE_BYTES, false);
   }
 
   /** Settings with {@code policy} and {@code budget}, an open gate, events kept in {@link #events}. */
