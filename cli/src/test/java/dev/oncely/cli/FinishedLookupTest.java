@@ -87,4 +87,28 @@ class FinishedLookupTest {
     assertThat(run.exitCode()).as(run.toString()).isEqualTo(OncelyCli.EXIT_USAGE);
     assertThat(run.err()).contains("at least 4 hex digits");
   }
+
+  /**
+   * A finished intent's record no longer holds its request: {@code show} says so and names the
+   * digest of the bytes sent, its JSON form marks it, and every other field reads as before.
+   */
+  @ParameterizedTest
+  @EnumSource(StoreEngine.class)
+  void a_record_that_dropped_its_request_is_shown_with_its_digest(StoreEngine engine) {
+    IntentRecord done = record("k-compact", IntentState.COMPLETED, Duration.ofMinutes(5))
+        .lastResponse(response(201, "{\"id\":\"p-1\"}")).dropRequest().build();
+    Path file = store(engine, done);
+
+    CliRun text = CliRun.of(CLOCK, "show", done.id().safeKey(), "--store", file.toString());
+    CliRun json = CliRun.of(CLOCK, "show", done.id().safeKey(), "--json", "--store",
+        file.toString());
+
+    assertThat(text.exitCode()).as(text.toString()).isZero();
+    assertThat(text.out()).contains("COMPLETED", "201",
+        "request body", "dropped when the intent finished; sha256 " + done.requestDigest());
+    assertThat(text.out()).doesNotContain("X-Trace-Note");
+    assertThat(json.exitCode()).as(json.toString()).isZero();
+    assertThat(json.out()).contains("\"requestDropped\" : true",
+        "\"requestSha256\" : \"" + done.requestDigest() + "\"");
+  }
 }

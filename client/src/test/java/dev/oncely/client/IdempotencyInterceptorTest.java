@@ -324,7 +324,9 @@ class IdempotencyInterceptorTest {
   void with_a_store_credentials_of_the_request_are_never_recorded() throws Exception {
     server.enqueue(status(201));
     InMemoryIntentStore store = new InMemoryIntentStore();
-    OkHttpClient client = plainClient(interceptor().store(store).build());
+    // Finished records drop their headers by default: keep them to see what was recorded.
+    OkHttpClient client = plainClient(interceptor().store(store).keepFinishedRequests(true)
+        .build());
     Request request = post(BODY).newBuilder()
         .header("Idempotency-Key", "\"k-auth\"")
         .header("Authorization", "Bearer secret")

@@ -18,6 +18,9 @@ import java.time.Instant;
  * is printed as stored; the client writes reasons without any value the server sent.
  */
 final class RecordView {
+  /** What {@code show} prints for a finished record's request body, before its digest. */
+  static final String DROPPED_BODY = "(dropped when the intent finished; sha256 ";
+
   private final IntentRecord record;
   private final Instant now;
   private final boolean reveal;
@@ -86,7 +89,14 @@ final class RecordView {
     o.put("method", record.method());
     o.put("url", record.url());
     o.set("headers", redaction.headersJson(record.headers()));
-    o.set("body", redaction.bodyJson(record.body(), record.mediaType()));
+    if (record.requestDropped()) {
+      // The body was dropped when the intent finished; its digest identifies the bytes sent.
+      o.putNull("body");
+      o.put("requestDropped", true);
+      o.put("requestSha256", record.requestDigest());
+    } else {
+      o.set("body", redaction.bodyJson(record.body(), record.mediaType()));
+    }
     ObjectNode trace = o.putObject("traceContext");
     record.traceContext().forEach(trace::put);
     o.put("pollUrl", redaction.value(record.pollUrl()));
@@ -131,7 +141,9 @@ final class RecordView {
       out.println("  " + record.keyHeader() + ": " + redaction.value(record.keyValue()));
     }
     redaction.printHeaders(out, "  ", record.headers());
-    line(out, "request body", redaction.bodyText(record.body(), record.mediaType()));
+    line(out, "request body", record.requestDropped()
+        ? DROPPED_BODY + record.requestDigest() + ")"
+        : redaction.bodyText(record.body(), record.mediaType()));
     if (record.pollUrl() != null) {
       line(out, "poll url", reveal ? record.pollUrl() : Redaction.REDACTED + " (--reveal prints it)");
     }

@@ -223,6 +223,31 @@ public abstract class IntentStoreContract {
     assertThat(store.get(created.id())).contains(done);
   }
 
+  /**
+   * A finished record that dropped its request (the drive's default) is written and read back as
+   * given, by key and by business id, after a reopen, and is no longer unfinished.
+   */
+  @Test
+  void a_finished_record_that_dropped_its_request_reads_back_as_written() throws Exception {
+    IntentRecord created = fullRecord("s", "op", "k").toBuilder().state(IntentState.IN_FLIGHT)
+        .nextAttemptAt(null).build();
+    store.create(created);
+    IntentRecord done = created.successor().state(IntentState.COMPLETED)
+        .lastResponse(StoredResponse.of(201, Map.of(), "ok".getBytes(StandardCharsets.UTF_8)))
+        .dropRequest().build();
+
+    assertThat(store.compareAndSet(created, done)).isTrue();
+    store = reopen(store);
+
+    IntentRecord read = store.get(created.id()).orElseThrow();
+    assertThat(read).isEqualTo(done);
+    assertThat(read.requestDropped()).isTrue();
+    assertThat(read.body()).isEmpty();
+    assertThat(read.hasRequestBytes(created.body())).isTrue();
+    assertThat(store.findByBusinessId("s", "op", created.businessId())).contains(done);
+    assertThat(store.listUnfinished()).isEmpty();
+  }
+
   @Test
   void compare_and_set_with_a_stale_record_changes_nothing() throws Exception {
     IntentRecord created = newRecord("s", "op", "k");

@@ -113,6 +113,7 @@ public class OncelyAutoConfiguration {
         .dialect(dialect)
         .retryPolicy(retryPolicy)
         .retryBudget(retryBudget)
+        .keepFinishedRequests(properties.isKeepFinishedRequests())
         .listener(listener(listeners));
     headerProvider.ifAvailable(client::headerProvider);
     okHttpClient.ifAvailable(client::okHttpClient);
@@ -133,6 +134,7 @@ public class OncelyAutoConfiguration {
         .dialect(dialect)
         .retryPolicy(retryPolicy)
         .retryBudget(retryBudget)
+        .keepFinishedRequests(properties.isKeepFinishedRequests())
         .listener(listener(listeners));
     if (properties.getKeyRetention() != null) {
       FromProperties.set("oncely.key-retention", "keyRetention", properties.getKeyRetention(),

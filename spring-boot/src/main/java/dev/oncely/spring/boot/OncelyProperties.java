@@ -32,6 +32,13 @@ public class OncelyProperties {
   /** Whether unfinished intents are driven again once the application is ready. */
   private boolean resumeOnStartup = true;
 
+  /**
+   * Whether a finished intent's record keeps its request body and headers, for audit. Default
+   * false: it keeps a SHA-256 of the body, the fingerprint and the outcome, which is all a repeat
+   * needs.
+   */
+  private boolean keepFinishedRequests;
+
   private final Store store = new Store();
   private final Retry retry = new Retry();
   private final Budget budget = new Budget();
@@ -61,6 +68,14 @@ public class OncelyProperties {
 
   public void setKeyRetention(@Nullable Duration keyRetention) {
     this.keyRetention = keyRetention;
+  }
+
+  public boolean isKeepFinishedRequests() {
+    return keepFinishedRequests;
+  }
+
+  public void setKeepFinishedRequests(boolean keepFinishedRequests) {
+    this.keepFinishedRequests = keepFinishedRequests;
   }
 
   public boolean isResumeOnStartup() {
