@@ -10,12 +10,25 @@ import dev.oncely.benchmarks.internal.TempDirs;
 import dev.oncely.benchmarks.internal.TinyServer;
 import dev.oncely.client.IntentRecord;
 import dev.oncely.client.IntentStore;
+import dev.oncely.client.spi.RecordCodec;
+import dev.oncely.client.spi.StoreEncryption;
+import dev.oncely.postgres.BenchPostgres;
+import dev.oncely.postgres.PostgresIntentStore;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.atomic.AtomicReference;
 import okhttp3.OkHttpClient;
 
@@ -27,29 +40,50 @@ import okhttp3.OkHttpClient;
  * close that ends a fill (its final checkpoint), the bytes on disk per finished intent, and
  * reopen + list-unfinished after that clean close, and again with the clean-close marker removed
  * (the full verification an open runs after a crash).
+ *
+ * <p>The bytes per finished intent of the other engines too: a {@link PostgresIntentStore} on a
+ * server of its own filled with the same intents (for at most {@link #PG_FILL_LIMIT}), its tables'
+ * {@code pg_total_relation_size} as filled and after {@code VACUUM FULL}; and the Android store by
+ * arithmetic (it keeps each record in a row of the same SQLite schema as the JVM SQLite engine, and
+ * a finished row carries nothing but the record and its index columns in either): the SQLite
+ * engine's measured bytes, plus the sealing overhead per record when the Android store encrypts
+ * ({@link RecordCodec} with and without a {@link StoreEncryption}, measured on the same records).
  */
 final class ScaleScenario {
   static final String SECTION = "scale";
   private static final int FILL_THREADS = 64;
   private static final int STEP = 100_000;
+  /** The PostgreSQL fill's threads, one per pooled connection. */
+  private static final int PG_FILL_THREADS = 16;
+  /** The longest the PostgreSQL fill runs; its figures are given at the size it reached. */
+  static final Duration PG_FILL_LIMIT = Duration.ofSeconds(240);
+  /** Finished records encoded with and without sealing to weigh the sealing overhead. */
+  private static final int SEAL_SAMPLE = 1000;
 
   private final Settings settings;
   private final Results results;
+  private final boolean postgres;
 
-  ScaleScenario(Settings settings, Results results) {
+  /** The scenario; {@code postgres} false leaves the PostgreSQL fill out. */
+  ScaleScenario(Settings settings, Results results, boolean postgres) {
     this.settings = settings;
     this.results = results;
+    this.postgres = postgres;
   }
 
   void run() {
     OkHttpClient http = Http.client();
     int concurrency = settings.concurrencies().stream().max(Integer::compare).orElse(1);
+    Map<Integer, Double> sqliteBytes = Map.of();
     try (TinyServer server = TinyServer.start(settings.serverThreads())) {
       String url = server.baseUrl() + "payments";
       for (Engine engine : new Engine[] {Engine.MAPDB, Engine.SQLITE}) {
         Path dir = TempDirs.create("scale");
         try {
-          fillInSteps(engine, dir);
+          Map<Integer, Double> bytes = fillInSteps(engine, dir);
+          if (engine == Engine.SQLITE) {
+            sqliteBytes = bytes;
+          }
           compare(engine, dir, http, url, concurrency);
         } finally {
           TempDirs.delete(dir);
@@ -67,21 +101,36 @@ final class ScaleScenario {
         + settings.e2eWarmup().toMillis() + " ms of warming, the filled"
         + " and a fresh store interleaved per repetition, default listener and options;"
         + " 'longest wait' is the slowest intent of the window.");
+    if (postgres) {
+      postgres();
+    } else {
+      results.note(SECTION, "PostgreSQL: not measured (--no-postgres).");
+    }
+    android(sqliteBytes);
   }
 
-  /** Fills to 100,000 (when the target is larger) and then to the target, measuring each. */
-  private void fillInSteps(Engine engine, Path dir) {
+  /** 100,000 (when the target is larger) and the target: the sizes each fill is measured at. */
+  private TreeSet<Integer> marks() {
     TreeSet<Integer> marks = new TreeSet<>();
     int target = settings.scaleIntents();
     if (target > STEP) {
       marks.add(STEP);
     }
     marks.add(target);
+    return marks;
+  }
+
+  /**
+   * Fills to 100,000 (when the target is larger) and then to the target, measuring each; returns
+   * the bytes on disk per finished intent at each size.
+   */
+  private Map<Integer, Double> fillInSteps(Engine engine, Path dir) {
+    Map<Integer, Double> perIntent = new LinkedHashMap<>();
     int made = 0;
-    for (int mark : marks) {
+    for (int mark : marks()) {
       long t0 = System.nanoTime();
       IntentStore store = engine.open(dir);
-      fill(store, made, mark);
+      fill(store, made, mark, FILL_THREADS, () -> false);
       double fillSeconds = (System.nanoTime() - t0) / 1e9;
       long c0 = System.nanoTime();
       store.close();
@@ -101,7 +150,140 @@ final class ScaleScenario {
           List.of(fullMs), "the full verification, as after a crash");
       System.out.printf(Locale.ROOT, "    %s: filled in %.0f s, %.0f MB%n", what, fillSeconds,
           bytes / 1e6);
+      perIntent.put(mark, (double) bytes / mark);
     }
+    return perIntent;
+  }
+
+  /**
+   * A {@link PostgresIntentStore} on a server of its own filled with the same finished intents, to
+   * 100,000 and the target or as far as {@link #PG_FILL_LIMIT} allows: its tables' bytes per
+   * finished intent as filled (dead versions the completions left included, unless autovacuum
+   * reclaimed them: the ceiling) at each size, and after {@code VACUUM FULL} at the last (the live
+   * rows alone: the floor).
+   */
+  private void postgres() {
+    BenchPostgres pg;
+    try {
+      pg = BenchPostgres.start(PG_FILL_THREADS, false);
+    } catch (IllegalStateException e) {
+      String why = "PostgreSQL: not measured, the server did not start: " + e.getMessage();
+      System.out.println("    " + why);
+      results.note(SECTION, why);
+      return;
+    }
+    try (pg) {
+      String version = pg.settings();
+      long deadline = System.nanoTime() + PG_FILL_LIMIT.toNanos();
+      long t0 = System.nanoTime();
+      int made = 0;
+      boolean stopped = false;
+      try (PostgresIntentStore store = PostgresIntentStore.builder(pg.pool()).build()) {
+        for (int mark : marks()) {
+          made += fill(store, made, mark, PG_FILL_THREADS,
+              () -> System.nanoTime() - deadline > 0);
+          stopped = made < mark;
+          if (made == 0) {
+            break;
+          }
+          int unfinished = store.listUnfinishedIds().size();
+          if (unfinished != 0) {
+            throw new IllegalStateException("PostgreSQL listed " + unfinished
+                + " unfinished intents after a fill of finished ones");
+          }
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          long bytes = pgBytes(pg, "CHECKPOINT");
+          String what = "PostgreSQL, " + made + " finished" + (stopped ? " (fill stopped at "
+              + PG_FILL_LIMIT.toSeconds() + " s)" : "");
+          results.add(SECTION, what + ": disk per finished intent, as filled", "bytes",
+              List.of((double) bytes / made),
+              "tables + indexes + TOAST, dead versions included");
+          System.out.printf(Locale.ROOT, "    %s: filled in %.0f s (%.0f intents/s), %.0f MB as"
+              + " filled%n", what, seconds, made / seconds, bytes / 1e6);
+          if (stopped || mark == marks().last()) {
+            long c0 = System.nanoTime();
+            long compacted = pgBytes(pg, "VACUUM FULL oncely_intent");
+            results.add(SECTION, what + ": disk per finished intent, after VACUUM FULL",
+                "bytes", List.of((double) compacted / made), "the live rows alone");
+            System.out.printf(Locale.ROOT, "    %s: %.0f MB after VACUUM FULL (%.0f s)%n", what,
+                compacted / 1e6, (System.nanoTime() - c0) / 1e9);
+            break;
+          }
+        }
+      }
+      results.note(SECTION, version + ": a PostgresIntentStore on a server of its own, filled by " + PG_FILL_THREADS + " threads on as many pooled connections with"
+          + " the same create + compare-and-set to COMPLETED, for at most "
+          + PG_FILL_LIMIT.toSeconds() + " s (the figures are at the size it reached, which the"
+          + " row says), its connections committing with synchronous_commit=off (the rows and"
+          + " their bytes are the same; only the commit does not wait for its WAL flush)."
+          + " Bytes = pg_total_relation_size of oncely_intent and oncely_meta (table, indexes,"
+          + " TOAST; WAL not counted) after a CHECKPOINT. 'As filled': what the files hold right"
+          + " after the fill, autovacuum on as the server's default, so the earlier version each"
+          + " completion leaves dead is still there unless autovacuum already reclaimed it (its"
+          + " space is then reused by later rows, never given back): the ceiling. 'After VACUUM"
+          + " FULL': the table and indexes rewritten to the live rows alone: the floor. A store in"
+          + " steady state (expired rows purged while new ones arrive, autovacuum reclaiming dead"
+          + " versions) sits between the two.");
+    }
+  }
+
+  /** Runs {@code first}, then returns the bytes of the store's tables with their indexes. */
+  private static long pgBytes(BenchPostgres pg, String first) {
+    try (Connection c = pg.pool().getConnection(); Statement st = c.createStatement()) {
+      st.execute(first);
+      st.execute("CHECKPOINT");
+      try (ResultSet rs = st.executeQuery("SELECT pg_total_relation_size('oncely_intent')"
+          + " + pg_total_relation_size('oncely_meta')")) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("measuring the PostgreSQL tables failed: " + e, e);
+    }
+  }
+
+  /**
+   * The Android store's bytes per finished intent, by arithmetic from the JVM SQLite engine's
+   * measured ones ({@code sqliteBytes}, per size): the same schema and, for a finished record, the
+   * same row, so unencrypted (the Android default) they are the SQLite engine's; encrypted, each
+   * row's record is longer by the sealing overhead measured here.
+   */
+  private void android(Map<Integer, Double> sqliteBytes) {
+    byte[] key = new byte[StoreEncryption.KEY_BYTES];
+    new SecureRandom().nextBytes(key);
+    RecordCodec plain = new RecordCodec();
+    RecordCodec sealed = new RecordCodec(StoreEncryption.aes256Gcm(key));
+    long plainBytes = 0;
+    long sealedBytes = 0;
+    for (int i = 0; i < SEAL_SAMPLE; i++) {
+      IntentRecord finished = Records.completed(Records.fresh(i, Payloads.order(i)), i);
+      plainBytes += plain.encode(finished).length;
+      sealedBytes += sealed.encode(finished).length;
+    }
+    double plainMean = (double) plainBytes / SEAL_SAMPLE;
+    double sealedMean = (double) sealedBytes / SEAL_SAMPLE;
+    double overhead = sealedMean - plainMean;
+    results.add(SECTION, "finished record, RecordCodec bytes, plain", "bytes",
+        List.of(plainMean), "mean of " + SEAL_SAMPLE + " records like the fill's");
+    results.add(SECTION, "finished record, RecordCodec bytes, sealed (AES-256-GCM)", "bytes",
+        List.of(sealedMean), "the same records, StoreEncryption.aes256Gcm");
+    sqliteBytes.forEach((mark, bytes) -> {
+      String what = "Android (arithmetic), " + mark + " finished";
+      results.add(SECTION, what + ": disk per finished intent, unencrypted", "bytes",
+          List.of(bytes), "= the SQLite engine's measured figure");
+      results.add(SECTION, what + ": disk per finished intent, encrypted", "bytes",
+          List.of(bytes + overhead), "SQLite's + sealing overhead per record");
+    });
+    results.note(SECTION, String.format(Locale.ROOT, "Android: arithmetic, not measured (the"
+        + " Android engine runs only under Robolectric or on a device). It keeps each record in a"
+        + " row of the SQLite schema every Oncely SQLite engine shares (IntentTable), and a"
+        + " finished row holds the same columns in both engines (no stub once terminal), so"
+        + " unencrypted (its default) its bytes per finished intent are taken as the JVM SQLite"
+        + " engine's measured ones, and encrypted as those plus the sealing overhead per record,"
+        + " measured in this run: %.1f bytes (RecordCodec with StoreEncryption.aes256Gcm minus"
+        + " without, mean of %d finished records like the fill's: the 12-byte nonce and 16-byte"
+        + " GCM tag). The platform SQLite's page fill and WAL checkpointing may differ.",
+        overhead, SEAL_SAMPLE));
   }
 
   /** Reopens the store in {@code dir}, lists what is unfinished (none), closes; the ms taken. */
@@ -120,31 +302,38 @@ final class ScaleScenario {
     return listMs;
   }
 
-  /** Creates and completes intents {@code from} to {@code to} (exclusive) in {@code store}. */
-  private static void fill(IntentStore store, int from, int to) {
+  /**
+   * Creates and completes intents {@code from} to {@code to} (exclusive) in {@code store} from
+   * {@code threads} threads, taking no new one once {@code late} says so; returns how many it
+   * finished.
+   */
+  private static int fill(IntentStore store, int from, int to, int threads, BooleanSupplier late) {
     AtomicLong next = new AtomicLong(from);
+    AtomicLong done = new AtomicLong();
     AtomicReference<Throwable> error = new AtomicReference<>();
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < FILL_THREADS; t++) {
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
       Thread worker = new Thread(() -> {
         long i;
-        while (error.get() == null && (i = next.getAndIncrement()) < to) {
+        while (error.get() == null && !late.getAsBoolean()
+            && (i = next.getAndIncrement()) < to) {
           try {
             IntentRecord created = Records.fresh(i, Payloads.order(i));
             store.create(created);
             if (!store.compareAndSet(created, Records.completed(created, i))) {
               throw new IllegalStateException("completing " + created.id() + " lost a race");
             }
+            done.incrementAndGet();
           } catch (RuntimeException e) {
             error.compareAndSet(null, e);
           }
         }
       }, "bench-scale-fill-" + t);
       worker.start();
-      threads.add(worker);
+      workers.add(worker);
     }
     try {
-      for (Thread t : threads) {
+      for (Thread t : workers) {
         t.join();
       }
     } catch (InterruptedException e) {
@@ -154,6 +343,7 @@ final class ScaleScenario {
     if (error.get() != null) {
       throw new IllegalStateException("filling failed", error.get());
     }
+    return (int) done.get();
   }
 
   /** The filled store beside a fresh one, interleaved: rates and longest waits per repetition. */

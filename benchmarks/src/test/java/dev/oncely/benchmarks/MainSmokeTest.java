@@ -17,7 +17,7 @@ class MainSmokeTest {
   @Test
   void one_short_iteration_of_every_scenario_writes_csv_json_and_markdown(@TempDir Path out)
       throws Exception {
-    int code = Main.run(new String[] {"--smoke", "--out", out.toString()});
+    int code = Main.run(new String[] {"--smoke", "--no-postgres", "--out", out.toString()});
 
     assertThat(code).isZero();
     String csv = Files.readString(out.resolve("results.csv"));
@@ -26,6 +26,10 @@ class MainSmokeTest {
     }
     assertThat(csv).contains("SDK + MapDB / plain, c=1", "durable writes before first send",
         "attempts per intent", "peak rate full jitter / no jitter", "fingerprintJson size=65536");
+    assertThat(csv).contains("SQLite, 300 finished: disk per finished intent",
+        "Android (arithmetic), 300 finished: disk per finished intent, encrypted",
+        "finished record, RecordCodec bytes, sealed (AES-256-GCM)");
+    assertThat(csv).doesNotContain("PostgreSQL, ");
     assertThat(Files.readString(out.resolve("results.json"))).contains("\"machine\"", "\"rows\"");
     assertThat(Files.readString(out.resolve("results.md")))
         .contains("# Oncely benchmark results", "| metric | unit | min | median | max |");
