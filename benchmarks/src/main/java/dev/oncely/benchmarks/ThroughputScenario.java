@@ -19,10 +19,12 @@ import java.util.Map;
 import okhttp3.OkHttpClient;
 
 /**
- * What users run, end to end: intents/s, client-side CPU and allocation per intent for plain OkHttp
- * and the SDK over each store engine, built as a user builds it (default listener, default store
- * options), against the cheapest server the JDK offers ({@link TinyServer}), so the ratio is about
- * the client; and the latency the SDK adds at concurrency 1.
+ * What users run, end to end: intents/s, client-side CPU and allocation per intent for plain
+ * OkHttp, the SDK's intent API over each store engine, and an untagged POST through OkHttp with the
+ * {@code IdempotencyInterceptor} installed (built without a store, the default, and over MapDB),
+ * each built as a user builds it (default listener, default store options), against the cheapest
+ * server the JDK offers ({@link TinyServer}), so the ratio is about the client; and the latency the
+ * SDK adds at concurrency 1.
  *
  * <p>Every subject is first warmed until the JIT settles: windows run until in one the compiler
  * threads' CPU time is at most {@link Settings#jitQuiet()} of the client's (compile time from the
@@ -37,8 +39,14 @@ final class ThroughputScenario {
   static final String COST = "cost";
   static final String LATENCY = "latency";
   static final int TRIES = 4;
-  static final Engine[] SUBJECTS = {null, Engine.MEMORY, Engine.MAPDB, Engine.SQLITE};
+  /** The intent API's engines, in comparison order. */
   private static final Engine[] SDK = {Engine.MEMORY, Engine.MAPDB, Engine.SQLITE};
+  /** The interceptor's stores, in comparison order: none (its default), then MapDB. */
+  private static final Engine[] INTERCEPTOR = {null, Engine.MAPDB};
+  /** Every subject's label, plain OkHttp first. */
+  static final List<String> SUBJECTS = subjects();
+  /** Every subject but plain OkHttp, compared with it. */
+  private static final List<String> COMPARED = SUBJECTS.subList(1, SUBJECTS.size());
 
   private final Settings settings;
   private final Results results;
@@ -67,8 +75,8 @@ final class ThroughputScenario {
         ClientLog log = ClientLog.toFile(logDir.resolve("oncely-client.log"))) {
       String url = server.baseUrl() + "payments";
       CostMeter meter = new CostMeter(server.threadIds());
-      for (Engine e : SUBJECTS) {
-        try (Subject s = open(e, http, url)) {
+      for (String label : SUBJECTS) {
+        try (Subject s = open(label, http, url)) {
           settleSeconds.put(s.label(), settle(s, most, meter));
         }
       }
@@ -79,9 +87,9 @@ final class ThroughputScenario {
         }
         for (int ci = 0; ci < settings.concurrencies().size(); ci++) {
           int c = settings.concurrencies().get(ci);
-          for (int k = 0; k < SUBJECTS.length; k++) {
-            Engine engine = SUBJECTS[(k + rep + ci) % SUBJECTS.length];
-            try (Subject s = open(engine, http, url)) {
+          for (int k = 0; k < SUBJECTS.size(); k++) {
+            String label = SUBJECTS.get((k + rep + ci) % SUBJECTS.size());
+            try (Subject s = open(label, http, url)) {
               Load.run(s.op(), c, settings.e2eWarmup(), false);
               measure(s, c, rep, meter);
             }
@@ -102,7 +110,10 @@ final class ThroughputScenario {
         + " repetition, against a minimal JDK HttpServer on loopback (" + settings.serverThreads()
         + " handler threads) with a ~750-byte JSON body. The SDK runs as a user builds it: default"
         + " LoggingListener (at INFO, its default level, to a file; completions are DEBUG),"
-        + " default StoreOptions. Before measuring,"
+        + " default StoreOptions. 'interceptor' rows: one untagged POST without a key header"
+        + " through an OkHttpClient with IdempotencyInterceptor.installOn (every other setting its"
+        + " default), built without a store ('no store', the interceptor's default: a call-scoped"
+        + " record) or over a MapDB store. Before measuring,"
         + " every subject ran until the JIT compiler threads' CPU time in a window was at most "
         + Math.round(settings.jitQuiet() * 100) + " % of the client's (" + settled + ");"
         + " measured windows with more were refused and re-run: " + refused + " refused. Ratios are per repetition (SDK / plain of"
@@ -115,10 +126,58 @@ final class ThroughputScenario {
         + " the server's / intents. Ratios are per repetition, over plain OkHttp's per request.");
   }
 
-  private static Subject open(Engine engine, OkHttpClient http, String url) {
-    return engine == null
-        ? Subject.plain(http, url, Payloads::order)
-        : Subject.sdk(engine, http, url, null, Payloads::order);
+  private static List<String> subjects() {
+    List<String> out = new ArrayList<>();
+    out.add(Subject.PLAIN);
+    for (Engine e : SDK) {
+      out.add(Subject.label(e));
+    }
+    for (Engine e : INTERCEPTOR) {
+      out.add(Subject.interceptorLabel(e));
+    }
+    return List.copyOf(out);
+  }
+
+  /** Opens the subject labelled {@code label} (one of {@link #SUBJECTS}). */
+  private static Subject open(String label, OkHttpClient http, String url) {
+    if (label.equals(Subject.PLAIN)) {
+      return Subject.plain(http, url, Payloads::order);
+    }
+    for (Engine e : SDK) {
+      if (label.equals(Subject.label(e))) {
+        return Subject.sdk(e, http, url, null, Payloads::order);
+      }
+    }
+    for (Engine e : INTERCEPTOR) {
+      if (label.equals(Subject.interceptorLabel(e))) {
+        return Subject.interceptor(e, http, url, Payloads::order);
+      }
+    }
+    throw new IllegalArgumentException("unknown subject " + label);
+  }
+
+  /** The target of {@code label}'s rate over plain OkHttp's at concurrency {@code c}, or null. */
+  private static String rateTarget(String label, int c) {
+    if (c != 64) {
+      return null;
+    }
+    if (label.equals(Subject.label(Engine.MEMORY))) {
+      return ">= 0.9";
+    }
+    return label.equals(Subject.label(Engine.MAPDB)) || label.equals(Subject.label(Engine.SQLITE))
+        ? ">= 0.6" : null;
+  }
+
+  /** The target of {@code label}'s client CPU over plain OkHttp's at concurrency {@code c}. */
+  private static String cpuTarget(String label, int c) {
+    if (c != 64) {
+      return null;
+    }
+    if (label.equals(Subject.label(Engine.MEMORY))) {
+      return "<= 1.3";
+    }
+    return label.equals(Subject.label(Engine.MAPDB)) || label.equals(Subject.label(Engine.SQLITE))
+        ? "<= 2" : null;
   }
 
   /** Runs warm-up windows until one is quiet; returns the seconds it took. */
@@ -129,14 +188,14 @@ final class ThroughputScenario {
       Load.Result r = Load.run(s.op(), threads, settings.settleWindow(), false, meter);
       double secs = (System.nanoTime() - t0) / 1e9;
       boolean quiet = !r.cost().compilerBusy(settings.jitQuiet());
-      System.out.printf(Locale.ROOT, "    warm %-18s c=%d %8.0f intents/s, %s%s%n", s.label(),
+      System.out.printf(Locale.ROOT, "    warm %-22s c=%d %8.0f intents/s, %s%s%n", s.label(),
           threads, r.rate(), r.cost().describeCompiler(),
           quiet ? " (settled after " + Math.round(secs) + " s)" : "");
       if (quiet) {
         return secs;
       }
       if (System.nanoTime() - t0 > cap) {
-        System.out.printf(Locale.ROOT, "    warm %-18s still compiling after %.0f s; measuring"
+        System.out.printf(Locale.ROOT, "    warm %-22s still compiling after %.0f s; measuring"
             + " anyway, busy windows are refused%n", s.label(), secs);
         return secs;
       }
@@ -152,7 +211,7 @@ final class ThroughputScenario {
       double allocKb = cost.clientAllocatedBytes() / 1024.0 / ok;
       double serverUs = cost.serverCpuNanos() / 1e3 / ok;
       boolean busy = cost.compilerBusy(settings.jitQuiet());
-      System.out.printf(Locale.ROOT, "    rep %d c=%-2d %-18s %8.0f intents/s  client %6.0f us"
+      System.out.printf(Locale.ROOT, "    rep %d c=%-2d %-22s %8.0f intents/s  client %6.0f us"
           + " CPU %6.1f KB/intent  server %4.0f us  %s%s%n", rep + 1, c, s.label(),
           r.rate(), cpuUs, allocKb, serverUs, cost.describeCompiler(),
           busy ? "  REFUSED (compiler busy), re-measuring" : "");
@@ -189,29 +248,28 @@ final class ThroughputScenario {
 
   private void report(List<Double> fsync) {
     for (int c : settings.concurrencies()) {
-      for (Engine e : SUBJECTS) {
-        results.add(SECTION, Subject.label(e) + ", c=" + c, "intents/s",
-            present(rates.get(key(Subject.label(e), c))), null);
+      for (String label : SUBJECTS) {
+        results.add(SECTION, label + ", c=" + c, "intents/s",
+            present(rates.get(key(label, c))), null);
       }
       List<Double> plain = rates.get(key(Subject.PLAIN, c));
-      for (Engine e : SDK) {
-        List<Double> ratio = ratios(rates.get(key(Subject.label(e), c)), plain);
-        String metric = Subject.label(e) + " / plain, c=" + c;
-        if (c == 64 && e == Engine.MEMORY) {
-          results.add(SECTION, metric, "x", ratio, ">= 0.9", v -> v >= 0.9, null);
-        } else if (c == 64) {
-          results.add(SECTION, metric, "x", ratio, ">= 0.6", v -> v >= 0.6, null);
-        } else {
+      for (String label : COMPARED) {
+        List<Double> ratio = ratios(rates.get(key(label, c)), plain);
+        String metric = label + " / plain, c=" + c;
+        String target = rateTarget(label, c);
+        if (target == null) {
           results.add(SECTION, metric, "x", ratio, null);
+        } else {
+          double floor = Double.parseDouble(target.substring(3));
+          results.add(SECTION, metric, "x", ratio, target, v -> v >= floor, null);
         }
       }
     }
     for (int c : settings.concurrencies()) {
-      for (Engine e : SUBJECTS) {
-        String label = Subject.label(e);
+      for (String label : SUBJECTS) {
         results.add(COST, label + " client CPU per intent, c=" + c, "us",
             present(cpu.get(key(label, c))), null);
-        if (e == Engine.MAPDB && c == 64) {
+        if (label.equals(Subject.label(Engine.MAPDB)) && c == 64) {
           results.add(COST, label + " allocation per intent, c=" + c, "KB",
               present(alloc.get(key(label, c))), "<= 80", v -> v <= 80, null);
         } else {
@@ -222,26 +280,27 @@ final class ThroughputScenario {
             present(serverCpu.get(key(label, c))), null);
       }
       List<Double> plainCpu = cpu.get(key(Subject.PLAIN, c));
-      for (Engine e : SDK) {
-        List<Double> ratio = ratios(cpu.get(key(Subject.label(e), c)), plainCpu);
-        String metric = Subject.label(e) + " client CPU / plain's, c=" + c;
-        if (c == 64 && e == Engine.MEMORY) {
-          results.add(COST, metric, "x", ratio, "<= 1.3", v -> v <= 1.3, null);
-        } else if (c == 64) {
-          results.add(COST, metric, "x", ratio, "<= 2", v -> v <= 2, null);
-        } else {
+      List<Double> plainAlloc = alloc.get(key(Subject.PLAIN, c));
+      for (String label : COMPARED) {
+        List<Double> ratio = ratios(cpu.get(key(label, c)), plainCpu);
+        String metric = label + " client CPU / plain's, c=" + c;
+        String target = cpuTarget(label, c);
+        if (target == null) {
           results.add(COST, metric, "x", ratio, null);
+        } else {
+          double ceiling = Double.parseDouble(target.substring(3));
+          results.add(COST, metric, "x", ratio, target, v -> v <= ceiling, null);
         }
+        results.add(COST, label + " allocation / plain's, c=" + c, "x",
+            ratios(alloc.get(key(label, c)), plainAlloc), null);
       }
     }
     if (!p50.isEmpty()) {
-      for (Engine e : SUBJECTS) {
-        String label = Subject.label(e);
+      for (String label : SUBJECTS) {
         results.add(LATENCY, label + " p50, c=1", "ms", present(p50.get(label)), null);
         results.add(LATENCY, label + " p99, c=1", "ms", present(p99.get(label)), null);
       }
-      for (Engine e : SDK) {
-        String label = Subject.label(e);
+      for (String label : COMPARED) {
         results.add(LATENCY, label + " added p50 over plain", "ms",
             differences(p50.get(label), p50.get(Subject.PLAIN)), null);
         results.add(LATENCY, label + " added p99 over plain", "ms",
@@ -254,6 +313,9 @@ final class ThroughputScenario {
         results.add(LATENCY, label + " added p50 / one raw fsync", "x", ratios(added, fsync),
             "<= 2.5", v -> v <= 2.5, null);
       }
+      String interceptorMapDb = Subject.interceptorLabel(Engine.MAPDB);
+      results.add(LATENCY, interceptorMapDb + " added p50 / one raw fsync", "x",
+          ratios(differences(p50.get(interceptorMapDb), p50.get(Subject.PLAIN)), fsync), null);
       results.note(LATENCY, "Latency of one intent at concurrency 1 (spec build + execute until"
           + " the outcome is stored), per repetition, percentiles from an HdrHistogram (3"
           + " significant digits); 'added' is SDK minus plain of the same repetition. The raw"

@@ -26,7 +26,9 @@ class MainSmokeTest {
     }
     assertThat(csv).contains("SDK + MapDB / plain, c=1", "durable writes before first send",
         "attempts per intent", "peak rate full jitter / no jitter", "fingerprintJson size=65536");
-    assertThat(csv).contains("SQLite, 300 finished: disk per finished intent",
+    assertThat(csv).contains("interceptor, no store / plain, c=1",
+        "interceptor + MapDB / plain, c=1", "interceptor, no store allocation per intent, c=1",
+        "SQLite, 300 finished: disk per finished intent",
         "Android (arithmetic), 300 finished: disk per finished intent, encrypted",
         "finished record, RecordCodec bytes, sealed (AES-256-GCM)");
     assertThat(csv).doesNotContain("PostgreSQL, ");

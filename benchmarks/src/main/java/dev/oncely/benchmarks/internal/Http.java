@@ -41,4 +41,20 @@ public final class Http {
       return response.code() == 201;
     }
   }
+
+  /**
+   * What an app does with the interceptor installed: one POST without a key header and without an
+   * intent tag (the interceptor mints the key); true for a {@code 201}.
+   */
+  public static boolean untaggedPost(OkHttpClient http, String url, String json)
+      throws Exception {
+    Request request = new Request.Builder()
+        .url(url)
+        .post(RequestBody.create(json, JSON))
+        .build();
+    try (Response response = http.newCall(request).execute()) {
+      response.body().bytes();
+      return response.code() == 201;
+    }
+  }
 }

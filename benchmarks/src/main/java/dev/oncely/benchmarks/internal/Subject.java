@@ -1,5 +1,6 @@
 package dev.oncely.benchmarks.internal;
 
+import dev.oncely.client.IdempotencyInterceptor;
 import dev.oncely.client.IdempotentClient;
 import dev.oncely.client.IntentOutcome;
 import dev.oncely.client.IntentSpec;
@@ -10,18 +11,19 @@ import java.util.function.LongFunction;
 import okhttp3.OkHttpClient;
 
 /**
- * One thing that sends payment intents: plain OkHttp, or the SDK over one store engine. Opening it
- * creates a fresh store in a scratch directory; closing it closes the client and store and deletes
- * the directory.
+ * One thing that sends payment intents: plain OkHttp, the SDK's intent API over one store engine,
+ * or OkHttp with the SDK's {@link IdempotencyInterceptor} installed (without a store or over one
+ * engine). Opening it creates a fresh store in a scratch directory; closing it closes the client
+ * (or interceptor) and store and deletes the directory.
  */
 public final class Subject implements AutoCloseable {
   private final String label;
   private final Load.Op op;
-  private final IdempotentClient client;
+  private final AutoCloseable client;
   private final IntentStore store;
   private final Path dir;
 
-  private Subject(String label, Load.Op op, IdempotentClient client, IntentStore store, Path dir) {
+  private Subject(String label, Load.Op op, AutoCloseable client, IntentStore store, Path dir) {
     this.label = label;
     this.op = op;
     this.client = client;
@@ -31,6 +33,33 @@ public final class Subject implements AutoCloseable {
 
   /** The label of plain OkHttp. */
   public static final String PLAIN = "plain OkHttp";
+
+  /** The label of OkHttp with the interceptor over {@code engine}'s store, or without a store. */
+  public static String interceptorLabel(Engine engine) {
+    return engine == null ? "interceptor, no store" : "interceptor + " + engine.label();
+  }
+
+  /**
+   * OkHttp with an {@link IdempotencyInterceptor} installed ({@code installOn}, every other setting
+   * its default: default listener, policy, dialect), over a fresh {@code engine} store, or built
+   * without a store when {@code engine} is null (the default most users have). Each intent is one
+   * untagged POST of {@code body(seq)} without a key header (the interceptor mints the key) on a
+   * client derived from {@code http} (same pool and dispatcher); true for a {@code 201}.
+   */
+  public static Subject interceptor(Engine engine, OkHttpClient http, String url,
+      LongFunction<String> body) {
+    Path dir = engine != null && engine.durable()
+        ? TempDirs.create("interceptor-" + engine.name().toLowerCase()) : null;
+    IntentStore store = engine == null ? null : engine.open(dir);
+    IdempotencyInterceptor.Builder builder = IdempotencyInterceptor.builder();
+    if (store != null) {
+      builder.store(store);
+    }
+    IdempotencyInterceptor interceptor = builder.build();
+    OkHttpClient intercepted = interceptor.installOn(http.newBuilder()).build();
+    Load.Op op = seq -> Http.untaggedPost(intercepted, url, body.apply(seq));
+    return new Subject(interceptorLabel(engine), op, interceptor, store, dir);
+  }
 
   /** Labels in comparison order: plain first, then the SDK per engine. */
   public static String label(Engine engine) {
@@ -114,7 +143,13 @@ public final class Subject implements AutoCloseable {
   @Override
   public void close() {
     if (client != null) {
-      client.close();
+      try {
+        client.close();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException("closing " + label + " failed", e);
+      }
     }
     if (store != null) {
       store.close();
