@@ -135,7 +135,8 @@ final class ResumeScenario {
       cache.invalidateAll();
     }
     results.add(SECTION, "heap per cached finished record", "bytes", perRecord, null, null,
-        "Caffeine cache of " + n + " COMPLETED records with a 201 answer of ~110 bytes");
+        "Caffeine cache of " + n + " COMPLETED records with a 201 answer of ~110 bytes, their"
+        + " requests dropped as the engine drops them");
   }
 
   private static long usedAfterGc(MemoryMXBean memory) {

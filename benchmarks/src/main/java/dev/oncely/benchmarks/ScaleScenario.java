@@ -34,7 +34,8 @@ import okhttp3.OkHttpClient;
 
 /**
  * The durable engines at production volume: a store pre-filled with {@link Settings#scaleIntents()}
- * finished intents (~750-byte bodies, each created and then completed, as the SDK writes them)
+ * finished intents (~750-byte bodies, each created and then completed with its request dropped, as
+ * the SDK writes them)
  * runs the end-to-end throughput load beside a fresh store in the same run. Reports the throughput
  * ratio, the longest caller wait of each, and, at 100,000 and at the full size, the time of the
  * close that ends a fill (its final checkpoint), the bytes on disk per finished intent, and
@@ -93,7 +94,9 @@ final class ScaleScenario {
       http.connectionPool().evictAll();
     }
     results.note(SECTION, "Fill: " + FILL_THREADS + " threads create and complete finished"
-        + " intents (~750-byte body, 201 answer) straight through the store; each fill step ends"
+        + " intents (~750-byte body, 201 answer) straight through the store, each completion"
+        + " dropping the request as the engine's does (body and headers gone, a SHA-256 of the"
+        + " body kept); each fill step ends"
         + " with a clean close (timed: the final checkpoint) and a reopen + listUnfinishedIds"
         + " (timed), then one more with the clean-close marker deleted (the full verification)."
         + " Throughput: c=" + concurrency + ", " + settings.scaleWindow().toMillis()

@@ -41,12 +41,18 @@ public final class Records {
         .build();
   }
 
-  /** A {@code COMPLETED} record for payment {@code seq} holding a typical {@code 201} answer. */
+  /**
+   * A {@code COMPLETED} record for payment {@code seq} holding a typical {@code 201} answer, its
+   * request dropped as the engine drops it.
+   */
   public static IntentRecord completed(long seq) {
     return completed(fresh(seq), seq);
   }
 
-  /** {@code r}, the {@code NEW} record of payment {@code seq}, completed with a {@code 201}. */
+  /**
+   * {@code r}, the {@code NEW} record of payment {@code seq}, completed with a {@code 201} as the
+   * engine settles it by default: the request dropped (body and headers gone, their digest kept).
+   */
   public static IntentRecord completed(IntentRecord r, long seq) {
     String body = "{\"id\":\"pay_" + seq + "\",\"amount\":1000,\"currency\":\"JPY\",\"customer\":\"c-"
         + (seq % 97) + "\",\"order\":\"o-" + seq + "\",\"status\":\"created\"}";
@@ -54,6 +60,7 @@ public final class Records {
         Map.of("Content-Type", List.of("application/json"),
             "Location", List.of("/payments/pay_" + seq)),
         body.getBytes(StandardCharsets.UTF_8));
-    return r.successor().state(IntentState.COMPLETED).attempts(1).lastResponse(response).build();
+    return r.successor().state(IntentState.COMPLETED).attempts(1).lastResponse(response)
+        .dropRequest().build();
   }
 }
