@@ -16,8 +16,8 @@ import java.util.Set;
  *
  * <pre>
  * java -jar benchmarks/target/oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]
- *     [--scale-intents N] [--no-postgres] [--waits-intents N] [--webhook-messages N]
- *     [--jit-quiet SHARE] [--only a,b] [--out DIR]
+ *     [--scale-intents N] [--no-postgres] [--postgres-fill-seconds N] [--waits-intents N]
+ *     [--webhook-messages N] [--jit-quiet SHARE] [--only a,b] [--out DIR]
  * java -jar benchmarks/target/oncely-benchmarks.jar --profile memory,mapdb [--profile-c N]
  *     [--profile-seconds N] [--out DIR]
  * </pre>
@@ -27,8 +27,9 @@ import java.util.Set;
  * {@code benchmarks/results} ({@code benchmarks/results/profile} with {@code --profile}, which
  * runs {@link ProfileRun} instead of the scenarios; {@code benchmarks/results/server} for
  * {@code --only server}, {@code benchmarks/results/webhook} for {@code --only webhook}). The scale
- * scenario starts a PostgreSQL server to weigh that store's finished intents; {@code
- * --no-postgres} leaves it out (the build's smoke test does). Exit code 0 on success, 2 on bad
+ * scenario starts a PostgreSQL server to weigh that store's finished intents, filling it for at
+ * most {@code --postgres-fill-seconds} (240); {@code --no-postgres} leaves it out (the build's
+ * smoke test does). Exit code 0 on success, 2 on bad
  * usage.
  */
 public final class Main {
@@ -62,6 +63,7 @@ public final class Main {
     int waitsIntents = -1;
     int webhookMessages = -1;
     boolean postgres = true;
+    Duration postgresFill = ScaleScenario.PG_FILL_LIMIT;
     Set<String> only = new LinkedHashSet<>(Arrays.asList(SCENARIOS.split(",")));
     List<String> argv = new ArrayList<>(Arrays.asList(args));
     try {
@@ -75,6 +77,8 @@ public final class Main {
           case "--scale-intents" -> settings =
               settings.withScaleIntents(Integer.parseInt(value(arg, argv)));
           case "--no-postgres" -> postgres = false;
+          case "--postgres-fill-seconds" -> postgresFill =
+              Duration.ofSeconds(positive(arg, value(arg, argv)));
           case "--waits-intents" -> waitsIntents = positive(arg, value(arg, argv));
           case "--webhook-messages" -> webhookMessages = positive(arg, value(arg, argv));
           case "--out" -> out = Path.of(value(arg, argv));
@@ -98,7 +102,8 @@ public final class Main {
     } catch (IllegalArgumentException e) {
       System.err.println("oncely-benchmarks: " + e.getMessage());
       System.err.println("usage: java -jar oncely-benchmarks.jar [--smoke] [--reps N] [--resume-intents N]"
-          + " [--scale-intents N] [--no-postgres] [--waits-intents N] [--webhook-messages N] [--jit-quiet SHARE]"
+          + " [--scale-intents N] [--no-postgres] [--postgres-fill-seconds N]"
+          + " [--waits-intents N] [--webhook-messages N] [--jit-quiet SHARE]"
           + " [--only " + SCENARIOS
           + "," + OPT_IN + "] [--out DIR]");
       System.err.println("       java -jar oncely-benchmarks.jar --profile memory,mapdb,sqlite,plain"
@@ -122,7 +127,8 @@ public final class Main {
     for (String scenario : only) {
       long t0 = System.nanoTime();
       System.out.println("== " + scenario);
-      scenario(scenario, settings, waitsIntents, webhookMessages, postgres, results, out);
+      scenario(scenario, settings, waitsIntents, webhookMessages, postgres, postgresFill, results,
+          out);
       System.out.printf(Locale.ROOT, "   (%s took %.1f s)%n", scenario, (System.nanoTime() - t0) / 1e9);
       results.write(out);
     }
@@ -135,13 +141,14 @@ public final class Main {
   }
 
   private static void scenario(String name, Settings settings, int waitsIntents,
-      int webhookMessages, boolean postgres, Results results, Path out) {
+      int webhookMessages, boolean postgres, Duration postgresFill, Results results, Path out) {
     switch (name) {
       case "throughput" -> new ThroughputScenario(settings, results).run();
       case "commit" -> new CommitScenario(settings, results).run();
       case "resume" -> new ResumeScenario(settings, results).run();
       case "claim" -> new ClaimScenario(settings, results).run();
-      case "scale" -> new ScaleScenario(settings, results, postgres).run();
+      case "scale" -> new ScaleScenario(settings, results, postgres, postgresFill)
+          .run();
       case "retry" -> new RetryScenario(settings, results).run();
       case "outage" -> new OutageScenario(settings, results).run();
       case "waits" -> new WaitsScenario(waitsIntents > 0 ? waitsIntents

@@ -43,12 +43,13 @@ import okhttp3.OkHttpClient;
  * (the full verification an open runs after a crash).
  *
  * <p>The bytes per finished intent of the other engines too: a {@link PostgresIntentStore} on a
- * server of its own filled with the same intents (for at most {@link #PG_FILL_LIMIT}), its tables'
- * {@code pg_total_relation_size} as filled and after {@code VACUUM FULL}; and the Android store by
- * arithmetic (it keeps each record in a row of the same SQLite schema as the JVM SQLite engine, and
- * a finished row carries nothing but the record and its index columns in either): the SQLite
- * engine's measured bytes, plus the sealing overhead per record when the Android store encrypts
- * ({@link RecordCodec} with and without a {@link StoreEncryption}, measured on the same records).
+ * server of its own filled with the same intents (for at most {@link #PG_FILL_LIMIT} by default),
+ * its tables' {@code pg_total_relation_size} as filled and after {@code VACUUM FULL}; and the
+ * Android store by arithmetic (it keeps each record in a row of the same SQLite schema as the JVM
+ * SQLite engine, and a finished row carries nothing but the record and its index columns in
+ * either): the SQLite engine's measured bytes, plus the sealing overhead per record when the
+ * Android store encrypts ({@link RecordCodec} with and without a {@link StoreEncryption},
+ * measured on the same records).
  */
 final class ScaleScenario {
   static final String SECTION = "scale";
@@ -56,7 +57,7 @@ final class ScaleScenario {
   private static final int STEP = 100_000;
   /** The PostgreSQL fill's threads, one per pooled connection. */
   private static final int PG_FILL_THREADS = 16;
-  /** The longest the PostgreSQL fill runs; its figures are given at the size it reached. */
+  /** The longest the PostgreSQL fill runs by default; its figures are at the size it reached. */
   static final Duration PG_FILL_LIMIT = Duration.ofSeconds(240);
   /** Finished records encoded with and without sealing to weigh the sealing overhead. */
   private static final int SEAL_SAMPLE = 1000;
@@ -64,12 +65,17 @@ final class ScaleScenario {
   private final Settings settings;
   private final Results results;
   private final boolean postgres;
+  private final Duration pgFillLimit;
 
-  /** The scenario; {@code postgres} false leaves the PostgreSQL fill out. */
-  ScaleScenario(Settings settings, Results results, boolean postgres) {
+  /**
+   * The scenario; {@code postgres} false leaves the PostgreSQL fill out, which otherwise runs for
+   * at most {@code pgFillLimit}.
+   */
+  ScaleScenario(Settings settings, Results results, boolean postgres, Duration pgFillLimit) {
     this.settings = settings;
     this.results = results;
     this.postgres = postgres;
+    this.pgFillLimit = pgFillLimit;
   }
 
   void run() {
@@ -160,7 +166,7 @@ final class ScaleScenario {
 
   /**
    * A {@link PostgresIntentStore} on a server of its own filled with the same finished intents, to
-   * 100,000 and the target or as far as {@link #PG_FILL_LIMIT} allows: its tables' bytes per
+   * 100,000 and the target or as far as its time limit allows: its tables' bytes per
    * finished intent as filled (dead versions the completions left included, unless autovacuum
    * reclaimed them: the ceiling) at each size, and after {@code VACUUM FULL} at the last (the live
    * rows alone: the floor).
@@ -177,7 +183,7 @@ final class ScaleScenario {
     }
     try (pg) {
       String version = pg.settings();
-      long deadline = System.nanoTime() + PG_FILL_LIMIT.toNanos();
+      long deadline = System.nanoTime() + pgFillLimit.toNanos();
       long t0 = System.nanoTime();
       int made = 0;
       boolean stopped = false;
@@ -197,7 +203,7 @@ final class ScaleScenario {
           double seconds = (System.nanoTime() - t0) / 1e9;
           long bytes = pgBytes(pg, "CHECKPOINT");
           String what = "PostgreSQL, " + made + " finished" + (stopped ? " (fill stopped at "
-              + PG_FILL_LIMIT.toSeconds() + " s)" : "");
+              + pgFillLimit.toSeconds() + " s)" : "");
           results.add(SECTION, what + ": disk per finished intent, as filled", "bytes",
               List.of((double) bytes / made),
               "tables + indexes + TOAST, dead versions included");
@@ -216,7 +222,7 @@ final class ScaleScenario {
       }
       results.note(SECTION, version + ": a PostgresIntentStore on a server of its own, filled by " + PG_FILL_THREADS + " threads on as many pooled connections with"
           + " the same create + compare-and-set to COMPLETED, for at most "
-          + PG_FILL_LIMIT.toSeconds() + " s (the figures are at the size it reached, which the"
+          + pgFillLimit.toSeconds() + " s (the figures are at the size it reached, which the"
           + " row says), its connections committing with synchronous_commit=off (the rows and"
           + " their bytes are the same; only the commit does not wait for its WAL flush)."
           + " Bytes = pg_total_relation_size of oncely_intent and oncely_meta (table, indexes,"
