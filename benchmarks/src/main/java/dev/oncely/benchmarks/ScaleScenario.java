@@ -152,7 +152,7 @@ final class ScaleScenario {
       String what = engine.label() + ", " + mark + " finished";
       results.add(SECTION, what + ": close (final checkpoint)", "ms", List.of(closeMs), null);
       results.add(SECTION, what + ": disk per finished intent", "bytes",
-          List.of((double) bytes / mark), "<= 1536", v -> v <= 1536, "every store file");
+          List.of((double) bytes / mark), "<= 1024", v -> v <= 1024, "every store file");
       results.add(SECTION, what + ": reopen + listUnfinishedIds", "ms", List.of(listMs),
           "< 1000", v -> v < 1000, null);
       results.add(SECTION, what + ": reopen + listUnfinishedIds, marker removed", "ms",
