@@ -154,7 +154,7 @@ final class ScaleScenario {
       results.add(SECTION, what + ": disk per finished intent", "bytes",
           List.of((double) bytes / mark), "<= 1024", v -> v <= 1024, "every store file");
       results.add(SECTION, what + ": reopen + listUnfinishedIds", "ms", List.of(listMs),
-          "< 1000", v -> v < 1000, null);
+          "< 100", v -> v < 100, null);
       results.add(SECTION, what + ": reopen + listUnfinishedIds, marker removed", "ms",
           List.of(fullMs), "the full verification, as after a crash");
       System.out.printf(Locale.ROOT, "    %s: filled in %.0f s, %.0f MB%n", what, fillSeconds,
