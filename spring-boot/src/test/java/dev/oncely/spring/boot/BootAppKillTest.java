@@ -122,21 +122,28 @@ class BootAppKillTest {
     kit.ledger().awaitSize(count, Duration.ofSeconds(60));
   }
 
-  /** The caller's own retry: ask again (same order, so same intent) until the app answers 2xx. */
+  /**
+   * The caller's own retry: ask again (same order, so same intent) until the app answers 2xx. The
+   * app's answer is what the next ask waits for, never a timed pause: the app answers only once
+   * its drive of the intent ended (the call's own, with its attempts and backoff, or the start-up
+   * resume or due-work drive it joined), so the next ask starts the next drive. The deadline only
+   * bounds a broken app.
+   */
   private static void payUntilDone(OkHttpClient callers, int port, String order, Child app)
       throws Exception {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     String last = "";
+    int asks = 0;
     while (System.nanoTime() < until) {
+      asks++;
       try (Response response = callers.newCall(pay(port, order)).execute()) {
         if (response.isSuccessful()) {
           return;
         }
         last = response.code() + " " + response.body().string();
       }
-      Thread.sleep(100);
     }
-    throw new AssertionError(order + " never completed; last answer " + last + "; app stderr:\n"
-        + app.stderrTail());
+    throw new AssertionError(order + " never completed in " + asks + " asks; last answer " + last
+        + "; app stderr:\n" + app.stderrTail());
   }
 }

@@ -14,6 +14,7 @@ import dev.oncely.client.IntentStore;
 import dev.oncely.client.IntentTag;
 import dev.oncely.client.RetryPolicy;
 import dev.oncely.client.dialect.Dialect;
+import dev.oncely.client.event.IntentEvent;
 import dev.oncely.client.event.IntentListener;
 import dev.oncely.client.spi.ForwardingIntentStore;
 import dev.oncely.micrometer.IntentStoreGauges;
@@ -35,8 +36,11 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,15 +113,37 @@ class OncelyAutoConfigurationTest {
         Duration.ZERO));
   }
 
-  private static IntentRecord awaitState(IntentStore store, IntentState state) throws Exception {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      IntentRecord record = store.findByBusinessId("tenant-42", "create-payment", "order-7")
-          .orElseThrow();
-      if (record.state() == state || System.nanoTime() > until) {
-        return record;
+  private static IntentRecord order7(IntentStore store) {
+    return store.findByBusinessId("tenant-42", "create-payment", "order-7").orElseThrow();
+  }
+
+  /**
+   * An app's listener bean: keeps the events of the context's drives and completes {@link #end}
+   * with the first that ends a drive. A drive writes its record before it tells the event, so a
+   * test that waits for the end reads the record as the drive left it, without polling the store.
+   */
+  static final class DriveEnds implements IntentListener {
+    final Queue<IntentEvent> events = new ConcurrentLinkedQueue<>();
+    final CompletableFuture<IntentEvent> end = new CompletableFuture<>();
+
+    @Override
+    public void onEvent(IntentEvent event) {
+      events.add(event);
+      if (event instanceof IntentEvent.Completed || event instanceof IntentEvent.Rejected
+          || event instanceof IntentEvent.PayloadMismatch
+          || event instanceof IntentEvent.GaveUpUnknown
+          || event instanceof IntentEvent.NeedsReconciliation) {
+        end.complete(event);
       }
-      Thread.sleep(20);
+    }
+
+    /** The event that ended the first drive, waited for at most 20 s. */
+    IntentEvent awaitEnd() throws Exception {
+      return end.get(20, TimeUnit.SECONDS);
+    }
+
+    long attemptsStarted() {
+      return events.stream().filter(IntentEvent.AttemptStarted.class::isInstance).count();
     }
   }
 
@@ -153,23 +179,42 @@ class OncelyAutoConfigurationTest {
 
   @Test
   void due_work_never_drives_an_intent_beside_its_running_rest_client_call() throws Exception {
+    // The first attempt's answer stalls until the test ends the stall (closing the kit drops the
+    // held connection), well inside the attempt timeout; 8 s only bounds a test that never does.
     startKit(FaultScript.builder().onRequest(1, Fault.stallAfterCommit())
-        .stallFor(Duration.ofMillis(1500)).build());
-    runner().withPropertyValues("oncely.due-work.enabled=true", "oncely.due-work.interval=50ms",
-        "oncely.retry.attempt-timeout=10s").run(context -> {
+        .stallFor(Duration.ofSeconds(8)).build());
+    WatchedClaims store = new WatchedClaims(MapDbIntentStore.open(storeFile()));
+    runner().withBean("myStore", IntentStore.class, () -> store)
+        .withPropertyValues("oncely.due-work.enabled=true", "oncely.due-work.interval=50ms",
+            "oncely.retry.attempt-timeout=10s").run(context -> {
+          DueWorkScheduler scheduler = context.getBean(DueWorkScheduler.class);
           RestClient rest = RestClient.builder()
               .requestFactory(context.getBean(OncelyClientHttpRequestFactory.class)).build();
+          CompletableFuture<String> answer = CompletableFuture.supplyAsync(() ->
+              rest.post().uri(server.url("/payments").uri())
+                  .attributes(IntentAttributes.of(IntentTag.builder().operation("create-payment")
+                      .scope("tenant-42").businessId("order-7").build()))
+                  .contentType(MediaType.APPLICATION_JSON).body(BODY)
+                  .retrieve().body(String.class));
+          kit.ledger().awaitCountOf("order-7", 1, Duration.ofSeconds(10));
 
           // While the first attempt stalls, the record is IN_FLIGHT, held until its attempt times
-          // out, and driven in this process: no tick of the scheduler drives it beside the call.
-          String answer = rest.post().uri(server.url("/payments").uri())
-              .attributes(IntentAttributes.of(IntentTag.builder().operation("create-payment")
-                  .scope("tenant-42").businessId("order-7").build()))
-              .contentType(MediaType.APPLICATION_JSON).body(BODY)
-              .retrieve().body(String.class);
+          // out, and driven in this process: ticks of the scheduler run (two whole ones between
+          // the commit and the third claim) and none drives it beside the call.
+          assertThat(order7(store).state()).isEqualTo(IntentState.IN_FLIGHT);
+          store.awaitClaims(store.claims() + 3);
+          kit.close();
+          assertThat(answer.get(20, TimeUnit.SECONDS)).contains("succeeded");
 
-          assertThat(answer).contains("succeeded");
-          Thread.sleep(300);
+          // Every drive a tick started has ended: a tick began after the answer (so every earlier
+          // tick had started its drives) while the scheduler drove nothing.
+          for (int ticks = 1; ; ticks++) {
+            store.awaitClaims(store.claims() + 1);
+            if (scheduler.driving() == 0) {
+              break;
+            }
+            assertThat(ticks).as("a drive of the scheduler never ended").isLessThan(200);
+          }
         });
     assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
     // The stalled attempt and the call's own resend; no attempt of a second driver in between.
@@ -280,16 +325,32 @@ class OncelyAutoConfigurationTest {
     });
   }
 
-  /** The app's store, whose claims throw what the test queues (then answer as usual). */
-  static final class FailingClaims extends ForwardingIntentStore {
+  /**
+   * The app's store, which counts the due-work scheduler's claims (one per tick, each begun only
+   * once the tick before it ended) and wakes the test at each, notes the thread that claims, and
+   * throws from a claim what the test queues (then answers as usual).
+   */
+  static final class WatchedClaims extends ForwardingIntentStore {
     final Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition claimed = lock.newCondition();
+    private int claims;
+    private Thread claimer;
 
-    FailingClaims() {
-      super(new InMemoryIntentStore());
+    WatchedClaims(IntentStore store) {
+      super(store);
     }
 
     @Override
     public List<IntentRecord> claimDue(Instant now, int limit) {
+      lock.lock();
+      try {
+        claims++;
+        claimer = Thread.currentThread();
+        claimed.signalAll();
+      } finally {
+        lock.unlock();
+      }
       Throwable next = failures.poll();
       if (next instanceof Error e) {
         throw e;
@@ -299,33 +360,59 @@ class OncelyAutoConfigurationTest {
       }
       return super.claimDue(now, limit);
     }
+
+    /** How many claims have begun. */
+    int claims() {
+      lock.lock();
+      try {
+        return claims;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Waits (at most 20 s) until {@code count} claims have begun; returns the claiming thread. */
+    Thread awaitClaims(int count) throws InterruptedException {
+      long left = TimeUnit.SECONDS.toNanos(20);
+      lock.lock();
+      try {
+        while (claims < count) {
+          assertThat(left).as("the scheduler never claimed " + count + " times").isPositive();
+          left = claimed.awaitNanos(left);
+        }
+        return claimer;
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   @Test
   void health_reports_due_work_and_is_down_with_the_reason_once_the_scheduler_failed()
       throws Exception {
-    FailingClaims store = new FailingClaims();
+    WatchedClaims store = new WatchedClaims(new InMemoryIntentStore());
     store.failures.add(new IllegalStateException("a bug in a claim"));
     runner().withBean("myStore", IntentStore.class, () -> store)
         .withPropertyValues("oncely.due-work.enabled=true", "oncely.due-work.interval=20ms")
         .run(context -> {
           DueWorkScheduler scheduler = context.getBean(DueWorkScheduler.class);
           OncelyHealthIndicator indicator = context.getBean(OncelyHealthIndicator.class);
-          long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-          while (!store.failures.isEmpty() || scheduler.lastTickFailure().isPresent()) {
-            assertThat(System.nanoTime()).as("ticks never ran").isLessThan(until);
-            Thread.sleep(10);
-          }
+          // The first tick's claim failed, the second's succeeded, and the second tick ended
+          // before the third claim began: the scheduler went on and the success cleared the
+          // failure.
+          Thread ticks = store.awaitClaims(3);
+          assertThat(store.failures).isEmpty();
+          assertThat(scheduler.lastTickFailure()).isEmpty();
           Health running = indicator.health();
           assertThat(running.getStatus()).isEqualTo(Status.UP);
           assertThat(running.getDetails()).containsEntry("dueWork", "RUNNING")
               .doesNotContainKey("dueWorkFailure");
 
           store.failures.add(new OutOfMemoryError("simulated: Java heap space"));
-          while (scheduler.state() != DueWorkScheduler.State.FAILED) {
-            assertThat(System.nanoTime()).as("the scheduler never failed").isLessThan(until);
-            Thread.sleep(10);
-          }
+          // The error ends the scheduler's thread, which keeps it as the failure before it ends.
+          ticks.join(TimeUnit.SECONDS.toMillis(20));
+          assertThat(ticks.isAlive()).as("the scheduler's thread never ended").isFalse();
+          assertThat(scheduler.state()).isEqualTo(DueWorkScheduler.State.FAILED);
           Health failed = indicator.health();
           assertThat(failed.getStatus()).isEqualTo(Status.DOWN);
           assertThat(failed.getDetails()).containsEntry("dueWork", "FAILED")
@@ -380,15 +467,16 @@ class OncelyAutoConfigurationTest {
     }
     assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
 
-    runner().run(context -> {
+    DriveEnds resume = new DriveEnds();
+    runner().withBean(DriveEnds.class, () -> resume).run(context -> {
       IntentStore store = context.getBean(IntentStore.class);
       assertThat(store.listUnfinished()).singleElement().extracting(IntentRecord::state)
           .isEqualTo(IntentState.IN_FLIGHT);
 
       ready(context);
 
-      assertThat(awaitState(store, IntentState.COMPLETED).state())
-          .isEqualTo(IntentState.COMPLETED);
+      assertThat(resume.awaitEnd()).isInstanceOf(IntentEvent.Completed.class);
+      assertThat(order7(store).state()).isEqualTo(IntentState.COMPLETED);
     });
     assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
     assertThat(kit.requests().all()).hasSize(2).extracting(r -> r.header("Idempotency-Key"))
@@ -413,9 +501,11 @@ class OncelyAutoConfigurationTest {
           .isEqualTo("order-7");
     }
 
-    runner().run(context -> {
+    DriveEnds resume = new DriveEnds();
+    runner().withBean(DriveEnds.class, () -> resume).run(context -> {
       ready(context);
-      assertThat(awaitState(context.getBean(IntentStore.class), IntentState.COMPLETED).state())
+      assertThat(resume.awaitEnd()).isInstanceOf(IntentEvent.Completed.class);
+      assertThat(order7(context.getBean(IntentStore.class)).state())
           .isEqualTo(IntentState.COMPLETED);
     });
     assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
@@ -429,11 +519,15 @@ class OncelyAutoConfigurationTest {
     IntentTag tag = IntentTag.builder().operation("create-payment").scope("tenant-42")
         .businessId("order-7").build();
     CompletableFuture<Object> call = new CompletableFuture<>();
+    DriveEnds closed = new DriveEnds();
     // The first attempt stays on the wire (its answer stalls past the close): a resend, whose
     // full-jitter backoff can be near zero, can never come before the close.
-    runner().withPropertyValues("oncely.retry.attempt-timeout=4s").run(context -> {
-          RestClient rest = RestClient.builder()
-              .requestFactory(context.getBean(OncelyClientHttpRequestFactory.class)).build();
+    runner().withBean(DriveEnds.class, () -> closed)
+        .withPropertyValues("oncely.retry.attempt-timeout=4s").run(context -> {
+          OncelyClientHttpRequestFactory factory =
+              context.getBean(OncelyClientHttpRequestFactory.class);
+          OkHttpClient okHttp = factory.okHttpClient();
+          RestClient rest = RestClient.builder().requestFactory(factory).build();
           CompletableFuture.runAsync(() -> {
             try {
               call.complete(rest.post().uri(server.url("/payments").uri())
@@ -445,18 +539,26 @@ class OncelyAutoConfigurationTest {
           });
           kit.ledger().awaitCountOf("order-7", 1, Duration.ofSeconds(10));
           // The effect is committed and its answer stalls: the outcome is unknown.
-          awaitState(context.getBean(IntentStore.class), IntentState.IN_FLIGHT);
+          assertThat(order7(context.getBean(IntentStore.class)).state())
+              .isEqualTo(IntentState.IN_FLIGHT);
           context.close();
           // The call ends with the context: its intent is pending, never a second attempt.
           assertThat(call.get(5, TimeUnit.SECONDS)).isInstanceOf(RuntimeException.class);
+          assertThat(closed.awaitEnd()).isInstanceOf(IntentEvent.GaveUpUnknown.class);
+          assertThat(closed.attemptsStarted()).isEqualTo(1);
+          // Nothing of the closed context is left to send: its drive has ended, and its OkHttp
+          // client runs no call and holds none queued.
+          assertThat(okHttp.dispatcher().runningCallsCount()
+              + okHttp.dispatcher().queuedCallsCount()).isZero();
         });
     int afterClose = kit.requests().size();
-    Thread.sleep(1500);
-    assertThat(kit.requests().size()).isEqualTo(afterClose);
 
-    runner().run(context -> {
+    // The next request the server sees is the next context's resume.
+    DriveEnds resume = new DriveEnds();
+    runner().withBean(DriveEnds.class, () -> resume).run(context -> {
       ready(context);
-      assertThat(awaitState(context.getBean(IntentStore.class), IntentState.COMPLETED).state())
+      assertThat(resume.awaitEnd()).isInstanceOf(IntentEvent.Completed.class);
+      assertThat(order7(context.getBean(IntentStore.class)).state())
           .isEqualTo(IntentState.COMPLETED);
     });
     assertThat(kit.ledger().countOf("order-7")).isEqualTo(1);
