@@ -100,13 +100,14 @@ public final class Admission {
    * {@link #matchedByItsBytes}).
    */
   public static boolean samePayload(IntentRecord existing, IntentRecord candidate) {
+    if (existing.fingerprint().equals(candidate.fingerprint())) {
+      return true;
+    }
+    // The bytes second: once the request was dropped, comparing them hashes the candidate's.
     String coding = StoredHeaders.contentCoding(existing.headers());
     if (Objects.equals(existing.mediaType(), candidate.mediaType())
         && Fingerprints.sameCodings(coding, StoredHeaders.contentCoding(candidate.headers()))
         && existing.hasRequestBytes(candidate.body())) {
-      return true;
-    }
-    if (existing.fingerprint().equals(candidate.fingerprint())) {
       return true;
     }
     return legacyMultipart(existing, coding)
