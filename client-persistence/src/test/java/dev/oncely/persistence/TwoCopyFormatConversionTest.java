@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A store the two-copy release wrote ({@link TwoCopyFixtures}: cleanly closed, or with commits
  * still in its journal) opens with today's code without losing a record: every record reads back
- * equal by id and by business id, the unfinished ones list and are claimed, and a second open
- * finds the same.
+ * equal by id and by business id, the unfinished ones list and are claimed, the two copies give way
+ * to one image, and a second open finds the same and leaves the image as it is.
  */
 class TwoCopyFormatConversionTest {
   private static final String[] FILES = {"intents.db", "intents.db.journal", "intents.db.a",
@@ -36,9 +36,17 @@ class TwoCopyFormatConversionTest {
     try (MapDbIntentStore s = MapDbIntentStore.open(store)) {
       assertEveryRead(s);
     }
+    assertThat(dir.resolve("intents.db.image")).as("the single image").isRegularFile();
+    assertThat(dir.resolve("intents.db.a")).as("converted: no copy left").doesNotExist();
+    assertThat(dir.resolve("intents.db.b")).doesNotExist();
+    byte[] image = Files.readAllBytes(dir.resolve("intents.db.image"));
     try (MapDbIntentStore s = MapDbIntentStore.open(store)) {
       assertEveryRead(s);
     }
+    assertThat(Files.readAllBytes(dir.resolve("intents.db.image")))
+        .as("a second open (reads and claims, nothing committed) leaves the image as it is")
+        .isEqualTo(image);
+    assertThat(dir.resolve("intents.db.a")).doesNotExist();
   }
 
   private Path unpack(String fixture) throws IOException {

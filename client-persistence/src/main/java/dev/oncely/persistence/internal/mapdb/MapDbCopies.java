@@ -66,17 +66,17 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   static final int BACKLOG_OVERLAYS = 8;
 
   /**
-   * Pages (16 MiB) MapDB may write into the working copy for the first time before the applier
-   * forces it, off the commit path, so that the checkpoint's force, which commits wait for, does
-   * not find them all at once.
+   * Pages (64 MiB) MapDB may write into the working view before a checkpoint writes them into the
+   * image, whatever the journal's size: a checkpoint's cost, which commits wait for, and the
+   * private memory the view holds follow what changed, up to this bound.
    */
-  static final int WRITE_BACK_PAGES = 4096;
+  static final int DIRTY_LIMIT_PAGES = 16384;
 
   /** Free space share of the working copy above which a purge rebuilds the image. */
   static final double SPARSE = 0.5;
 
   private final Path store;
-  private final Path[] paths;
+  private final Path image;
   private final FileIo io;
   private final long journalLimit;
   private final int applyAt;
@@ -90,25 +90,24 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private Future<?> applied;
   private MapDbOverlay pending = new MapDbOverlay();
   private MapDbFile working;
-  private int image;
   private long imageSequence;
   private long sequence;
   private volatile StoreException broken;
 
-  private MapDbCopies(Path store, Path[] paths, FileIo io, long journalLimit, int applyAt,
+  private MapDbCopies(Path store, FileIo io, long journalLimit, int applyAt,
       MapDbRecovery.Opened opened) {
     this.store = store;
-    this.paths = paths;
+    this.image = imagePath(store);
     this.io = io;
     this.journalLimit = journalLimit;
     this.applyAt = applyAt;
     this.control = opened.control();
     this.journal = opened.journal();
     this.working = opened.working();
-    this.image = opened.image();
     this.imageSequence = opened.imageSequence();
     this.sequence = opened.sequence();
-    this.checkpoints = new MapDbCheckpoint(paths, io, control, journal, opened.sums());
+    this.checkpoints = new MapDbCheckpoint(image, RedoFile.pathOf(store), io, control, journal,
+        opened.sums());
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
       t.setDaemon(true);
@@ -116,9 +115,17 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     });
   }
 
-  /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
+  /**
+   * The path of copy {@code letter} ('a' or 'b') of a store of the two-copy layout at
+   * {@code store}, which opening converts.
+   */
   static Path copyPath(Path store, char letter) {
     return store.resolveSibling(store.getFileName() + "." + letter);
+  }
+
+  /** The path of the MapDB image of the store at {@code store}. */
+  public static Path imagePath(Path store) {
+    return store.resolveSibling(store.getFileName() + ".image");
   }
 
   /** The path of the journal of the store at {@code store}. */
@@ -126,12 +133,16 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     return store.resolveSibling(store.getFileName() + ".journal");
   }
 
-  /** Every file the layout may hold for {@code store}: control, journal, copies, temp copy. */
+  /**
+   * Every file the layout may hold for {@code store}: control, journal, image, redo, temp image,
+   * and the copies (and their temp files) of the two-copy layout a store may still hold.
+   */
   public static List<Path> filesOf(Path store) {
+    Path image = imagePath(store);
     Path a = copyPath(store, 'a');
     Path b = copyPath(store, 'b');
-    return List.of(store, journalPath(store), a, b, MapDbFiles.tempOf(a),
-        MapDbFiles.tempOf(b));
+    return List.of(store, journalPath(store), image, RedoFile.pathOf(store),
+        MapDbFiles.tempOf(image), a, b, MapDbFiles.tempOf(a), MapDbFiles.tempOf(b));
   }
 
   /**
@@ -160,9 +171,8 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (applyAt < 1) {
       throw new IllegalArgumentException("applyAt must be >= 1, was " + applyAt);
     }
-    Path[] paths = {copyPath(store, 'a'), copyPath(store, 'b')};
-    return new MapDbCopies(store, paths, io, journalLimit, applyAt,
-        new MapDbRecovery(store, paths, journalPath(store), io, canary).open());
+    return new MapDbCopies(store, io, journalLimit, applyAt,
+        new MapDbRecovery(store, io, canary).open());
   }
 
   /**
@@ -201,7 +211,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   @Override
   public MapDbBatch begin() {
-    if (journal.size() >= journalLimit) {
+    if (journal.size() >= journalLimit || usable().writtenPageCount() >= DIRTY_LIMIT_PAGES) {
       checkpoint(false);
     }
     return new MapDbBatch(usable(), pending);
@@ -267,11 +277,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         pending.belowApplied();
       } finally {
         lock.writeLock().unlock();
-      }
-      try {
-        target.writeBackEvery(WRITE_BACK_PAGES, io);
-      } catch (RuntimeException | Error e) {
-        throw brokenBy("writing back", e);
       }
     });
   }
@@ -341,7 +346,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private StoreException brokenBy(String doing, Throwable e) {
-    broken = new StoreException(doing + " commit " + sequence + " to " + paths[1 - image]
+    broken = new StoreException(doing + " commit " + sequence + " to the view of " + image
         + " failed; the commit is durable in the journal: reopen the store to recover", e);
     return broken;
   }
@@ -364,19 +369,22 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private void checkpoint(boolean compact) {
+    checkpoint(compact, true);
+  }
+
+  /** Checkpoints; the working view is mapped again when {@code reopen}, else left null. */
+  private void checkpoint(boolean compact, boolean reopen) {
     applyPending();
     onApplier(() -> {
       MapDbFile current = usable();
-      int target = 1 - image;
       lock.writeLock().lock();
       try {
         working = null;
-        working = compact ? checkpoints.compact(current, target, sequence)
-            : checkpoints.take(current, target, sequence);
-        image = target;
+        working = compact ? checkpoints.compact(current, sequence)
+            : checkpoints.take(current, sequence, reopen);
         imageSequence = sequence;
       } catch (RuntimeException | Error e) {
-        broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
+        broken = new StoreException("checkpoint of " + image + " failed: " + e
             + "; reopen the store to recover", e);
         throw broken;
       } finally {
@@ -385,19 +393,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     });
   }
 
-  /** The copy holding the checkpoint image now (0 = a, 1 = b). */
-  public int image() {
-    return image;
-  }
-
   /** The sequence number of the last durable commit. */
   long sequence() {
     return sequence;
   }
 
   /**
-   * Checkpoints unless nothing was committed since the last one (so the journal is empty and both
-   * copies are equal when the store is closed), closes the files and records the clean close
+   * Checkpoints unless nothing was committed since the last one (so the journal is empty and the
+   * image holds every commit when the store is closed), closes the files and records the clean close
    * ({@link MapDbCleanClose}). Idempotent.
    */
   @Override
@@ -405,7 +408,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     RuntimeException failure = null;
     if (broken == null && working != null && sequence != imageSequence) {
       try {
-        checkpoint(false);
+        checkpoint(false, false);
       } catch (RuntimeException e) {
         failure = e;
       }
@@ -418,11 +421,16 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       }
     }
     applier.shutdown();
-    MapDbFile last;
     lock.writeLock().lock();
     try {
-      last = working;
-      for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
+      if (working != null) {
+        try {
+          working.release();
+        } catch (RuntimeException e) {
+          failure = add(failure, e);
+        }
+      }
+      for (AutoCloseable c : new AutoCloseable[] {journal, control}) {
         try {
           if (c != null) {
             c.close();
@@ -440,27 +448,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (failure != null) {
       throw failure;
     }
-    if (last != null && broken == null && sequence == imageSequence) {
-      recordCleanClose(last);
-    }
-  }
-
-  /**
-   * Records the clean close when the closed working copy {@code last} still equals the image: it
-   * did when it was opened, so only the pages MapDB wrote into it since are compared. Forces it
-   * first, so the marker never outlives a page of it. A failure only costs the next open its full
-   * verification.
-   */
-  private void recordCleanClose(MapDbFile last) {
-    Path copy = paths[1 - image];
-    try {
-      if (MapDbFiles.samePages(copy, paths[image], last.writtenPages(), DirtyPages.PAGE)) {
-        MapDbFiles.force(io, copy);
-        MapDbCleanClose.record(store,
-            new MapDbCleanClose.Evidence(image, imageSequence, checkpoints.sums()));
-      }
-    } catch (StoreException e) {
-      // Nothing recorded: the next open verifies in full.
+    if (broken == null && sequence == imageSequence) {
+      MapDbCleanClose.record(store, new MapDbCleanClose.Evidence(imageSequence,
+          checkpoints.sums()));
     }
   }
 
@@ -471,7 +461,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     }
     MapDbFile w = working;
     if (w == null) {
-      throw new StoreException(paths[1 - image] + " is closed");
+      throw new StoreException(store + " is closed");
     }
     return w;
   }
