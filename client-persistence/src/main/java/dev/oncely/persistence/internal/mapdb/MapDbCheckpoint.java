@@ -37,16 +37,23 @@ import java.util.Map;
  *       torn, is ignored: no slot names it (and a later slot names only a redo of its own
  *       sequence and length, whose CRC32 a stale or torn file fails).
  *   <li>After step 3, before step 6's force: the slot names the redo, forced before it. Opening
- *       verifies the redo, writes its pages in place again (idempotent: whole pages at their own
- *       offsets; torn or lost in-place writes are simply rewritten), gives the image the named
- *       length (bytes past it were never part of any image), forces it, checks its CRC32 and only
- *       then names it "nothing pending". Journal frames it already holds (a crash before step 4
- *       finished) are skipped by sequence number.
- *   <li>After step 6: the image is the one named, forced in step 5.
+ *       verifies, reading only, that the redo is whole (CRC32) and of the named commit and
+ *       length and that the image with the redo's pages over it has the named CRC32; then writes
+ *       the pages in place again (idempotent: whole pages at their own offsets; torn or lost
+ *       in-place writes are simply rewritten), gives the image the named length, forces it and
+ *       only then names it "nothing pending". Journal frames the new image already holds (a
+ *       crash before step 4 finished) are skipped by sequence number. A power cut cannot take the
+ *       redo from under the slot: it was forced before the slot was written.
+ *   <li>After step 6: the image is the one named, forced in step 5 before the slot.
+ *   <li>A torn slot write: each slot has its own CRC32 and 4 KiB block; the other slot (the step
+ *       before) wins, and that state is covered above.
  *   <li>Compaction: before its slot's force, the old image and the journal are intact; after it,
  *       opening finds the named image either in the temp file (renamed then) or already renamed.
  * </ul>
- * The working view is never on disk, so nothing of it needs distrusting after a crash.
+ * The working view is never on disk, so nothing of it needs distrusting after a crash. When MapDB
+ * grows the store the view extends the image file with zeros past its named length
+ * ({@link PrivateMappedVolume}): those bytes are no part of the image (its CRC32 covers the named
+ * length only) and opening cuts them off.
  *
  * <p>Runs on the engine's applier thread while the committer waits, readers kept out by the
  * engine. Not thread-safe.

@@ -15,44 +15,47 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 
 /**
- * The crash-tolerant layout of the MapDB engine: a journal that is the commit log, a
- * <em>working copy</em> that MapDB changes in place and readers read, and a <em>checkpoint
- * image</em> (the other copy) that is never written while the control file names it. This class
- * runs commits and the applier; {@link MapDbRecovery} opens, {@link MapDbCheckpoint} checkpoints,
+ * The crash-tolerant layout of the MapDB engine: a journal that is the commit log, one
+ * <em>checkpoint image</em> ({@code <store>.image}) that MapDB never writes, and a <em>working
+ * view</em> of it, mapped copy-on-write ({@link PrivateMappedVolume}), that MapDB changes and
+ * readers read: MapDB's writes land in private memory, never in the file. This class runs commits
+ * and the applier; {@link MapDbRecovery} opens, {@link MapDbCheckpoint} checkpoints,
  * {@link MapDbFiles} holds the whole-file operations. "The committer" is whichever caller leads
  * the current group commit ({@link GroupCommitter}): one at a time, each seeing what the one
- * before wrote. It appends to the journal and hands overlays on; everything that writes the
- * MapDB files (applying, checkpoints) runs on the applier thread, which no caller's interrupt
- * reaches.
+ * before wrote. It appends to the journal and hands overlays on; everything that writes MapDB
+ * (applying, checkpoints) runs on the applier thread, which no caller's interrupt reaches.
  *
  * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
  * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
  * are the changes handed to the {@link MapDbOverlay} of commits not yet applied (readers kept out
  * meanwhile, so they see whole groups only) and the callers released. Once the overlay holds
- * {@value #APPLY_AT} changes it is frozen and an applier thread writes it to the working copy,
- * while the committer goes on with a new overlay in front of it; point reads and group commits
- * read through both overlays to the working copy ({@link #read}), so what the applier changes is
- * never what they see. Before a checkpoint, and when a listing asks for it
- * ({@link MapDbBatch#requestApply}), the committer waits for the applier and applies the rest
- * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
- * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
- * worth of changes wait behind it. The pages MapDB writes are marked ({@link DirtyPages}), so the
- * next checkpoint brings the image along by copying those pages alone; each time
- * {@value #WRITE_BACK_PAGES} pages are written for the first time since the copy was opened, the
- * applier forces the working copy, so the checkpoint's own force, which commits wait for, is left
- * with fewer than that many new pages plus those written again since. The working copy is never
- * trusted after a crash, so forcing it early changes no crash outcome.
+ * {@value #APPLY_AT} changes it is frozen and an applier thread writes it to the view, while the
+ * committer goes on with a new overlay in front of it; point reads and group commits read through
+ * both overlays to the view ({@link #read}), so what the applier changes is never what they see.
+ * Before a checkpoint, and when a listing asks for it ({@link MapDbBatch#requestApply}), the
+ * committer waits for the applier and applies the rest itself; listings read the view alone
+ * ({@link #readApplied}), never while the applier writes. The applier never holds up the
+ * committer unless {@value #BACKLOG_OVERLAYS} overlays' worth of changes wait behind it. The pages
+ * MapDB writes are marked ({@link DirtyPages}), so the next checkpoint writes those pages alone.
  *
- * <p><b>Checkpoint</b> (when the journal outgrows its limit, and at close): see
- * {@link MapDbCheckpoint}; its cost follows the changes since the last one. Purges delete in
- * place; MapDB reuses the space they free, and the image is rebuilt with only the live entries
- * ({@link #compactIfSparse}) only when free space is more than half the working copy.
+ * <p><b>Checkpoint</b> (when the journal outgrows its limit, when MapDB has written
+ * {@value #DIRTY_LIMIT_PAGES} pages since the last one, and at close): see
+ * {@link MapDbCheckpoint}; its cost, and the private memory the view holds, follow the changes
+ * since the last one. Purges delete in place; MapDB reuses the space they free, and the image is
+ * rebuilt with only the live entries ({@link #compactIfSparse}) only when free space is more than
+ * half of it.
  *
- * <p><b>Crash semantics.</b> After any crash the working copy is distrusted: opening checks the
- * image against the length and CRC32 in the control file, copies it over the working copy (unless
- * that already matches byte for byte) and replays the journal frames after the image's commit
- * ({@link MapDbRecovery}). A torn journal tail was never acknowledged and is dropped
- * ({@link Journal}). What a crash inside a checkpoint leaves is argued in {@link MapDbCheckpoint}.
+ * <p><b>Crash semantics</b> (a kill, or a power cut losing or tearing every write no force
+ * covered). The view is private memory: no crash leaves any of it behind, so nothing on disk is
+ * ever distrusted. The image file changes only inside a checkpoint, and only while a forced
+ * control slot names a forced redo file holding every page being written (or, in a compaction, a
+ * forced rebuilt image waiting to be renamed): a crash before that slot finds the old image,
+ * untouched, and a journal holding every commit since it; a crash after it finds the redo, which
+ * opening writes into the image again (whole pages at their own offsets: idempotent) before it
+ * checks the image's length and CRC32, bytes past the named length ignored and cut off. Opening
+ * then replays the journal frames after the image's commit onto the view ({@link MapDbRecovery});
+ * a torn journal tail was never acknowledged and is dropped ({@link Journal}). The step-by-step
+ * argument is in {@link MapDbCheckpoint}.
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
   private static final int COPY_CHUNK = 1 << 20;

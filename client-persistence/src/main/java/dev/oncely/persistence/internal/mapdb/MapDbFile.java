@@ -26,7 +26,8 @@ import org.mapdb.volume.Volume;
 import org.mapdb.volume.VolumeFactory;
 
 /**
- * One MapDB file (a "copy" of the store): MapDB's {@code StoreDirect} (no write-ahead log, no
+ * One MapDB file (the store's image, opened as its private working view, or a file being built):
+ * MapDB's {@code StoreDirect} (no write-ahead log, no
  * transactions: the engine's own journal is the commit log) on memory-mapped volumes, with four
  * maps of {@code byte[]} to {@code byte[]}: {@link #RECORDS} (lookup key to codec bytes) and
  * {@link #BUSINESS} (business key to lookup key), {@code HTreeMap}s, since they are only ever
@@ -35,9 +36,10 @@ import org.mapdb.volume.VolumeFactory;
  * and {@link #EXPIRY}, time-ordered {@code BTreeMap}s whose keys end with the lookup key; plus a
  * meta map holding the layout version and the commit sequence number the file holds.
  *
- * <p>Writes change the file in place and are durable only after {@link #close} and a force of the
- * file: a file that was being written when the process died is never trusted (the engine rebuilds
- * it from the checkpoint image and the journal). Every {@link RuntimeException} MapDB throws while
+ * <p>In the working view ({@link #openView}) writes land in private memory and reach the image
+ * only through a checkpoint. A file opened otherwise ({@link #create}) is written in place and is
+ * complete only after {@link #close} and a force of the file; the engine renames it into place
+ * only then. Every {@link RuntimeException} MapDB throws while
  * opening or reading becomes a {@link StoreCorruptedException} naming the path. A failed open
  * closes every volume MapDB had opened (MapDB itself leaks them), and MapDB's own file lock is off:
  * the store holds its own. One writer thread; readers may run beside it (MapDB's maps are

@@ -16,9 +16,12 @@ import org.mapdb.volume.ByteBufferVol;
 /**
  * The MapDB volume of the image's working view: the image file mapped copy-on-write
  * ({@link FileChannel.MapMode#PRIVATE}) in MapDB's slices, so MapDB reads the image through the
- * page cache and its writes land in private memory, never in the file. Slices past the file's end
- * (MapDB growing the store) are zeroed heap buffers: a private mapping past the end of a file
- * faults, and the file itself must not change outside a checkpoint. {@link #sync} does nothing;
+ * page cache and its writes land in private memory, never in the file. To grow (a private mapping
+ * past the end of a file faults) it extends the file with zeros (a hole where the file system
+ * allows) and maps the new slices privately too: bytes past the image's length named in the
+ * control file are no part of the image (opening cuts them off), so the image is unchanged, and
+ * what MapDB writes there stays private memory outside the Java heap like every other write.
+ * {@link #sync} does nothing;
  * {@link #close} (MapDB's, which writes its header checksum first) keeps the slices, so a
  * checkpoint can read the pages MapDB wrote after MapDB has closed, until {@link #release}.
  */
@@ -99,16 +102,23 @@ final class PrivateMappedVolume extends ByteBufferVol {
       return;
     }
     growLock.lock();
-    try {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
+        StandardOpenOption.WRITE)) {
       ByteBuffer[] current = slices;
       if (needed <= current.length) {
         return;
       }
+      long end = needed << sliceShift;
+      if (channel.size() < end) {
+        channel.write(ByteBuffer.allocate(1), end - 1);
+      }
       ByteBuffer[] grown = Arrays.copyOf(current, Math.toIntExact(needed));
       for (int i = current.length; i < grown.length; i++) {
-        grown[i] = ByteBuffer.allocate(sliceSize);
+        grown[i] = channel.map(FileChannel.MapMode.PRIVATE, (long) i << sliceShift, sliceSize);
       }
       slices = grown;
+    } catch (IOException e) {
+      throw new org.mapdb.DBException.VolumeIOError(e);
     } finally {
       growLock.unlock();
     }

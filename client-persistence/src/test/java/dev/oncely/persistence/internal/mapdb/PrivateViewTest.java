@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +13,8 @@ import org.mapdb.volume.Volume;
 
 /**
  * The working view of the image: MapDB's writes, growth included, stay in private memory and are
- * marked page by page, and the file changes only when a checkpoint writes the marked pages.
+ * marked page by page; growth only extends the file with zeros past the image, and the image's
+ * bytes change only when a checkpoint writes the marked pages.
  */
 class PrivateViewTest {
   @TempDir Path dir;
@@ -33,7 +35,7 @@ class PrivateViewTest {
   }
 
   @Test
-  void what_mapdb_writes_into_the_view_never_reaches_the_file_and_grows_it_in_memory()
+  void what_mapdb_writes_into_the_view_never_reaches_the_file_and_growth_adds_only_zeros()
       throws Exception {
     Path image = dir.resolve("store.image");
     MapDbFile.create(image, 0, FileIo.DEFAULT).close();
@@ -44,12 +46,17 @@ class PrivateViewTest {
     assertThat(view.viewLength()).as("grown past the file's end").isGreaterThan(mapped);
     view.sequence(7);
     view.close();
-    assertThat(Files.readAllBytes(image)).as("the file as it was").isEqualTo(before);
+    byte[] after = Files.readAllBytes(image);
+    assertThat(after.length).as("extended to the grown view").isEqualTo(view.viewLength());
+    assertThat(Arrays.copyOf(after, before.length)).as("the image's bytes as they were")
+        .isEqualTo(before);
+    assertThat(Arrays.copyOfRange(after, before.length, after.length))
+        .as("past the image: zeros only").containsOnly((byte) 0);
     assertThat(view.writtenPageCount()).isPositive();
     byte[] page = new byte[DirtyPages.PAGE];
     int last = view.writtenPages().length() - 1;
     view.pages().read(last, page);
-    assertThat(page).as("a written page past the file's end reads back from memory")
+    assertThat(page).as("a written page past the image's end reads back from the view")
         .isNotEqualTo(new byte[DirtyPages.PAGE]);
     view.release();
   }
