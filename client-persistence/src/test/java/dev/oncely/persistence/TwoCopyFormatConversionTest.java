@@ -49,6 +49,25 @@ class TwoCopyFormatConversionTest {
     assertThat(dir.resolve("intents.db.a")).doesNotExist();
   }
 
+  /**
+   * A conversion stopped after the rename and before the new control slot: the version 2 slot
+   * names a copy that is gone, and the image under its new name is found and verified instead.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"clean", "journal-pending"})
+  void a_conversion_stopped_after_its_rename_completes_on_the_next_open(String fixture)
+      throws IOException {
+    Path store = unpack(fixture);
+    Files.move(dir.resolve("intents.db.a"), dir.resolve("intents.db.image"));
+    Files.delete(dir.resolve("intents.db.b"));
+    try (MapDbIntentStore s = MapDbIntentStore.open(store)) {
+      assertEveryRead(s);
+    }
+    try (MapDbIntentStore s = MapDbIntentStore.open(store)) {
+      assertEveryRead(s);
+    }
+  }
+
   private Path unpack(String fixture) throws IOException {
     for (String name : FILES) {
       String resource = "format3/" + fixture + "/" + name + ".gz";
