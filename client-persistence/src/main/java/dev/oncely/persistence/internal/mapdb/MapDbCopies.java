@@ -83,6 +83,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private final FileIo io;
   private final long journalLimit;
   private final int applyAt;
+  private final int dirtyLimit;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   /** Held by the applier while it writes the working copy, and by listings while they read it. */
   private final ReentrantReadWriteLock applyLock = new ReentrantReadWriteLock();
@@ -97,13 +98,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private long sequence;
   private volatile StoreException broken;
 
-  private MapDbCopies(Path store, FileIo io, long journalLimit, int applyAt,
+  private MapDbCopies(Path store, FileIo io, long journalLimit, int applyAt, int dirtyLimit,
       MapDbRecovery.Opened opened) {
     this.store = store;
     this.image = imagePath(store);
     this.io = io;
     this.journalLimit = journalLimit;
     this.applyAt = applyAt;
+    this.dirtyLimit = dirtyLimit;
     this.control = opened.control();
     this.journal = opened.journal();
     this.working = opened.working();
@@ -174,7 +176,20 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (applyAt < 1) {
       throw new IllegalArgumentException("applyAt must be >= 1, was " + applyAt);
     }
-    return new MapDbCopies(store, io, journalLimit, applyAt,
+    return open(store, io, journalLimit, canary, applyAt, DIRTY_LIMIT_PAGES);
+  }
+
+  /**
+   * Like {@link #open(Path, FileIo, long, KeyCanary, int)}, checkpointing once MapDB has written
+   * {@code dirtyLimit} pages instead of {@value #DIRTY_LIMIT_PAGES} (a test uses a few).
+   */
+  static MapDbCopies open(Path store, FileIo io, long journalLimit, KeyCanary canary,
+      int applyAt, int dirtyLimit) {
+    if (applyAt < 1 || dirtyLimit < 1) {
+      throw new IllegalArgumentException("applyAt and dirtyLimit must be >= 1, were " + applyAt
+          + " and " + dirtyLimit);
+    }
+    return new MapDbCopies(store, io, journalLimit, applyAt, dirtyLimit,
         new MapDbRecovery(store, io, canary).open());
   }
 
@@ -214,7 +229,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   @Override
   public MapDbBatch begin() {
-    if (journal.size() >= journalLimit || usable().writtenPageCount() >= DIRTY_LIMIT_PAGES) {
+    if (journal.size() >= journalLimit || usable().writtenPageCount() >= dirtyLimit) {
       checkpoint(false);
     }
     return new MapDbBatch(usable(), pending);
