@@ -43,8 +43,10 @@ final class FileStoreOpener implements StoreOpener {
     if (engine == StoreEngine.SQLITE) {
       return sqlite;
     }
-    // A MapDB store is its control file plus the two copies beside it.
-    return !sqlite && Files.isRegularFile(file.resolveSibling(file.getFileName() + ".a"));
+    // A MapDB store is its control file plus the image beside it (or, written by a release
+    // that kept two copies, the copy .a).
+    return !sqlite && (Files.isRegularFile(file.resolveSibling(file.getFileName() + ".image"))
+        || Files.isRegularFile(file.resolveSibling(file.getFileName() + ".a")));
   }
 
   @Override

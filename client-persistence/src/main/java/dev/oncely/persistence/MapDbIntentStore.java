@@ -42,14 +42,15 @@ import java.util.logging.Logger;
  *   <li>{@code intents.db.journal}: the commit log. One frame per group commit: magic, payload
  *       length, commit sequence number, CRC32 of the payload, CRC32 of the header, then the
  *       group's changes (map, key, value or removal);
- *   <li>{@code intents.db.a}, {@code intents.db.b}: two MapDB files ({@code StoreDirect}: no
- *       write-ahead log, no transactions; memory-mapped), BTreeMaps of {@code byte[]}: records by
- *       SHA-256 lookup key, an index of unfinished records by creation time (each entry a small
- *       stub: id and due time), an index of finished records by expiry, business ids. One is the
- *       <em>checkpoint image</em>, never written while it is one; the other is the <em>working
- *       copy</em> that readers read and group commits change in place;
+ *   <li>{@code intents.db.image}: the <em>checkpoint image</em>, one MapDB file
+ *       ({@code StoreDirect}: no write-ahead log, no transactions), maps of {@code byte[]}:
+ *       records by SHA-256 lookup key, an index of unfinished records by creation time (each
+ *       entry a small stub: id and due time), an index of finished records by expiry, business
+ *       ids. MapDB never writes it: readers and group commits use a <em>working view</em>, the
+ *       image mapped copy-on-write, whose changes stay in private memory until a checkpoint;
+ *   <li>{@code intents.db.redo}: the pages a checkpoint is writing into the image, forced first;
  *   <li>{@code intents.db}: the control file, two checksummed slots written in turn, naming the
- *       image, its commit sequence number, its length and its CRC32;
+ *       image's commit sequence number, its length and CRC32, and whether a redo is pending;
  *   <li>{@code intents.db.lock}: the owner lock ({@link java.nio.channels.FileChannel#tryLock}).
  * </ul>
  * Every record value is the {@code RecordCodec} format: versioned, CRC32-checked, optionally
@@ -58,23 +59,24 @@ import java.util.logging.Logger;
  * <p><b>Commit point.</b> Writes from all threads are grouped: the first caller that finds no
  * commit in progress leads the group and commits it on its own thread, the others wait once to be
  * told their result (a lone caller wakes no thread). A group's writes run against the
- * working copy plus the commits not yet applied to it plus the group's own changes; then its
+ * working view plus the commits not yet applied to it plus the group's own changes; then its
  * frame is appended to the journal and forced. <b>That force is the commit point</b>: only after
  * it are the changes handed to the in-memory overlay of commits not yet applied (readers kept out
  * for those microseconds) and the callers released. Every couple of thousand changes the overlay
- * is handed to an applier thread that writes it to the working copy while commits go on (and
+ * is handed to an applier thread that writes it to the working view while commits go on (and
  * applies the rest, the committer waiting, before a checkpoint and before a listing; checkpoints
  * run there too, so no caller's interrupt reaches MapDB's files), so a record created and finished
  * in between is written to MapDB once, its unfinished-index entry never, and MapDB's own work is
- * off the commit path. Point reads see the overlay in front of the working copy; listings read the
- * working copy once everything acknowledged before them is applied.
+ * off the commit path. Point reads see the overlay in front of the working view; listings read the
+ * working view once everything acknowledged before them is applied.
  *
  * <p><b>Checkpoint</b> (journal over {@link StoreOptions.Builder#journalLimit}, default 64 MiB;
- * at close): close and force the working copy, write "image = this copy, commit n, length, CRC32"
- * to the control file and force it, empty the journal, then copy onto the old image only the pages
- * MapDB wrote since the last checkpoint: it becomes a byte copy of the new image and the next
- * working copy. Purges delete in place (MapDB reuses the space); only when free space is more than
- * half the working copy does a purge rebuild the image with the live entries, so the files shrink.
+ * 64 MiB of pages written; at close): write the pages MapDB wrote since the last checkpoint to the
+ * redo file and force it, write "image of commit n, length, CRC32, redo pending" to the control
+ * file and force it, empty the journal, write the pages into the image in place and force it,
+ * write "nothing pending", and map the image again. Purges delete in place (MapDB reuses the
+ * space); only when free space is more than half the image does a purge rebuild it with the live
+ * entries, so the file shrinks.
  *
  * <p><b>Opening verifies before it writes.</b> The control file, the image's checksum, the
  * encryption canary (stored in the control file when the store is created) and the whole journal
@@ -84,15 +86,16 @@ import java.util.logging.Logger;
  * the length it has reached in its header, so a journal cut at a frame boundary or deleted is
  * {@link StoreCorruptedException}, never a silent loss of acknowledged commits.
  *
- * <p><b>Crash semantics.</b> After a crash the working copy is distrusted: it is rebuilt by copying
- * the image (checked against length and CRC32 first) and replaying the journal frames after the
- * image's commit. A kill or power cut before a frame's force leaves a torn tail, which fails its
+ * <p><b>Crash semantics.</b> The working view is private memory, so a crash leaves none of it:
+ * opening writes a redo the control file names into the image again, checks the image against
+ * length and CRC32 and replays the journal frames after the image's commit. A kill or power cut before a frame's force leaves a torn tail, which fails its
  * checksum and is dropped: it was never acknowledged. A frame that is complete but fails its
- * checksum, a gap in the sequence numbers, or an image that fails its checksum while the other
- * copy is not an exact copy of it, is damage: {@link StoreCorruptedException} naming the path (or,
+ * checksum, a gap in the sequence numbers, or an image (or a named redo) that fails its checksum,
+ * is damage: {@link StoreCorruptedException} naming the path (or,
  * under {@link CorruptionPolicy#QUARANTINE}, every file moved aside and an empty store). A crash
- * inside a checkpoint finds either the old image and the whole journal, or the new image and
- * frames it already holds (skipped by sequence number).
+ * inside a checkpoint finds either the old image and the whole journal, or the redo naming the
+ * new image, written again, and frames it already holds (skipped by sequence number). A store
+ * of the two-copy layout ({@code intents.db.a}, {@code .b}) converts on its first open.
  *
  * <p><b>File-system assumptions.</b> {@code force} reaches stable storage; a rename and a
  * directory fsync are atomic and durable; a 40-byte write at a 4096-byte-aligned offset never
@@ -106,9 +109,9 @@ import java.util.logging.Logger;
  * group commit once its frame is durable. See {@code docs/persistence-mapdb.md}.
  *
  * <p>Thread-safe; share one instance. Point reads never wait for a force, only for the short
- * hand-over of a committed group to the overlay or a checkpoint's swap of the copies. Listings and
+ * hand-over of a committed group to the overlay or a checkpoint's remapping of the view. Listings and
  * purges wait for one group commit, in which everything acknowledged before them reaches the
- * working copy.
+ * working view.
  */
 public final class MapDbIntentStore implements IntentStore {
   private static final Logger LOG = Logger.getLogger(MapDbIntentStore.class.getName());
@@ -145,8 +148,8 @@ public final class MapDbIntentStore implements IntentStore {
 
   /**
    * Opens the store whose control file is {@code file}, creating it (and its directory,
-   * owner-only) when missing. Returns once the checkpoint image matched its checksum, the working
-   * copy is rebuilt from it where needed and the journal is replayed.
+   * owner-only) when missing. Returns once the checkpoint image matched its checksum (a pending
+   * redo written into it first) and the journal is replayed onto its working view.
    *
    * @throws StoreLockedException if another process or another instance in this JVM has it open
    * @throws StoreCorruptedException if its files fail verification and the policy is

@@ -125,12 +125,10 @@ class MapDbIntentStoreFilesTest {
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
       fill(s, 10);
     }
-    for (char copy : new char[] {'a', 'b'}) {
-      try (RandomAccessFile f = new RandomAccessFile(dir.resolve("intents.db." + copy).toFile(),
-          "rw")) {
-        f.seek(0);
-        f.write(new byte[4096]);
-      }
+    try (RandomAccessFile f = new RandomAccessFile(dir.resolve("intents.db.image").toFile(),
+        "rw")) {
+      f.seek(0);
+      f.write(new byte[4096]);
     }
     MapDbIntentStore.open(dir.resolve("warm-up.db")).close();
     int before = openDescriptors();
@@ -146,11 +144,18 @@ class MapDbIntentStoreFilesTest {
   void files_are_owner_only() throws Exception {
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
       fill(s, 3);
-      try (Stream<Path> files = Files.list(dir)) {
-        for (Path f : files.toList()) {
-          assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
-              .as(f.toString()).isEqualTo("rw-------");
-        }
+      assertOwnerOnly();
+    }
+    assertThat(dir.resolve("intents.db.redo")).as("the close's checkpoint wrote a redo")
+        .exists();
+    assertOwnerOnly();
+  }
+
+  private void assertOwnerOnly() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+            .as(f.toString()).isEqualTo("rw-------");
       }
     }
   }
@@ -161,7 +166,7 @@ class MapDbIntentStoreFilesTest {
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
       written = fill(s, 30);
     }
-    for (String name : List.of("intents.db", "intents.db.journal", "intents.db.a", "intents.db.b")) {
+    for (String name : List.of("intents.db", "intents.db.journal", "intents.db.image")) {
       for (long keep : new long[] {0, 17, 4100, 4096 * 16}) {
         Path copy = snapshot("trunc-" + name + "-" + keep);
         try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling(name).toFile(), "rw")) {
@@ -173,7 +178,7 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
-  void a_clean_close_leaves_an_empty_journal_and_two_equal_copies() throws Exception {
+  void a_clean_close_leaves_an_empty_journal_an_empty_redo_and_one_image() throws Exception {
     List<IntentRecord> written;
     try (MapDbIntentStore s = MapDbIntentStore.open(store(),
         StoreOptions.builder().journalLimit(4096).build())) {
@@ -181,12 +186,13 @@ class MapDbIntentStoreFilesTest {
     }
     assertThat(Files.size(dir.resolve("intents.db.journal"))).as("the bare header")
         .isEqualTo(dev.oncely.persistence.internal.mapdb.Journal.HEADER_AREA);
-    assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
-        .as("the working copy is a byte copy of the image, so the next open copies nothing")
-        .isEqualTo(-1L);
+    assertThat(Files.size(dir.resolve("intents.db.redo"))).as("no redo pending").isZero();
+    assertThat(dir.resolve("intents.db.a")).doesNotExist();
+    assertThat(dir.resolve("intents.db.b")).doesNotExist();
+    byte[] image = Files.readAllBytes(dir.resolve("intents.db.image"));
     assertThat(openAndCompare(store(), written)).isEqualTo("recovered");
-    assertThat(Files.mismatch(dir.resolve("intents.db.a"), dir.resolve("intents.db.b")))
-        .isEqualTo(-1L);
+    assertThat(Files.readAllBytes(dir.resolve("intents.db.image")))
+        .as("an open that commits nothing leaves the image as it is").isEqualTo(image);
   }
 
   @Test
@@ -196,19 +202,18 @@ class MapDbIntentStoreFilesTest {
   }
 
   @Test
-  void a_damaged_copy_after_a_clean_close_is_rebuilt_from_the_other() throws Exception {
+  void an_emptied_image_after_a_clean_close_is_refused_not_recreated() throws Exception {
     List<IntentRecord> written;
     try (MapDbIntentStore s = MapDbIntentStore.open(store())) {
       written = fill(s, 30);
     }
-    for (String name : List.of("intents.db.a", "intents.db.b")) {
-      Path copy = snapshot("zeroed-" + name);
-      try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling(name).toFile(), "rw")) {
-        f.setLength(0);
-      }
-      assertThat(openAndCompare(copy, written)).isEqualTo("recovered");
-      assertThat(openAndCompare(copy, written)).isEqualTo("recovered");
+    Path copy = snapshot("zeroed-image");
+    try (RandomAccessFile f = new RandomAccessFile(copy.resolveSibling("intents.db.image")
+        .toFile(), "rw")) {
+      f.setLength(0);
     }
+    assertThat(openAndCompare(copy, written)).isEqualTo("refused");
+    assertThat(openAndCompare(copy, written)).isEqualTo("refused");
   }
 
   @Test
@@ -223,7 +228,7 @@ class MapDbIntentStoreFilesTest {
     for (boolean clean : new boolean[] {true, false}) {
       Path base = clean ? live : snapshotAfter(false);
       written = lastWritten;
-      for (String name : List.of("intents.db", "intents.db.journal", "intents.db.a", "intents.db.b")) {
+      for (String name : List.of("intents.db", "intents.db.journal", "intents.db.image")) {
         long length = Files.size(base.resolveSibling(name));
         long span = name.equals("intents.db") ? 4096 + 40 : Math.min(length, 64 * 1024);
         for (int trial = 0; trial < 12; trial++) {
@@ -250,7 +255,7 @@ class MapDbIntentStoreFilesTest {
         }
       }
     }
-    assertThat(refused + recovered).isEqualTo(96);
+    assertThat(refused + recovered).isEqualTo(72);
   }
 
   private List<IntentRecord> lastWritten;
@@ -279,8 +284,11 @@ class MapDbIntentStoreFilesTest {
   private Path copyOf(Path path, String name) throws IOException {
     Path target = dir.resolve(name);
     Files.createDirectories(target);
-    for (String f : List.of("intents.db", "intents.db.journal", "intents.db.a", "intents.db.b")) {
-      Files.copy(path.resolveSibling(f), target.resolve(f));
+    for (String f : List.of("intents.db", "intents.db.journal", "intents.db.image",
+        "intents.db.redo")) {
+      if (Files.exists(path.resolveSibling(f))) {
+        Files.copy(path.resolveSibling(f), target.resolve(f));
+      }
     }
     return target.resolve("intents.db");
   }
@@ -406,7 +414,7 @@ class MapDbIntentStoreFilesTest {
         byte[] bytes = new byte[40];
         f.seek(slot);
         f.readFully(bytes);
-        bytes[4] = 3;
+        bytes[4] = 4;
         CRC32 crc = new CRC32();
         crc.update(bytes, 0, 36);
         ByteBuffer.wrap(bytes, 36, 4).putInt((int) crc.getValue());
@@ -419,7 +427,7 @@ class MapDbIntentStoreFilesTest {
     assertThatThrownBy(() -> MapDbIntentStore.open(store(), quarantine))
         .isInstanceOf(StoreException.class)
         .isNotInstanceOf(StoreCorruptedException.class)
-        .hasMessageContaining("version 3");
+        .hasMessageContaining("version 4");
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString()))
           .noneMatch(name -> name.contains(".corrupt-"));
@@ -497,6 +505,6 @@ class MapDbIntentStoreFilesTest {
   }
 
   private long copiesSize() throws IOException {
-    return Files.size(dir.resolve("intents.db.a")) + Files.size(dir.resolve("intents.db.b"));
+    return Files.size(dir.resolve("intents.db.image"));
   }
 }

@@ -88,9 +88,8 @@ class MapDbIntentStoreMeasurement {
       }
       pool.shutdown();
     }
-    long bytes = Files.size(dir.resolve("big.db.a")) + Files.size(dir.resolve("big.db.b"))
-        + Files.size(path);
-    System.out.printf("MEASURE %d records: %d bytes on disk (both copies) = %.0f bytes/record%n",
+    long bytes = Files.size(dir.resolve("big.db.image")) + Files.size(path);
+    System.out.printf("MEASURE %d records: %d bytes on disk (image, control) = %.0f bytes/record%n",
         count, bytes, (double) bytes / count);
     for (int round = 0; round < 4; round++) {
       boolean full = round == 3;

@@ -27,9 +27,10 @@ class MapDbCrashPointTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {
       MapDbHalts.JOURNAL_PROPERTY + "=3",
-      MapDbHalts.CHECKPOINT_PROPERTY + "=1:IMAGE_FORCED",
+      MapDbHalts.CHECKPOINT_PROPERTY + "=1:REDO_FORCED",
       MapDbHalts.CHECKPOINT_PROPERTY + "=2:BEFORE_JOURNAL_RESET",
-      MapDbHalts.CHECKPOINT_PROPERTY + "=1:COPYING",
+      MapDbHalts.CHECKPOINT_PROPERTY + "=1:WRITING_IN_PLACE",
+      MapDbHalts.CHECKPOINT_PROPERTY + "=1:IMAGE_FORCED",
       MapDbHalts.WRITE_PROPERTY + "=400"})
   void a_halt_at_this_point_loses_no_acknowledged_write_and_the_store_opens(String point)
       throws Exception {

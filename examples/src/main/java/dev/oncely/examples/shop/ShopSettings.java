@@ -24,7 +24,7 @@ import java.util.Set;
  * webhook source.
  *
  * <p>Files, for {@code store = shop.db}: the receipts in a {@code MapDbIntentStore} at {@code
- * shop.db} (plus MapDB's {@code shop.db.a}, {@code .b}, {@code .journal}, {@code .lock}); the
+ * shop.db} (plus MapDB's {@code shop.db.image}, {@code .redo}, {@code .journal}, {@code .lock}); the
  * payments and the webhook events' effects in SQLite at {@code shop.db.payments}; the provider
  * charges the shop sends, as the client's intents, in a second {@code MapDbIntentStore} at {@code
  * shop.db.outbound}; the webhook inbox in a third at {@code shop.db.inbox}; Tomcat's working

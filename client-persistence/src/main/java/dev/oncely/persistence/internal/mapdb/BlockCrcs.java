@@ -40,6 +40,54 @@ final class BlockCrcs {
     this.length = length;
   }
 
+  /** Reads the bytes of a {@value #BLOCK}-byte page. */
+  interface Pages {
+    /** Fills {@code into} (a page's worth) with page {@code page}. */
+    void read(int page, byte[] into) throws IOException;
+  }
+
+  /**
+   * The sums of the first {@code length} bytes of {@code channel}'s file with the pages of
+   * {@code replaced} read from {@code pages} instead; bytes past the file's end count as zeros.
+   * Reads only.
+   */
+  static BlockCrcs read(FileChannel channel, long length, BitSet replaced, Pages pages)
+      throws IOException {
+    BlockCrcs sums = new BlockCrcs(new int[blocks(length)], length);
+    sums.readBlocks(channel, 0, sums.crcs.length, ByteBuffer.allocate(CHUNK));
+    sums.readPages(replaced, pages);
+    return sums;
+  }
+
+  /**
+   * Takes the sums of a file now {@code newLength} bytes long from {@code pages}: the blocks
+   * holding a page of {@code written} and those the new length changed; every other block must
+   * be as it was when these sums were last taken.
+   */
+  void update(long newLength, BitSet written, Pages pages) throws IOException {
+    BitSet stale = (BitSet) written.clone();
+    if (newLength != length) {
+      int newBlocks = blocks(newLength);
+      int from = Math.max(0, Math.min(blocks(length), newBlocks) - 1);
+      stale.set(from, Math.max(from + 1, newBlocks));
+    }
+    crcs = Arrays.copyOf(crcs, blocks(newLength));
+    length = newLength;
+    readPages(stale, pages);
+  }
+
+  private void readPages(BitSet which, Pages pages) throws IOException {
+    byte[] page = new byte[BLOCK];
+    CRC32 crc = new CRC32();
+    for (int block = which.nextSetBit(0); block >= 0 && block < crcs.length;
+        block = which.nextSetBit(block + 1)) {
+      pages.read(block, page);
+      crc.reset();
+      crc.update(page, 0, (int) Math.min(BLOCK, length - (long) block * BLOCK));
+      crcs[block] = (int) crc.getValue();
+    }
+  }
+
   /** Reads the whole of {@code channel}'s file. */
   static BlockCrcs read(FileChannel channel) throws IOException {
     long length = channel.size();
@@ -134,7 +182,9 @@ final class BlockCrcs {
       ((Buffer) buffer).clear().limit(size);
       while (buffer.hasRemaining()) {
         if (channel.read(buffer, position + buffer.position()) < 0) {
-          throw new IOException("unexpected end of file at " + (position + buffer.position()));
+          // Past the file's end: zeros, as a file extended to the length would hold.
+          Arrays.fill(buffer.array(), buffer.position(), size, (byte) 0);
+          break;
         }
       }
       for (int block = first; block < end; block++) {

@@ -8,8 +8,8 @@ import org.mapdb.volume.Volume;
 
 /**
  * The points <em>inside</em> the MapDB engine's own I/O where a kill test stops the process: every
- * write MapDB makes to a copy (while a committed group is applied to the working copy, or a
- * checkpoint rebuilds one), each journal append before its frame is written, and three
+ * write MapDB makes to its working view (while a committed group is applied) or to a rebuilt
+ * image (a compaction), each journal append before its frame is written, and four
  * {@link Checkpoint steps} of a checkpoint.
  *
  * <p>A shipped store has nothing installed here and reads no setting for it: volumes are not
@@ -20,15 +20,26 @@ import org.mapdb.volume.Volume;
 final class CommitCrashPoints {
   /** The steps of a checkpoint that have a point. */
   enum Checkpoint {
-    /** The working copy is closed and forced; the control file still names the old image. */
-    IMAGE_FORCED,
-    /** The control file names the new image; the journal still holds the frames it covers. */
+    /**
+     * The redo file (or, in a compaction, the rebuilt image in the temp file) is forced; the
+     * control file still names the old image.
+     */
+    REDO_FORCED,
+    /**
+     * The control file names the new image, redo (or rename) pending; the journal still holds
+     * the frames it covers.
+     */
     BEFORE_JOURNAL_RESET,
     /**
-     * Half-way through bringing the old image up to the new one (the next working copy): through
-     * its catch-up, or through the full copy after a compaction.
+     * Half-way through writing the redo's pages into the image in place (in a compaction: before
+     * the rename).
      */
-    COPYING
+    WRITING_IN_PLACE,
+    /**
+     * The image is written in place and forced (renamed, in a compaction); the control file
+     * still names the redo (the rename) as pending.
+     */
+    IMAGE_FORCED
   }
 
   /** What runs at the points, on whichever engine thread reaches them. */

@@ -11,27 +11,33 @@ import java.util.Optional;
 import java.util.zip.CRC32;
 
 /**
- * The checkpoint record of the MapDB engine: a tiny file naming which of the two MapDB copies is
- * the <em>trusted</em> checkpoint image (complete, fsynced, never written while trusted), the
- * commit sequence number it holds, and its exact length and CRC32, so opening can prove the image
- * is byte-for-byte the one that was checkpointed without reading a single record.
+ * The checkpoint record of the MapDB engine: a tiny file naming the commit sequence number the
+ * image ({@code <store>.image}) holds, its exact length and CRC32, so opening can prove the image
+ * is byte-for-byte the one that was checkpointed without reading a single record, and whether a
+ * checkpoint's change of the image is still under way ({@link Pending}): then the pages it writes
+ * are in the redo file ({@link RedoFile}), or the rebuilt image waits in the temp file for its
+ * rename.
  *
  * <p>Layout: two slots at offsets 0 and {@value #SLOT_DISTANCE}, written in turn, so a torn write
  * can only damage the slot being written; the valid slot with the higher write counter wins.
  * <pre>
- *   magic "OMDB" | version u8 | image copy u8 (0 = a, 1 = b) | pad u16
+ *   magic "OMDB" | version u8 (3) | pending u8 (0 none, 1 redo, 2 rename) | pad u16
  *   write counter i64 | commit sequence i64 | image length i64 | image crc32 u32
  *   crc32 u32 over the 36 bytes before it
  * </pre>
- * Each write is one positional write of 40 bytes followed by {@link FileChannel#force}. Written
- * only at a checkpoint, never per commit. At offset {@value #CANARY_OFFSET} the file also holds
- * the store's {@link KeyCanary} (u32 length, then its bytes), written once when the store is
- * created, before the first slot. Not thread-safe: only checkpoints write, one at a time, and
- * opening reads before it starts.
+ * Version 2 (two full MapDB copies {@code .a} and {@code .b}) had the same 40 bytes with the copy
+ * holding the image (0 = a, 1 = b) where version 3 has the pending step; it is read so that such a
+ * store converts ({@link MapDbRecovery}), and never written. Each write is one positional write
+ * of 40 bytes followed by {@link FileChannel#force}. Written only at a checkpoint, never per
+ * commit. At offset {@value #CANARY_OFFSET} the file also holds the store's {@link KeyCanary}
+ * (u32 length, then its bytes), written once when the store is created, before the first slot.
+ * Not thread-safe: only checkpoints write, one at a time, and opening reads before it starts.
  */
 final class ControlFile implements AutoCloseable {
-  /** The layout version this code writes and reads. */
-  public static final int VERSION = 2;
+  /** The layout version this code writes. */
+  public static final int VERSION = 3;
+  /** The layout version of the two-copy release, read to convert it. */
+  static final int TWO_COPY_VERSION = 2;
 
   static final int SLOT_DISTANCE = 4096;
   static final int SLOT_BYTES = 40;
@@ -39,20 +45,47 @@ final class ControlFile implements AutoCloseable {
   private static final int CANARY_MAX = 4096;
   private static final byte[] MAGIC = {'O', 'M', 'D', 'B'};
 
+  /** A checkpoint step under way when the slot was written. */
+  enum Pending {
+    /** None: the image file is the image, past its named length. */
+    NONE,
+    /** The redo file holds pages of the image not yet written in place, or not yet forced. */
+    REDO,
+    /** The rebuilt image is in the temp file, not yet renamed over the image. */
+    RENAME
+  }
+
   /**
    * One decoded slot.
    *
-   * @param trusted the copy holding the checkpoint image (0 or 1)
-   * @param sequence the commit sequence number of that image; the journal holds the commits after
-   * @param length the image file's length in bytes
-   * @param crc the CRC32 of the whole image file
+   * @param sequence the commit sequence number of the image; the journal holds the commits after
+   * @param length the image's length in bytes
+   * @param crc the CRC32 of the image's first {@code length} bytes
+   * @param pending the checkpoint step under way
+   * @param twoCopyImage for a slot of the two-copy layout, the copy holding the image (0 = a,
+   *     1 = b); -1 for a slot of this layout
    */
-  public record State(int trusted, long sequence, long length, int crc) {
+  public record State(long sequence, long length, int crc, Pending pending, int twoCopyImage) {
+    /** A slot of this layout. */
+    public State(long sequence, long length, int crc, Pending pending) {
+      this(sequence, length, crc, pending, -1);
+    }
+
     /** Validates the copy index. */
     public State {
-      if (trusted != 0 && trusted != 1) {
-        throw new IllegalArgumentException("trusted copy must be 0 or 1, was " + trusted);
+      if (twoCopyImage < -1 || twoCopyImage > 1) {
+        throw new IllegalArgumentException("copy must be -1, 0 or 1, was " + twoCopyImage);
       }
+    }
+
+    /** Whether the slot was written by the two-copy layout. */
+    public boolean twoCopy() {
+      return twoCopyImage >= 0;
+    }
+
+    /** The same image with {@code step} under way, as this layout writes it. */
+    public State with(Pending step) {
+      return new State(sequence, length, crc, step, -1);
     }
   }
 
@@ -193,11 +226,14 @@ final class ControlFile implements AutoCloseable {
    * @throws StoreException if the write or the flush fails; either slot may then be the newest
    */
   public void write(State state) {
+    if (state.twoCopy()) {
+      throw new IllegalArgumentException("the two-copy layout is read, never written");
+    }
     writes++;
     ByteBuffer buffer = ByteBuffer.allocate(SLOT_BYTES)
         .put(MAGIC)
         .put((byte) VERSION)
-        .put((byte) state.trusted())
+        .put((byte) state.pending().ordinal())
         .putShort((short) 0)
         .putLong(writes)
         .putLong(state.sequence())
@@ -259,20 +295,28 @@ final class ControlFile implements AutoCloseable {
       return null;
     }
     int version = in.get() & 0xff;
-    if (version != VERSION) {
+    if (version != VERSION && version != TWO_COPY_VERSION) {
       throw new StoreException(path + ": control file layout version " + version
-          + " is not supported; this library reads version " + VERSION
+          + " is not supported; this library reads versions " + TWO_COPY_VERSION + " and "
+          + VERSION
           + " (a newer Oncely wrote it? it is left untouched)");
     }
-    int trusted = in.get();
+    int step = in.get();
     in.getShort();
     long writeCount = in.getLong();
     long sequence = in.getLong();
     long length = in.getLong();
     int imageCrc = in.getInt();
-    if (trusted != 0 && trusted != 1 || length < 0) {
+    if (length < 0) {
       return null;
     }
-    return new Slot(writeCount, new State(trusted, sequence, length, imageCrc));
+    if (version == TWO_COPY_VERSION) {
+      return step != 0 && step != 1 ? null : new Slot(writeCount,
+          new State(sequence, length, imageCrc, Pending.NONE, step));
+    }
+    if (step < 0 || step >= Pending.values().length) {
+      return null;
+    }
+    return new Slot(writeCount, new State(sequence, length, imageCrc, Pending.values()[step]));
   }
 }

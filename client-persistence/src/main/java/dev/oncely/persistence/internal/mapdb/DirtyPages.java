@@ -5,8 +5,8 @@ import org.mapdb.volume.Volume;
 
 /**
  * The {@value #PAGE}-byte pages of one MapDB file that MapDB wrote since the file was opened: a
- * volume wrapper marks every page a write touches, so a checkpoint can bring the other copy up to
- * this one by copying those pages alone. Every write method of {@link Volume} either is one of the
+ * volume wrapper marks every page a write touches, so a checkpoint writes those pages alone into
+ * the image. Every write method of {@link Volume} either is one of the
  * ones overridden here or is implemented by {@code Volume} in terms of them, so no write escapes
  * the marks. Not thread-safe: the engine has one MapDB writer at a time.
  */
@@ -15,8 +15,9 @@ final class DirtyPages {
   static final int PAGE = 4096;
 
   private final BitSet pages = new BitSet();
-  /** Pages marked for the first time since the last {@link #wroteBack}. */
-  private int newlyMarked;
+  /** Pages marked: read by other threads, so the engine can bound a checkpoint's work. */
+  private final java.util.concurrent.atomic.AtomicInteger count =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   /** {@code volume}, wrapped so its writes mark pages here. */
   Volume wrap(Volume volume) {
@@ -28,14 +29,9 @@ final class DirtyPages {
     return (BitSet) pages.clone();
   }
 
-  /** How many pages were marked for the first time since the last {@link #wroteBack}. */
-  int newlyMarked() {
-    return newlyMarked;
-  }
-
-  /** Starts counting {@link #newlyMarked} again: the file's written pages reached the disk. */
-  void wroteBack() {
-    newlyMarked = 0;
+  /** How many pages are marked. */
+  int count() {
+    return count.get();
   }
 
   private void mark(long offset, long length) {
@@ -46,7 +42,7 @@ final class DirtyPages {
     for (int page = Math.toIntExact(offset / PAGE); page <= last; page++) {
       if (!pages.get(page)) {
         pages.set(page);
-        newlyMarked++;
+        count.incrementAndGet();
       }
     }
   }

@@ -7,8 +7,11 @@ import java.nio.file.Path;
 import org.mapdb.volume.Volume;
 
 /**
- * How the MapDB engine reaches its files: every byte it writes to the control file, the journal
- * and the MapDB copies goes through a channel or a volume handed out here. Production uses
+ * How the MapDB engine reaches its files: every byte it writes to the control file, the journal,
+ * the redo file and the image goes through a channel handed out here, and every byte MapDB writes
+ * into a file it builds (a new or rebuilt image) through a volume handed out here. The working
+ * view's writes never reach a file (it maps the image privately) and its growth only extends the
+ * file past the image's named length, so neither goes through here. Production uses
  * {@link #DEFAULT}; the power-loss tests hand out wrappers that remember which writes a
  * {@code force} has not covered yet, so they can drop them at a simulated power cut.
  */

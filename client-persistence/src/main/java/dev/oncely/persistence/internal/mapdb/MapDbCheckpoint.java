@@ -3,121 +3,175 @@ package dev.oncely.persistence.internal.mapdb;
 import dev.oncely.client.StoreException;
 import dev.oncely.persistence.internal.StoreFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.Map;
 
 /**
- * The checkpoint of the MapDB engine: the working copy becomes the checkpoint image, the journal
- * is emptied, and the old image becomes the next working copy.
+ * The checkpoint of the MapDB engine: the pages MapDB wrote into the working view (a private
+ * mapping of the image, {@link PrivateMappedVolume}) since it was opened go into the image file,
+ * through a redo file, and the journal is emptied.
  *
- * <p><b>Steps.</b> Close the working copy and force it (it now holds commit n exactly); write the
- * control slot "image = this copy, commit n, length, CRC32" and force it (the checkpoint's commit
- * point; the CRC32 of the whole file is combined from per-block checksums, {@link BlockCrcs}, of
- * which only the blocks holding written pages are read again); empty the journal; then copy onto the old image the pages MapDB wrote in the working
- * copy since it was opened ({@link DirtyPages}, closing included) and give it the new image's
- * length. The two copies were byte-for-byte equal when the working copy was opened, so the old
- * image is again a byte-for-byte copy of the new one, and the checkpoint writes what changed since
- * the last one instead of the whole file. A {@linkplain #compact compaction} instead rebuilds the
- * image into a fresh file holding only the live entries and copies it over the old image in full:
- * it runs only when free space dominates.
+ * <p><b>Steps</b> ({@link #take}). (1) Close MapDB (its header checksum lands in the view) and
+ * read the pages it wrote ({@link DirtyPages}); the new image is the view: its length, and a
+ * CRC32 combined from per-block checksums ({@link BlockCrcs}) of which only the written blocks are
+ * taken again, from memory. (2) Write those pages to the redo file ({@link RedoFile}: commit,
+ * length, pages, CRC32) and force it. (3) Write the control slot "image of commit n, length,
+ * CRC32, redo pending" and force it: the checkpoint's commit point. (4) Empty the journal.
+ * (5) Write the pages in place into the image, give it the new length, force it. (6) Write the
+ * control slot "image of commit n, nothing pending" and force it. (7) Drop the view and map the
+ * new image privately again (what MapDB wrote was private memory until now). Its cost follows the
+ * pages written since the last checkpoint, which the engine bounds ({@link MapDbCopies}).
  *
- * <p><b>Crash argument.</b> A crash before the control write finds the old image named, intact
- * (never written while named), and a journal still holding every commit since it. A crash between
- * the control write and the journal reset finds the new image and frames it already holds,
- * skipped by sequence number. A crash while the pages are copied (or, in a compaction, the whole
- * file) finds a working copy that fails the image's checksum: opening copies the image over it in
- * full (recovery only; a clean close leaves both copies equal). After a power cut the same holds:
- * the image was forced before the slot naming it, the slot before the journal reset, and the copy
- * being brought along is never trusted until a later checkpoint forces it.
+ * <p>A {@linkplain #compact compaction} instead rebuilds the image from the view's live entries
+ * into the temp file, forces it, writes the slot "image of commit n, length, CRC32, rename
+ * pending", empties the journal, renames the temp file over the image (durably), and writes the
+ * slot "nothing pending".
+ *
+ * <p><b>Crash argument</b> (a crash, or a power cut that loses or tears every write no force
+ * covered). The image file is written only in steps 5 and the compaction's rename, and only
+ * while a forced control slot says what the image must become and where its bytes are.
+ * <ul>
+ *   <li>Before step 3's force: the slot still names the old image, never written since it was
+ *       named, and the journal, not yet reset, holds every commit since it. A redo file, whole or
+ *       torn, is ignored: no slot names it (and a later slot names only a redo of its own
+ *       sequence and length, whose CRC32 a stale or torn file fails).
+ *   <li>After step 3, before step 6's force: the slot names the redo, forced before it. Opening
+ *       verifies, reading only, that the redo is whole (CRC32) and of the named commit and
+ *       length and that the image with the redo's pages over it has the named CRC32; then writes
+ *       the pages in place again (idempotent: whole pages at their own offsets; torn or lost
+ *       in-place writes are simply rewritten), gives the image the named length, forces it and
+ *       only then names it "nothing pending". Journal frames the new image already holds (a
+ *       crash before step 4 finished) are skipped by sequence number. A power cut cannot take the
+ *       redo from under the slot: it was forced before the slot was written.
+ *   <li>After step 6: the image is the one named, forced in step 5 before the slot.
+ *   <li>A torn slot write: each slot has its own CRC32 and 4 KiB block; the other slot (the step
+ *       before) wins, and that state is covered above.
+ *   <li>Compaction: before its slot's force, the old image and the journal are intact; after it,
+ *       opening finds the named image either in the temp file (renamed then) or already renamed.
+ * </ul>
+ * The working view is never on disk, so nothing of it needs distrusting after a crash. When MapDB
+ * grows the store the view extends the image file with zeros past its named length
+ * ({@link PrivateMappedVolume}): those bytes are no part of the image (its CRC32 covers the named
+ * length only) and opening cuts them off.
  *
  * <p>Runs on the engine's applier thread while the committer waits, readers kept out by the
  * engine. Not thread-safe.
  */
 final class MapDbCheckpoint {
-  private final Path[] paths;
+  private final Path image;
+  private final Path redo;
   private final FileIo io;
   private final ControlFile control;
   private final Journal journal;
-  /** The block checksums of the working copy as of its opening: equal to the image's then. */
+  /** The block checksums of the image, which the working view equaled when it was mapped. */
   private BlockCrcs sums;
 
-  MapDbCheckpoint(Path[] paths, FileIo io, ControlFile control, Journal journal,
+  MapDbCheckpoint(Path image, Path redo, FileIo io, ControlFile control, Journal journal,
       BlockCrcs sums) {
-    this.paths = paths;
+    this.image = image;
+    this.redo = redo;
     this.io = io;
     this.control = control;
     this.journal = journal;
     this.sums = sums;
   }
 
-  /** The block checksums of the image, which the working copy equaled when it was opened. */
+  /** The block checksums of the image. */
   BlockCrcs sums() {
     return sums;
   }
 
   /**
-   * Makes {@code working} (copy {@code target}, holding commit {@code sequence}) the image and
-   * returns the other copy, brought up to it page by page, opened as the next working copy.
+   * Writes what {@code working} (the view, holding commit {@code sequence}) changed into the image
+   * and returns the new view, or null when {@code reopen} is false (the store is closing).
    *
    * @throws StoreException if a step fails (the store must then be reopened to recover)
    */
-  MapDbFile take(MapDbFile working, int target, long sequence) {
+  MapDbFile take(MapDbFile working, long sequence, boolean reopen) {
     CommitCrashPoints.checkpointStarted();
-    working.sequence(sequence);
-    working.close();
-    MapDbFiles.force(io, paths[target]);
-    BitSet written = working.writtenPages();
-    try (FileChannel image = io.open(paths[target])) {
-      sums.update(image, written, DirtyPages.PAGE);
-    } catch (IOException e) {
-      throw new StoreException("cannot read " + paths[target] + ": " + e, e);
+    try {
+      working.sequence(sequence);
+      working.close();
+      BitSet written = working.writtenPages();
+      long length = working.viewLength();
+      BlockCrcs.Pages pages = working.pages();
+      try {
+        sums.update(length, written, pages);
+      } catch (IOException e) {
+        throw new StoreException("cannot read the working view of " + image + ": " + e, e);
+      }
+      RedoFile.write(io, redo, sequence, length, written, pages);
+      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.REDO_FORCED);
+      ControlFile.State named = new ControlFile.State(sequence, length, sums.whole(),
+          ControlFile.Pending.REDO);
+      control.write(named);
+      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.BEFORE_JOURNAL_RESET);
+      journal.reset();
+      RedoFile.applyTo(io, image, length, written, pages);
+      CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
+      control.write(named.with(ControlFile.Pending.NONE));
+      emptyRedo();
+    } finally {
+      working.release();
     }
-    name(target, sequence);
-    MapDbFiles.copyPages(io, paths[target], paths[1 - target], written, DirtyPages.PAGE);
-    return MapDbFile.openExisting(paths[1 - target], io);
+    return reopen ? MapDbFile.openView(image, io) : null;
   }
 
   /**
    * Like {@link #take}, with an image rebuilt from {@code working}'s live entries into a fresh
-   * file, so space freed by purges goes back to the file system; the old image is then replaced by
-   * a full copy of the new one.
+   * file, so space freed by purges goes back to the file system.
    *
    * @throws StoreException if a step fails (the store must then be reopened to recover)
    */
-  MapDbFile compact(MapDbFile working, int target, long sequence) {
+  MapDbFile compact(MapDbFile working, long sequence) {
     CommitCrashPoints.checkpointStarted();
-    working.sequence(sequence);
-    Path temp = MapDbFiles.tempOf(paths[target]);
-    MapDbFile fresh = MapDbFile.create(temp, sequence, io);
+    Path temp = MapDbFiles.tempOf(image);
     try {
-      for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
-        for (Map.Entry<byte[], byte[]> e : working.all(map)) {
-          fresh.put(map, e.getKey(), e.getValue());
+      working.sequence(sequence);
+      MapDbFile fresh = MapDbFile.create(temp, sequence, io);
+      try {
+        for (int map = MapDbFile.RECORDS; map <= MapDbFile.EXPIRY; map++) {
+          for (Map.Entry<byte[], byte[]> e : working.all(map)) {
+            fresh.put(map, e.getKey(), e.getValue());
+          }
         }
+      } finally {
+        fresh.close();
       }
+      MapDbFiles.force(io, temp);
     } finally {
-      fresh.close();
+      working.release();
     }
-    MapDbFiles.force(io, temp);
-    working.close();
-    try {
-      StoreFiles.moveDurably(temp, paths[target]);
-    } catch (IOException e) {
-      throw new StoreException("cannot move " + temp + " to " + paths[target] + ": " + e, e);
-    }
-    sums = MapDbFiles.checksum(io, paths[target]);
-    name(target, sequence);
-    MapDbFiles.copy(io, paths[target], paths[1 - target]);
-    return MapDbFile.openExisting(paths[1 - target], io);
-  }
-
-  /** Names the forced copy {@code target} the image of {@code sequence}, then empties the journal. */
-  private void name(int target, long sequence) {
-    CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
-    control.write(new ControlFile.State(target, sequence, sums.length(), sums.whole()));
+    sums = MapDbFiles.checksum(io, temp);
+    CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.REDO_FORCED);
+    ControlFile.State named = new ControlFile.State(sequence, sums.length(), sums.whole(),
+        ControlFile.Pending.RENAME);
+    control.write(named);
     CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.BEFORE_JOURNAL_RESET);
     journal.reset();
+    CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.WRITING_IN_PLACE);
+    rename(temp, image);
+    CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
+    control.write(named.with(ControlFile.Pending.NONE));
+    return MapDbFile.openView(image, io);
+  }
+
+  /** Renames the forced {@code temp} over {@code image}, durably. */
+  static void rename(Path temp, Path image) {
+    try {
+      StoreFiles.moveDurably(temp, image);
+    } catch (IOException e) {
+      throw new StoreException("cannot move " + temp + " to " + image + ": " + e, e);
+    }
+  }
+
+  /** Frees the redo's disk space; no slot names it any more, so it need not be forced. */
+  private void emptyRedo() {
+    try (var channel = io.open(redo)) {
+      channel.truncate(0);
+    } catch (IOException e) {
+      // Harmless: no slot names it, and the next checkpoint truncates it first.
+    }
   }
 }

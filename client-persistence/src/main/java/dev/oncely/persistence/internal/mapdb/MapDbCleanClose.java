@@ -38,14 +38,18 @@ import java.util.Optional;
  * both a {@code StoreCorruptedException}). Deleting the marker runs the full verification.
  */
 final class MapDbCleanClose {
-  /** What a clean close left: which copy is the image, its commit, its block CRC32s. */
-  record Evidence(int image, long sequence, BlockCrcs sums) {
-    /** Whether this describes the image {@code state} names. */
+  /** What a clean close left: the image's commit and block CRC32s. */
+  record Evidence(long sequence, BlockCrcs sums) {
+    /** Whether this describes the image {@code state} names, with nothing pending. */
     boolean describes(ControlFile.State state) {
-      return image == state.trusted() && sequence == state.sequence()
-          && sums.length() == state.length() && sums.whole() == state.crc();
+      return !state.twoCopy() && state.pending() == ControlFile.Pending.NONE
+          && sequence == state.sequence() && sums.length() == state.length()
+          && sums.whole() == state.crc();
     }
   }
+
+  /** The first int of the payload: the one-image layout (the two-copy one wrote 0 or 1). */
+  private static final int ONE_IMAGE = 3;
 
   private MapDbCleanClose() {}
 
@@ -64,7 +68,7 @@ final class MapDbCleanClose {
     try {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       DataOutputStream out = new DataOutputStream(bytes);
-      out.writeInt(evidence.image());
+      out.writeInt(ONE_IMAGE);
       out.writeLong(evidence.sequence());
       evidence.sums().writeTo(out);
       out.flush();
@@ -81,10 +85,10 @@ final class MapDbCleanClose {
   static Optional<Evidence> read(Path store) {
     return CleanCloseMarker.read(markerOf(store), filesOf(store)).flatMap(payload -> {
       try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(payload))) {
-        int image = in.readInt();
+        int layout = in.readInt();
         long sequence = in.readLong();
         BlockCrcs sums = BlockCrcs.readFrom(in);
-        return image == 0 || image == 1 ? Optional.of(new Evidence(image, sequence, sums))
+        return layout == ONE_IMAGE ? Optional.of(new Evidence(sequence, sums))
             : Optional.empty();
       } catch (IOException e) {
         return Optional.empty();
@@ -98,7 +102,6 @@ final class MapDbCleanClose {
   }
 
   private static List<Path> filesOf(Path store) {
-    return List.of(store, MapDbCopies.journalPath(store), MapDbCopies.copyPath(store, 'a'),
-        MapDbCopies.copyPath(store, 'b'));
+    return List.of(store, MapDbCopies.journalPath(store), MapDbCopies.imagePath(store));
   }
 }

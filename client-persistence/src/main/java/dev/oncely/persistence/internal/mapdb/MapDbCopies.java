@@ -15,44 +15,47 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 
 /**
- * The crash-tolerant layout of the MapDB engine: a journal that is the commit log, a
- * <em>working copy</em> that MapDB changes in place and readers read, and a <em>checkpoint
- * image</em> (the other copy) that is never written while the control file names it. This class
- * runs commits and the applier; {@link MapDbRecovery} opens, {@link MapDbCheckpoint} checkpoints,
+ * The crash-tolerant layout of the MapDB engine: a journal that is the commit log, one
+ * <em>checkpoint image</em> ({@code <store>.image}) that MapDB never writes, and a <em>working
+ * view</em> of it, mapped copy-on-write ({@link PrivateMappedVolume}), that MapDB changes and
+ * readers read: MapDB's writes land in private memory, never in the file. This class runs commits
+ * and the applier; {@link MapDbRecovery} opens, {@link MapDbCheckpoint} checkpoints,
  * {@link MapDbFiles} holds the whole-file operations. "The committer" is whichever caller leads
  * the current group commit ({@link GroupCommitter}): one at a time, each seeing what the one
- * before wrote. It appends to the journal and hands overlays on; everything that writes the
- * MapDB files (applying, checkpoints) runs on the applier thread, which no caller's interrupt
- * reaches.
+ * before wrote. It appends to the journal and hands overlays on; everything that writes MapDB
+ * (applying, checkpoints) runs on the applier thread, which no caller's interrupt reaches.
  *
  * <p><b>Commit point.</b> A group commit appends one checksummed frame holding all its changes to
  * the {@link Journal} and forces it: that one write plus one force is the commit point. Only then
  * are the changes handed to the {@link MapDbOverlay} of commits not yet applied (readers kept out
  * meanwhile, so they see whole groups only) and the callers released. Once the overlay holds
- * {@value #APPLY_AT} changes it is frozen and an applier thread writes it to the working copy,
- * while the committer goes on with a new overlay in front of it; point reads and group commits
- * read through both overlays to the working copy ({@link #read}), so what the applier changes is
- * never what they see. Before a checkpoint, and when a listing asks for it
- * ({@link MapDbBatch#requestApply}), the committer waits for the applier and applies the rest
- * itself; listings read the working copy alone ({@link #readApplied}), never while the applier
- * writes. The applier never holds up the committer unless {@value #BACKLOG_OVERLAYS} overlays'
- * worth of changes wait behind it. The pages MapDB writes are marked ({@link DirtyPages}), so the
- * next checkpoint brings the image along by copying those pages alone; each time
- * {@value #WRITE_BACK_PAGES} pages are written for the first time since the copy was opened, the
- * applier forces the working copy, so the checkpoint's own force, which commits wait for, is left
- * with fewer than that many new pages plus those written again since. The working copy is never
- * trusted after a crash, so forcing it early changes no crash outcome.
+ * {@value #APPLY_AT} changes it is frozen and an applier thread writes it to the view, while the
+ * committer goes on with a new overlay in front of it; point reads and group commits read through
+ * both overlays to the view ({@link #read}), so what the applier changes is never what they see.
+ * Before a checkpoint, and when a listing asks for it ({@link MapDbBatch#requestApply}), the
+ * committer waits for the applier and applies the rest itself; listings read the view alone
+ * ({@link #readApplied}), never while the applier writes. The applier never holds up the
+ * committer unless {@value #BACKLOG_OVERLAYS} overlays' worth of changes wait behind it. The pages
+ * MapDB writes are marked ({@link DirtyPages}), so the next checkpoint writes those pages alone.
  *
- * <p><b>Checkpoint</b> (when the journal outgrows its limit, and at close): see
- * {@link MapDbCheckpoint}; its cost follows the changes since the last one. Purges delete in
- * place; MapDB reuses the space they free, and the image is rebuilt with only the live entries
- * ({@link #compactIfSparse}) only when free space is more than half the working copy.
+ * <p><b>Checkpoint</b> (when the journal outgrows its limit, when MapDB has written
+ * {@value #DIRTY_LIMIT_PAGES} pages since the last one, and at close): see
+ * {@link MapDbCheckpoint}; its cost, and the private memory the view holds, follow the changes
+ * since the last one. Purges delete in place; MapDB reuses the space they free, and the image is
+ * rebuilt with only the live entries ({@link #compactIfSparse}) only when free space is more than
+ * half of it.
  *
- * <p><b>Crash semantics.</b> After any crash the working copy is distrusted: opening checks the
- * image against the length and CRC32 in the control file, copies it over the working copy (unless
- * that already matches byte for byte) and replays the journal frames after the image's commit
- * ({@link MapDbRecovery}). A torn journal tail was never acknowledged and is dropped
- * ({@link Journal}). What a crash inside a checkpoint leaves is argued in {@link MapDbCheckpoint}.
+ * <p><b>Crash semantics</b> (a kill, or a power cut losing or tearing every write no force
+ * covered). The view is private memory: no crash leaves any of it behind, so nothing on disk is
+ * ever distrusted. The image file changes only inside a checkpoint, and only while a forced
+ * control slot names a forced redo file holding every page being written (or, in a compaction, a
+ * forced rebuilt image waiting to be renamed): a crash before that slot finds the old image,
+ * untouched, and a journal holding every commit since it; a crash after it finds the redo, which
+ * opening writes into the image again (whole pages at their own offsets: idempotent) before it
+ * checks the image's length and CRC32, bytes past the named length ignored and cut off. Opening
+ * then replays the journal frames after the image's commit onto the view ({@link MapDbRecovery});
+ * a torn journal tail was never acknowledged and is dropped ({@link Journal}). The step-by-step
+ * argument is in {@link MapDbCheckpoint}.
  */
 public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch>, AutoCloseable {
   private static final int COPY_CHUNK = 1 << 20;
@@ -66,20 +69,21 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   static final int BACKLOG_OVERLAYS = 8;
 
   /**
-   * Pages (16 MiB) MapDB may write into the working copy for the first time before the applier
-   * forces it, off the commit path, so that the checkpoint's force, which commits wait for, does
-   * not find them all at once.
+   * Pages (64 MiB) MapDB may write into the working view before a checkpoint writes them into the
+   * image, whatever the journal's size: a checkpoint's cost, which commits wait for, and the
+   * private memory the view holds follow what changed, up to this bound.
    */
-  static final int WRITE_BACK_PAGES = 4096;
+  static final int DIRTY_LIMIT_PAGES = 16384;
 
   /** Free space share of the working copy above which a purge rebuilds the image. */
   static final double SPARSE = 0.5;
 
   private final Path store;
-  private final Path[] paths;
+  private final Path image;
   private final FileIo io;
   private final long journalLimit;
   private final int applyAt;
+  private final int dirtyLimit;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   /** Held by the applier while it writes the working copy, and by listings while they read it. */
   private final ReentrantReadWriteLock applyLock = new ReentrantReadWriteLock();
@@ -90,25 +94,25 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   private Future<?> applied;
   private MapDbOverlay pending = new MapDbOverlay();
   private MapDbFile working;
-  private int image;
   private long imageSequence;
   private long sequence;
   private volatile StoreException broken;
 
-  private MapDbCopies(Path store, Path[] paths, FileIo io, long journalLimit, int applyAt,
+  private MapDbCopies(Path store, FileIo io, long journalLimit, int applyAt, int dirtyLimit,
       MapDbRecovery.Opened opened) {
     this.store = store;
-    this.paths = paths;
+    this.image = imagePath(store);
     this.io = io;
     this.journalLimit = journalLimit;
     this.applyAt = applyAt;
+    this.dirtyLimit = dirtyLimit;
     this.control = opened.control();
     this.journal = opened.journal();
     this.working = opened.working();
-    this.image = opened.image();
     this.imageSequence = opened.imageSequence();
     this.sequence = opened.sequence();
-    this.checkpoints = new MapDbCheckpoint(paths, io, control, journal, opened.sums());
+    this.checkpoints = new MapDbCheckpoint(image, RedoFile.pathOf(store), io, control, journal,
+        opened.sums());
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
       t.setDaemon(true);
@@ -116,9 +120,17 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     });
   }
 
-  /** The path of copy {@code letter} ('a' or 'b') of the store at {@code store}. */
+  /**
+   * The path of copy {@code letter} ('a' or 'b') of a store of the two-copy layout at
+   * {@code store}, which opening converts.
+   */
   static Path copyPath(Path store, char letter) {
     return store.resolveSibling(store.getFileName() + "." + letter);
+  }
+
+  /** The path of the MapDB image of the store at {@code store}. */
+  public static Path imagePath(Path store) {
+    return store.resolveSibling(store.getFileName() + ".image");
   }
 
   /** The path of the journal of the store at {@code store}. */
@@ -126,12 +138,16 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     return store.resolveSibling(store.getFileName() + ".journal");
   }
 
-  /** Every file the layout may hold for {@code store}: control, journal, copies, temp copy. */
+  /**
+   * Every file the layout may hold for {@code store}: control, journal, image, redo, temp image,
+   * and the copies (and their temp files) of the two-copy layout a store may still hold.
+   */
   public static List<Path> filesOf(Path store) {
+    Path image = imagePath(store);
     Path a = copyPath(store, 'a');
     Path b = copyPath(store, 'b');
-    return List.of(store, journalPath(store), a, b, MapDbFiles.tempOf(a),
-        MapDbFiles.tempOf(b));
+    return List.of(store, journalPath(store), image, RedoFile.pathOf(store),
+        MapDbFiles.tempOf(image), a, b, MapDbFiles.tempOf(a), MapDbFiles.tempOf(b));
   }
 
   /**
@@ -160,9 +176,21 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (applyAt < 1) {
       throw new IllegalArgumentException("applyAt must be >= 1, was " + applyAt);
     }
-    Path[] paths = {copyPath(store, 'a'), copyPath(store, 'b')};
-    return new MapDbCopies(store, paths, io, journalLimit, applyAt,
-        new MapDbRecovery(store, paths, journalPath(store), io, canary).open());
+    return open(store, io, journalLimit, canary, applyAt, DIRTY_LIMIT_PAGES);
+  }
+
+  /**
+   * Like {@link #open(Path, FileIo, long, KeyCanary, int)}, checkpointing once MapDB has written
+   * {@code dirtyLimit} pages instead of {@value #DIRTY_LIMIT_PAGES} (a test uses a few).
+   */
+  static MapDbCopies open(Path store, FileIo io, long journalLimit, KeyCanary canary,
+      int applyAt, int dirtyLimit) {
+    if (applyAt < 1 || dirtyLimit < 1) {
+      throw new IllegalArgumentException("applyAt and dirtyLimit must be >= 1, were " + applyAt
+          + " and " + dirtyLimit);
+    }
+    return new MapDbCopies(store, io, journalLimit, applyAt, dirtyLimit,
+        new MapDbRecovery(store, io, canary).open());
   }
 
   /**
@@ -201,7 +229,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   @Override
   public MapDbBatch begin() {
-    if (journal.size() >= journalLimit) {
+    if (journal.size() >= journalLimit || usable().writtenPageCount() >= dirtyLimit) {
       checkpoint(false);
     }
     return new MapDbBatch(usable(), pending);
@@ -267,11 +295,6 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         pending.belowApplied();
       } finally {
         lock.writeLock().unlock();
-      }
-      try {
-        target.writeBackEvery(WRITE_BACK_PAGES, io);
-      } catch (RuntimeException | Error e) {
-        throw brokenBy("writing back", e);
       }
     });
   }
@@ -341,7 +364,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private StoreException brokenBy(String doing, Throwable e) {
-    broken = new StoreException(doing + " commit " + sequence + " to " + paths[1 - image]
+    broken = new StoreException(doing + " commit " + sequence + " to the view of " + image
         + " failed; the commit is durable in the journal: reopen the store to recover", e);
     return broken;
   }
@@ -364,19 +387,22 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   }
 
   private void checkpoint(boolean compact) {
+    checkpoint(compact, true);
+  }
+
+  /** Checkpoints; the working view is mapped again when {@code reopen}, else left null. */
+  private void checkpoint(boolean compact, boolean reopen) {
     applyPending();
     onApplier(() -> {
       MapDbFile current = usable();
-      int target = 1 - image;
       lock.writeLock().lock();
       try {
         working = null;
-        working = compact ? checkpoints.compact(current, target, sequence)
-            : checkpoints.take(current, target, sequence);
-        image = target;
+        working = compact ? checkpoints.compact(current, sequence)
+            : checkpoints.take(current, sequence, reopen);
         imageSequence = sequence;
       } catch (RuntimeException | Error e) {
-        broken = new StoreException("checkpoint of " + paths[target] + " failed: " + e
+        broken = new StoreException("checkpoint of " + image + " failed: " + e
             + "; reopen the store to recover", e);
         throw broken;
       } finally {
@@ -385,19 +411,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     });
   }
 
-  /** The copy holding the checkpoint image now (0 = a, 1 = b). */
-  public int image() {
-    return image;
-  }
-
   /** The sequence number of the last durable commit. */
   long sequence() {
     return sequence;
   }
 
   /**
-   * Checkpoints unless nothing was committed since the last one (so the journal is empty and both
-   * copies are equal when the store is closed), closes the files and records the clean close
+   * Checkpoints unless nothing was committed since the last one (so the journal is empty and the
+   * image holds every commit when the store is closed), closes the files and records the clean close
    * ({@link MapDbCleanClose}). Idempotent.
    */
   @Override
@@ -405,7 +426,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     RuntimeException failure = null;
     if (broken == null && working != null && sequence != imageSequence) {
       try {
-        checkpoint(false);
+        checkpoint(false, false);
       } catch (RuntimeException e) {
         failure = e;
       }
@@ -418,11 +439,16 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
       }
     }
     applier.shutdown();
-    MapDbFile last;
     lock.writeLock().lock();
     try {
-      last = working;
-      for (AutoCloseable c : new AutoCloseable[] {working, journal, control}) {
+      if (working != null) {
+        try {
+          working.release();
+        } catch (RuntimeException e) {
+          failure = add(failure, e);
+        }
+      }
+      for (AutoCloseable c : new AutoCloseable[] {journal, control}) {
         try {
           if (c != null) {
             c.close();
@@ -440,27 +466,9 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     if (failure != null) {
       throw failure;
     }
-    if (last != null && broken == null && sequence == imageSequence) {
-      recordCleanClose(last);
-    }
-  }
-
-  /**
-   * Records the clean close when the closed working copy {@code last} still equals the image: it
-   * did when it was opened, so only the pages MapDB wrote into it since are compared. Forces it
-   * first, so the marker never outlives a page of it. A failure only costs the next open its full
-   * verification.
-   */
-  private void recordCleanClose(MapDbFile last) {
-    Path copy = paths[1 - image];
-    try {
-      if (MapDbFiles.samePages(copy, paths[image], last.writtenPages(), DirtyPages.PAGE)) {
-        MapDbFiles.force(io, copy);
-        MapDbCleanClose.record(store,
-            new MapDbCleanClose.Evidence(image, imageSequence, checkpoints.sums()));
-      }
-    } catch (StoreException e) {
-      // Nothing recorded: the next open verifies in full.
+    if (broken == null && sequence == imageSequence) {
+      MapDbCleanClose.record(store, new MapDbCleanClose.Evidence(imageSequence,
+          checkpoints.sums()));
     }
   }
 
@@ -471,7 +479,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     }
     MapDbFile w = working;
     if (w == null) {
-      throw new StoreException(paths[1 - image] + " is closed");
+      throw new StoreException(store + " is closed");
     }
     return w;
   }

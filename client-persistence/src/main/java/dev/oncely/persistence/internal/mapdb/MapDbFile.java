@@ -26,7 +26,8 @@ import org.mapdb.volume.Volume;
 import org.mapdb.volume.VolumeFactory;
 
 /**
- * One MapDB file (a "copy" of the store): MapDB's {@code StoreDirect} (no write-ahead log, no
+ * One MapDB file (the store's image, opened as its private working view, or a file being built):
+ * MapDB's {@code StoreDirect} (no write-ahead log, no
  * transactions: the engine's own journal is the commit log) on memory-mapped volumes, with four
  * maps of {@code byte[]} to {@code byte[]}: {@link #RECORDS} (lookup key to codec bytes) and
  * {@link #BUSINESS} (business key to lookup key), {@code HTreeMap}s, since they are only ever
@@ -35,9 +36,10 @@ import org.mapdb.volume.VolumeFactory;
  * and {@link #EXPIRY}, time-ordered {@code BTreeMap}s whose keys end with the lookup key; plus a
  * meta map holding the layout version and the commit sequence number the file holds.
  *
- * <p>Writes change the file in place and are durable only after {@link #close} and a force of the
- * file: a file that was being written when the process died is never trusted (the engine rebuilds
- * it from the checkpoint image and the journal). Every {@link RuntimeException} MapDB throws while
+ * <p>In the working view ({@link #openView}) writes land in private memory and reach the image
+ * only through a checkpoint. A file opened otherwise ({@link #create}) is written in place and is
+ * complete only after {@link #close} and a force of the file; the engine renames it into place
+ * only then. Every {@link RuntimeException} MapDB throws while
  * opening or reading becomes a {@link StoreCorruptedException} naming the path. A failed open
  * closes every volume MapDB had opened (MapDB itself leaks them), and MapDB's own file lock is off:
  * the store holds its own. One writer thread; readers may run beside it (MapDB's maps are
@@ -66,14 +68,17 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   private final List<ConcurrentMap<byte[], byte[]>> maps;
   private final BTreeMap<byte[], byte[]> meta;
   private final DirtyPages dirty;
+  /** The private mapping of an image's working view; null for a file MapDB writes itself. */
+  private final PrivateMappedVolume view;
 
   private MapDbFile(Path path, DB db, List<ConcurrentMap<byte[], byte[]>> maps,
-      BTreeMap<byte[], byte[]> meta, DirtyPages dirty) {
+      BTreeMap<byte[], byte[]> meta, DirtyPages dirty, PrivateMappedVolume view) {
     this.path = path;
     this.db = db;
     this.maps = maps;
     this.meta = meta;
     this.dirty = dirty;
+    this.view = view;
   }
 
   /**
@@ -84,7 +89,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    */
   public static MapDbFile create(Path path, long sequence, FileIo io) {
     delete(path);
-    MapDbFile file = open(path, true, io);
+    MapDbFile file = open(path, true, io, false);
     try {
       file.meta.put(META_LAYOUT, longBytes(LAYOUT_VERSION));
       file.meta.put(META_SEQUENCE, longBytes(sequence));
@@ -103,10 +108,26 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    * @throws StoreException if it has another layout version (left untouched, never quarantined)
    */
   static MapDbFile openExisting(Path path, FileIo io) {
+    return openExisting(path, io, false);
+  }
+
+  /**
+   * Opens the image at {@code path} as the working view: mapped privately
+   * ({@link PrivateMappedVolume}), so nothing MapDB writes reaches the file; a checkpoint reads
+   * the pages it wrote ({@link #writtenPages}, {@link #pages}) and writes them in place itself.
+   *
+   * @throws StoreCorruptedException if the file is missing, fails to open or lacks a map
+   * @throws StoreException if it has another layout version (left untouched, never quarantined)
+   */
+  static MapDbFile openView(Path path, FileIo io) {
+    return openExisting(path, io, true);
+  }
+
+  private static MapDbFile openExisting(Path path, FileIo io, boolean privateView) {
     if (!Files.isRegularFile(path)) {
-      throw new StoreCorruptedException(path + ": the MapDB copy is missing");
+      throw new StoreCorruptedException(path + ": the MapDB image is missing");
     }
-    MapDbFile file = open(path, false, io);
+    MapDbFile file = open(path, false, io, privateView);
     try {
       byte[] layout = file.meta.get(META_LAYOUT);
       if (layout == null || layout.length != 8) {
@@ -130,9 +151,9 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     }
   }
 
-  private static MapDbFile open(Path path, boolean create, FileIo io) {
+  private static MapDbFile open(Path path, boolean create, FileIo io, boolean privateView) {
     DirtyPages dirty = new DirtyPages();
-    TrackingVolumes volumes = new TrackingVolumes(io, path, dirty);
+    TrackingVolumes volumes = new TrackingVolumes(io, path, dirty, privateView);
     DB db = null;
     try {
       StoreDirect store = StoreDirect.Companion.make(path.toString(), volumes, LOCK_DISABLED,
@@ -146,7 +167,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
       }
       BTreeMap<byte[], byte[]> meta = treeMap(db, "meta", create);
       volumes.stopTracking();
-      return new MapDbFile(path, db, maps, meta, dirty);
+      return new MapDbFile(path, db, maps, meta, dirty, volumes.view);
     } catch (RuntimeException | Error e) {
       if (db != null) {
         try {
@@ -156,6 +177,9 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
         }
       }
       volumes.closeAll(e);
+      if (volumes.view != null) {
+        volumes.view.release();
+      }
       if (e instanceof Error error && !(e instanceof StackOverflowError)
           && !(e instanceof AssertionError)) {
         throw error;
@@ -231,21 +255,47 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     return dirty.marked();
   }
 
+  /** How many pages MapDB wrote since the file was opened; may lag the writer thread. */
+  int writtenPageCount() {
+    return dirty.count();
+  }
+
   /**
-   * Forces the file, while open, once MapDB has written at least {@code pages} pages it had not
-   * written since the file was opened (counted from the last such force), so that a checkpoint's
-   * force finds fewer than that many new pages still to write, plus those written again since.
-   * In a large store MapDB's writes land on pages spread over the whole file, and a checkpoint
-   * that had to write them all at once would hold up commits for as long.
+   * The working view's length: the image's, plus the slices MapDB added since it was opened.
    *
-   * @throws StoreException if the force fails (what MapDB wrote may then be lost: the working
-   *     copy can no longer be trusted)
+   * @throws IllegalStateException if this is not a working view
    */
-  void writeBackEvery(int pages, FileIo io) {
-    if (dirty.newlyMarked() >= pages) {
-      MapDbFiles.force(io, path);
-      dirty.wroteBack();
+  long viewLength() {
+    return requireView().length();
+  }
+
+  /**
+   * Reads the working view's pages, MapDB's writes included, until {@link #release}: also after
+   * {@link #close}, which writes MapDB's header checksum into it.
+   *
+   * @throws IllegalStateException if this is not a working view
+   */
+  BlockCrcs.Pages pages() {
+    PrivateMappedVolume v = requireView();
+    return (page, into) -> v.read((long) page * DirtyPages.PAGE, into, into.length);
+  }
+
+  /** Closes, then drops the working view's private pages and mapping. Idempotent. */
+  void release() {
+    try {
+      close();
+    } finally {
+      if (view != null) {
+        view.release();
+      }
     }
+  }
+
+  private PrivateMappedVolume requireView() {
+    if (view == null) {
+      throw new IllegalStateException(path + " is not opened as a working view");
+    }
+    return view;
   }
 
   /** The share of the file's bytes that MapDB holds free for reuse, from 0 to 1. */
@@ -384,13 +434,17 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     private final FileIo io;
     private final Path path;
     private final DirtyPages dirty;
+    private final boolean privateView;
     private final List<Volume> opened = new ArrayList<>();
     private volatile boolean tracking = true;
+    /** The private mapping of {@code path} once MapDB asked for it. */
+    PrivateMappedVolume view;
 
-    TrackingVolumes(FileIo io, Path path, DirtyPages dirty) {
+    TrackingVolumes(FileIo io, Path path, DirtyPages dirty, boolean privateView) {
       this.io = io;
       this.path = path;
       this.dirty = dirty;
+      this.privateView = privateView;
     }
 
     @Override
@@ -403,8 +457,19 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
           throw new StoreException("cannot create " + file + " owner-only: " + e, e);
         }
       }
-      Volume volume = CommitCrashPoints.wrap(io.volume(Paths.get(file), MAPPED.makeVolume(
-          file, readOnly, fileLockWait, sliceShift, initSize, fixedSize)));
+      Volume volume;
+      if (privateView && Paths.get(file).equals(path)) {
+        try {
+          view = PrivateMappedVolume.map(path, sliceShift);
+        } catch (IOException e) {
+          throw new StoreException("cannot map " + file + ": " + e, e);
+        }
+        // Not through io: what MapDB writes here never reaches the file.
+        volume = CommitCrashPoints.wrap(view);
+      } else {
+        volume = CommitCrashPoints.wrap(io.volume(Paths.get(file), MAPPED.makeVolume(
+            file, readOnly, fileLockWait, sliceShift, initSize, fixedSize)));
+      }
       if (Paths.get(file).equals(path)) {
         volume = dirty.wrap(volume);
       }

@@ -50,6 +50,9 @@ final class PowerCutFileIo implements FileIo {
 
   private final Map<Path, FileState> files = new HashMap<>();
   private volatile boolean dead;
+  /** Which files' writes, truncations and forces {@link #cutAt} counts; null: none. */
+  private java.util.function.Predicate<Path> counted;
+  private long countdown;
 
   @Override
   public FileChannel open(Path file) throws IOException {
@@ -67,6 +70,30 @@ final class PowerCutFileIo implements FileIo {
       state(file.toAbsolutePath());
     }
     return new RecordingVolume(file.toAbsolutePath(), volume);
+  }
+
+  /**
+   * Cuts the power at the {@code operation}th write, truncation or force (counting from 1) of a
+   * channel on a file {@code which} accepts: that one and every later one fail, as after
+   * {@link #die}. Lands a cut on a chosen step of the engine's own I/O, a checkpoint's redo,
+   * control slot and in-place writes among them.
+   */
+  synchronized void cutAt(long operation, java.util.function.Predicate<Path> which) {
+    counted = which;
+    countdown = operation;
+  }
+
+  /** Whether the power is off. */
+  boolean isDead() {
+    return dead;
+  }
+
+  /** Counts an operation on {@code file} and cuts the power when it is the armed one. */
+  private void countOperation(Path file) throws IOException {
+    if (counted != null && counted.test(file) && --countdown <= 0) {
+      dead = true;
+      throw new IOException("power lost at an armed operation on " + file);
+    }
   }
 
   /** Cuts the power: every later write, truncation or force through this object fails. */
@@ -204,6 +231,7 @@ final class PowerCutFileIo implements FileIo {
     public int write(ByteBuffer src, long position) throws IOException {
       synchronized (PowerCutFileIo.this) {
         checkAlive();
+        countOperation(file);
         ByteBuffer copy = src.duplicate();
         int n = real.write(src, position);
         byte[] bytes = new byte[n];
@@ -222,6 +250,7 @@ final class PowerCutFileIo implements FileIo {
     public FileChannel truncate(long size) throws IOException {
       synchronized (PowerCutFileIo.this) {
         checkAlive();
+        countOperation(file);
         real.truncate(size);
         truncated(file, size);
         return this;
@@ -232,6 +261,7 @@ final class PowerCutFileIo implements FileIo {
     public void force(boolean metaData) throws IOException {
       synchronized (PowerCutFileIo.this) {
         checkAlive();
+        countOperation(file);
         real.force(metaData);
         forced(file);
       }
