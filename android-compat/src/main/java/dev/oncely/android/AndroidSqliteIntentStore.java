@@ -245,7 +245,7 @@ public final class AndroidSqliteIntentStore implements IntentStore {
       if (current.revision() != expected.revision()) {
         return false;
       }
-      SQLiteStatement update = db.compileStatement(IntentSql.UPDATE);
+      SQLiteStatement update = db.compileStatement(IntentSql.updateOf(current, replacement));
       try {
         SqlParameters.bind(update, row.updateParameters());
         update.executeUpdateDelete();

@@ -242,7 +242,7 @@ public final class SqliteIntentStore implements IntentStore {
       if (current.revision() != expected.revision()) {
         return false;
       }
-      PreparedStatement st = c.prepare(IntentSql.UPDATE);
+      PreparedStatement st = c.prepare(IntentSql.updateOf(current, replacement));
       SqliteStatements.bind(st, row.updateParameters());
       st.executeUpdate();
       tx.stored(replacement);

@@ -1,5 +1,7 @@
 package dev.oncely.client.spi.sql;
 
+import dev.oncely.client.IntentRecord;
+
 /**
  * The text of every statement an engine runs on the {@linkplain IntentTable schema}, so each
  * engine reads and writes a row the same way. Parameters are positional ({@code ?}); a write's
@@ -29,6 +31,29 @@ public final class IntentSql {
   public static final String UPDATE = "UPDATE intent SET open_s = ?, open_ns = ?,"
       + " purge_s = ?, purge_ns = ?, record = ?, stub = ?, due_s = ?, due_ns = ?"
       + " WHERE lookup = ?";
+
+  /**
+   * Like {@link #UPDATE}, and moves the row to the end of the table (the next rowid): for a record
+   * that shrank by its request (a finished one that dropped it, {@link #updateOf}). A row is
+   * appended when it is created, at its full size, into pages SQLite packs full; shrunk in place
+   * it would leave every such page about half empty for good (SQLite rebalances a page only when
+   * two thirds of it are free, and appends never go back to it). Moved, its old page empties as
+   * its neighbours finish and is reused, and finished rows sit packed at their short size.
+   * Parameters: {@link IntentRow#updateParameters}.
+   */
+  public static final String UPDATE_AND_MOVE = "UPDATE intent SET"
+      + " rowid = (SELECT max(rowid) + 1 FROM intent), open_s = ?, open_ns = ?,"
+      + " purge_s = ?, purge_ns = ?, record = ?, stub = ?, due_s = ?, due_ns = ?"
+      + " WHERE lookup = ?";
+
+  /**
+   * The statement that replaces {@code current}, the stored record, with {@code replacement}:
+   * {@link #UPDATE_AND_MOVE} when the replacement drops the request the current record holds,
+   * {@link #UPDATE} otherwise.
+   */
+  public static String updateOf(IntentRecord current, IntentRecord replacement) {
+    return replacement.requestDropped() && !current.requestDropped() ? UPDATE_AND_MOVE : UPDATE;
+  }
 
   /** The record bytes of the row with lookup key {@code ?}. */
   public static final String RECORD = "SELECT record FROM intent WHERE lookup = ?";
