@@ -201,8 +201,8 @@ public final class RecordCodec {
    * in place: the checksum reads its array, the body is copied into it once.
    */
   private static final class Scratch extends DataOutputStream {
-    /** A buffer grown beyond this is dropped after its encode, not kept by its thread. */
-    private static final int KEPT_BYTES = 64 * 1024;
+    /** A buffer grown beyond this is dropped after its encode: a thread keeps at most this much. */
+    private static final int KEPT_BYTES = 16 * 1024;
     private static final ThreadLocal<Scratch> MINE = new ThreadLocal<>() {
       @Override
       protected Scratch initialValue() {
