@@ -43,6 +43,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A durable {@link IntentStore} in one SQLite file: a record acknowledged by {@link #create} or
@@ -208,7 +209,7 @@ public final class SqliteIntentStore implements IntentStore {
     StoreRules.checkNew(record);
     checkOpen();
     IntentRow row = rows.row(record);
-    write("creating " + record.id(), (tx, c) -> {
+    write("creating", record.id(), (tx, c) -> {
       // One statement in the common case; which key collided is looked up only on a duplicate.
       PreparedStatement st = c.prepare(IntentSql.INSERT);
       SqliteStatements.bind(st, row.insertParameters());
@@ -229,7 +230,7 @@ public final class SqliteIntentStore implements IntentStore {
     checkOpen();
     IntentId id = expected.id();
     IntentRow row = rows.row(replacement);
-    return write("replacing " + id, (tx, c) -> {
+    return write("replacing", id, (tx, c) -> {
       IntentRecord current;
       PreparedStatement select = c.prepare(IntentSql.RECORD);
       select.setBytes(1, row.lookup());
@@ -258,7 +259,7 @@ public final class SqliteIntentStore implements IntentStore {
   }
 
   private IntentRecord load(IntentId id) {
-    return read("reading " + id, c -> {
+    return read("reading", id, c -> {
       PreparedStatement st = c.prepare(IntentSql.RECORD);
       st.setBytes(1, RecordCodec.lookupKey(id));
       try (ResultSet rs = st.executeQuery()) {
@@ -274,7 +275,8 @@ public final class SqliteIntentStore implements IntentStore {
         Objects.requireNonNull(operation, "operation"),
         Objects.requireNonNull(businessId, "businessId"));
     checkOpen();
-    return Optional.ofNullable(read("finding a business id in " + scope + "/" + operation, c -> {
+    String what = "finding a business id in " + scope + "/" + operation;
+    return Optional.ofNullable(read(what, null, c -> {
       PreparedStatement st = c.prepare(IntentSql.BY_BUSINESS);
       st.setBytes(1, business);
       try (ResultSet rs = st.executeQuery()) {
@@ -290,7 +292,7 @@ public final class SqliteIntentStore implements IntentStore {
   @Override
   public List<IntentRecord> listUnfinished() {
     checkOpen();
-    return read("listing unfinished records", c -> {
+    return read("listing unfinished records", null, c -> {
       List<IntentRecord> unfinished = new ArrayList<>();
       PreparedStatement st = c.prepare(IntentSql.UNFINISHED);
       try (ResultSet rs = st.executeQuery()) {
@@ -317,7 +319,7 @@ public final class SqliteIntentStore implements IntentStore {
     DueClaim claim = new DueClaim(now, limit);
     checkOpen();
     List<DueFix> wrong = new ArrayList<>();
-    List<IntentRecord> claimed = read("claiming due records", c -> {
+    List<IntentRecord> claimed = read("claiming due records", null, c -> {
       PreparedStatement st = c.prepare(IntentSql.DUE);
       st.setLong(1, now.getEpochSecond());
       try (ResultSet rs = st.executeQuery()) {
@@ -358,7 +360,7 @@ public final class SqliteIntentStore implements IntentStore {
    */
   private void setDueTimes(List<DueFix> rows) {
     try {
-      write("correcting due times", (tx, c) -> {
+      write("correcting due times", null, (tx, c) -> {
         PreparedStatement st = c.prepare(IntentSql.SET_DUE_IF_RECORD);
         for (DueFix row : rows) {
           setInstant(st, 1, row.due());
@@ -384,7 +386,7 @@ public final class SqliteIntentStore implements IntentStore {
     byte[] after = new byte[0];
     while (true) {
       byte[] from = after;
-      byte[] last = write("filling in due times", (tx, c) -> {
+      byte[] last = write("filling in due times", null, (tx, c) -> {
         PreparedStatement select = c.prepare(IntentSql.unknownDue(FILL_ROWS));
         select.setBytes(1, from);
         List<byte[]> lookups = new ArrayList<>();
@@ -424,7 +426,7 @@ public final class SqliteIntentStore implements IntentStore {
   public void forEachFinished(Consumer<IntentRecord> visitor) {
     Objects.requireNonNull(visitor, "visitor");
     checkOpen();
-    read("listing finished records", c -> {
+    read("listing finished records", null, c -> {
       PreparedStatement st = c.prepare(IntentSql.FINISHED);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
@@ -446,7 +448,7 @@ public final class SqliteIntentStore implements IntentStore {
   @Override
   public List<UnfinishedEntry> listUnfinishedIds() {
     checkOpen();
-    return read("listing unfinished records", c -> {
+    return read("listing unfinished records", null, c -> {
       List<UnfinishedEntry> unfinished = new ArrayList<>();
       RecordCodec.LookupKeys keys = new RecordCodec.LookupKeys();
       PreparedStatement st = c.prepare(IntentSql.UNFINISHED_STUBS);
@@ -485,7 +487,7 @@ public final class SqliteIntentStore implements IntentStore {
   public int purgeExpired(Instant now) {
     Objects.requireNonNull(now, "now");
     checkOpen();
-    return write("purging expired records", (tx, c) -> {
+    return write("purging expired records", null, (tx, c) -> {
       int deleted;
       PreparedStatement st = c.prepare(IntentSql.PURGE);
       st.setLong(1, now.getEpochSecond());
@@ -534,32 +536,40 @@ public final class SqliteIntentStore implements IntentStore {
    * Runs {@code body} in the next group commit. A failure inside SQLite (or the driver) fails the
    * whole batch; the store's own refusals (duplicate, corrupt current record) fail this write only.
    */
-  private <R> R write(String what, SqlWrite<R> body) {
+  private <R> R write(String verb, @Nullable IntentId id, SqlWrite<R> body) {
     return committer.execute(tx -> {
       try {
         return body.apply(tx, writes);
       } catch (SQLException e) {
         tx.failed(e);
-        throw SqliteErrors.translate(e, name, what);
+        throw SqliteErrors.translate(e, name, what(verb, id));
       } catch (StoreException e) {
         throw e;
       } catch (RuntimeException e) {
         tx.failed(e);
-        throw new StoreException(name + ": " + what + " failed: " + e, e);
+        throw new StoreException(name + ": " + what(verb, id) + " failed: " + e, e);
       }
     });
   }
 
-  private <R> R read(String what, SqlRead<R> body) {
+  /**
+   * What a read or write did, for its error message: built only when it failed (an id's text hashes its
+   * key, a cost every write paid before).
+   */
+  private static String what(String verb, @Nullable IntentId id) {
+    return id == null ? verb : verb + " " + id;
+  }
+
+  private <R> R read(String verb, @Nullable IntentId id, SqlRead<R> body) {
     try {
       checkOpen();
       return readers.read(body::apply);
     } catch (SQLException e) {
-      throw SqliteErrors.translate(e, name, what);
+      throw SqliteErrors.translate(e, name, what(verb, id));
     } catch (StoreException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new StoreException(name + ": " + what + " failed: " + e, e);
+      throw new StoreException(name + ": " + what(verb, id) + " failed: " + e, e);
     }
   }
 

@@ -67,6 +67,17 @@ public final class StoredResponse {
     return body.length;
   }
 
+  /**
+   * Copies the body into {@code destination} from index {@code at}, allocating nothing (a store
+   * writes it straight into its encoding buffer).
+   *
+   * @throws IndexOutOfBoundsException if {@code destination} has fewer than {@link #bodyLength}
+   *     bytes from {@code at}
+   */
+  public void copyBodyTo(byte[] destination, int at) {
+    System.arraycopy(body, 0, destination, at, body.length);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof StoredResponse other

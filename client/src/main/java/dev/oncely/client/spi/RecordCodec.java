@@ -14,6 +14,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -91,7 +92,7 @@ public final class RecordCodec {
    * scope, operation and key, so stores can index records without keeping the key in clear.
    */
   public static byte[] lookupKey(IntentId id) {
-    return new LookupKeys().of(id);
+    return LookupKeys.MINE.get().of(id);
   }
 
   /**
@@ -99,8 +100,18 @@ public final class RecordCodec {
    * a loop over a listing (a store checks each listed row's key). Not thread-safe.
    */
   public static final class LookupKeys {
+    /** Each thread's calculator for {@link #lookupKey}: a digest per key cost more than the hash. */
+    private static final ThreadLocal<LookupKeys> MINE = new ThreadLocal<>() {
+      @Override
+      protected LookupKeys initialValue() {
+        return new LookupKeys();
+      }
+    };
+
     private final MessageDigest sha = freshSha256();
     private final byte[] length = new byte[4];
+    /** An ASCII part's bytes, written here instead of encoding a new array per part. */
+    private final byte[] ascii = new byte[256];
 
     /** A calculator with its own digest. */
     public LookupKeys() {}
@@ -114,14 +125,26 @@ public final class RecordCodec {
     }
 
     private void updateLengthPrefixed(String part) {
-      byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-      int n = bytes.length;
+      int n = part.length();
+      if (n <= ascii.length && isAscii(part)) {
+        for (int i = 0; i < n; i++) {
+          ascii[i] = (byte) part.charAt(i);
+        }
+        updateLength(n);
+        sha.update(ascii, 0, n);
+      } else {
+        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+        updateLength(bytes.length);
+        sha.update(bytes);
+      }
+    }
+
+    private void updateLength(int n) {
       length[0] = (byte) (n >>> 24);
       length[1] = (byte) (n >>> 16);
       length[2] = (byte) (n >>> 8);
       length[3] = (byte) n;
       sha.update(length);
-      sha.update(bytes);
     }
   }
 
@@ -140,59 +163,151 @@ public final class RecordCodec {
 
   /** Returns the bytes of {@code record}. */
   public byte[] encode(IntentRecord record) {
+    Scratch buffer = Scratch.take();
     try {
-      StoredResponse response = record.lastResponse();
-      Bytes buffer = new Bytes(512 + record.bodyLength()
-          + (response == null ? 0 : response.bodyLength()));
-      DataOutputStream out = new DataOutputStream(buffer);
+      DataOutputStream out = buffer;
       out.writeByte(MAGIC_0);
       out.writeByte(MAGIC_1);
       out.writeByte(FORMAT_VERSION);
       out.writeByte((sealing.seals() ? FLAG_ENCRYPTED : 0)
           | (record.requestDropped() ? FLAG_REQUEST_DROPPED : 0));
       writePublic(out, record);
-      out.flush();
       if (!sealing.seals()) {
         // The plain sealed part is written in place: no copy of the body per record written.
-        int lengthAt = buffer.size();
+        int lengthAt = buffer.length();
         out.writeInt(0);
         writeSealedPart(out, record);
-        out.flush();
-        buffer.putInt(lengthAt, buffer.size() - lengthAt - 4);
+        buffer.putInt(lengthAt, buffer.length() - lengthAt - 4);
       } else {
-        byte[] sealed = sealing.seal(sealedPart(record), buffer.toByteArray());
+        byte[] sealed = sealing.seal(sealedPart(record), buffer.copy());
         out.writeInt(sealed.length);
         out.write(sealed);
-        out.flush();
       }
       CRC32 crc = new CRC32();
-      crc.update(buffer.array(), 0, buffer.size());
+      crc.update(buffer.array(), 0, buffer.length());
       out.writeInt((int) crc.getValue());
-      return buffer.exact();
+      return buffer.copy();
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory cannot fail", e);
+    } finally {
+      buffer.release();
     }
   }
 
-  /** A byte buffer whose array is read in place: the checksum and the result copy nothing. */
-  private static final class Bytes extends ByteArrayOutputStream {
-    Bytes(int capacity) {
-      super(capacity);
+  /**
+   * The buffer a record is encoded into, one per thread and reused: each encode allocates only
+   * its result, at its exact length (a buffer per encode, sized by a guess and then copied to
+   * size, was most of what writing a record allocated). Growing, it writes in place and is read
+   * in place: the checksum reads its array, the body is copied into it once.
+   */
+  private static final class Scratch extends DataOutputStream {
+    /** A buffer grown beyond this is dropped after its encode: a thread keeps at most this much. */
+    private static final int KEPT_BYTES = 16 * 1024;
+    private static final ThreadLocal<Scratch> MINE = new ThreadLocal<>() {
+      @Override
+      protected Scratch initialValue() {
+        return new Scratch();
+      }
+    };
+
+    private final Sink sink;
+    private boolean busy;
+
+    private Scratch() {
+      this(new Sink());
     }
 
+    private Scratch(Sink sink) {
+      super(sink);
+      this.sink = sink;
+    }
+
+    /** This thread's empty buffer, or a new one if it is in use (an encode within an encode). */
+    static Scratch take() {
+      Scratch s = MINE.get();
+      if (s.busy) {
+        s = new Scratch();
+      }
+      s.busy = true;
+      s.sink.count = 0;
+      return s;
+    }
+
+    void release() {
+      busy = false;
+      if (sink.bytes.length > KEPT_BYTES && MINE.get() == this) {
+        MINE.remove();
+      }
+    }
+
+    @Override
+    public void write(int b) {
+      sink.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      sink.write(b, off, len);
+    }
+
+    @Override
+    public void flush() {}
+
     byte[] array() {
-      return buf;
+      return sink.bytes;
+    }
+
+    /** Bytes written since {@link #take}. */
+    int length() {
+      return sink.count;
+    }
+
+    /**
+     * Makes room for {@code length} more bytes and counts them as written; returns the index in
+     * {@link #array} where the caller copies them.
+     */
+    int reserve(int length) {
+      sink.ensure(length);
+      int at = sink.count;
+      sink.count += length;
+      return at;
     }
 
     void putInt(int at, int value) {
+      byte[] buf = sink.bytes;
       buf[at] = (byte) (value >>> 24);
       buf[at + 1] = (byte) (value >>> 16);
       buf[at + 2] = (byte) (value >>> 8);
       buf[at + 3] = (byte) value;
     }
 
-    byte[] exact() {
-      return count == buf.length ? buf : toByteArray();
+    /** What was written, at its exact length. */
+    byte[] copy() {
+      return Arrays.copyOf(sink.bytes, sink.count);
+    }
+
+    private static final class Sink extends OutputStream {
+      byte[] bytes = new byte[2048];
+      int count;
+
+      void ensure(int more) {
+        if (bytes.length - count < more) {
+          bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, count + more));
+        }
+      }
+
+      @Override
+      public void write(int b) {
+        ensure(1);
+        bytes[count++] = (byte) b;
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) {
+        ensure(len);
+        System.arraycopy(b, off, bytes, count, len);
+        count += len;
+      }
     }
   }
 
@@ -375,13 +490,25 @@ public final class RecordCodec {
       writeBytes(out, Digests.unhex(r.requestDigest()));
     }
     writeHeaders(out, r.headers());
-    writeBytes(out, r.body());
+    if (out instanceof Scratch scratch) {
+      out.writeInt(r.bodyLength());
+      int at = scratch.reserve(r.bodyLength());
+      r.copyBodyTo(scratch.array(), at);
+    } else {
+      writeBytes(out, r.body());
+    }
     StoredResponse response = r.lastResponse();
     out.writeBoolean(response != null);
     if (response != null) {
       out.writeShort(response.status());
       writeHeaders(out, response.headers());
-      writeBytes(out, response.body());
+      if (out instanceof Scratch scratch) {
+        out.writeInt(response.bodyLength());
+        int at = scratch.reserve(response.bodyLength());
+        response.copyBodyTo(scratch.array(), at);
+      } else {
+        writeBytes(out, response.body());
+      }
     }
     writeOptionalString(out, r.keyValue());
     out.writeInt(r.traceContext().size());
@@ -477,7 +604,22 @@ public final class RecordCodec {
   }
 
   private static void writeString(DataOutputStream out, String s) throws IOException {
-    writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+    if (isAscii(s)) {
+      // Its UTF-8 bytes are its chars' low bytes, written without encoding the string first.
+      out.writeInt(s.length());
+      out.writeBytes(s);
+    } else {
+      writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private static boolean isAscii(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) >= 0x80) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String readString(DataInputStream in) throws IOException {

@@ -40,6 +40,22 @@ class RecordCodecTest {
     }
   }
 
+  @Test
+  void a_thread_encodes_records_of_any_size_one_after_the_other() {
+    byte[] big = new byte[200_000];
+    Arrays.fill(big, (byte) 7);
+    IntentRecord large = full.successor()
+        .body(big, "application/octet-stream")
+        .lastResponse(dev.oncely.client.StoredResponse.of(200, java.util.Map.of(), big))
+        .build();
+    RecordCodec codec = new RecordCodec();
+    byte[] minimalAlone = codec.encode(minimal);
+    for (IntentRecord r : List.of(full, large, minimal, large, full)) {
+      assertThat(codec.decode(codec.encode(r), "t")).isEqualTo(r);
+    }
+    assertThat(codec.encode(minimal)).isEqualTo(minimalAlone);
+  }
+
   /** Written by the version-1 codec of the never released 0.1.0 (commit d353887). */
   private static final String V1_RECORD = "4f5201000000000974656e616e742d34320000000e6372656174652d"
       + "7061796d656e7401000000036f2d3700000004504f53540000002068747470733a2f2f6170692e6578616d706c"

@@ -122,7 +122,7 @@ abstract class ForwardingVolume extends Volume {
 
   @Override
   public DataInput2 getDataInput(long offset, int size) {
-    return delegate.getDataInput(offset, size);
+    return ByteBufferInput.of(delegate.getDataInput(offset, size));
   }
 
   @Override

@@ -68,6 +68,18 @@ public final class Journal implements AutoCloseable {
   private static final int ZERO_BLOCK = 512;
   private static final int ZERO_CHUNK = 64 * 1024;
   private static final byte END_MARK = 'E';
+  private static final int FRAME_START = 16 * 1024;
+  /** A frame buffer grown beyond this serves its append only and is not kept. */
+  private static final int FRAME_KEPT = 1 << 20;
+
+  /** A frame's payload, written straight into the frame (no array of it is made to be copied). */
+  interface Payload {
+    /** Its length in bytes. */
+    int length();
+
+    /** Puts exactly {@link #length} bytes into {@code out} from its position on. */
+    void writeTo(ByteBuffer out);
+  }
 
   /** Receives each replayed frame's payload. */
   @FunctionalInterface
@@ -92,6 +104,11 @@ public final class Journal implements AutoCloseable {
   private long end;
   private long allocated;
   private long slotWrites;
+  /**
+   * The frame of the last append, reused by the next one (appends run one at a time): a frame
+   * per commit, and a payload array before it, were the commit's largest allocations.
+   */
+  private ByteBuffer frame;
 
   private Journal(Path path, FileIo io, FileChannel channel) {
     this.path = path;
@@ -316,10 +333,36 @@ public final class Journal implements AutoCloseable {
    *     the next append overwrites it
    */
   void append(long sequence, byte[] payload) {
-    ByteBuffer frame = ByteBuffer.allocate(HEADER_BYTES + payload.length + 1);
-    frame.putInt(MAGIC).putInt(payload.length).putLong(sequence)
-        .putInt(crc(payload, 0, payload.length));
-    frame.putInt(crc(frame.array(), 0, 20)).put(payload).put(END_MARK);
+    append(sequence, new Payload() {
+      @Override
+      public int length() {
+        return payload.length;
+      }
+
+      @Override
+      public void writeTo(ByteBuffer out) {
+        out.put(payload);
+      }
+    });
+  }
+
+  /** Like {@link #append(long, byte[])}, with the payload written straight into the frame. */
+  void append(long sequence, Payload payload) {
+    int length = payload.length();
+    int size = HEADER_BYTES + length + 1;
+    ByteBuffer frame = frameFor(size);
+    ((Buffer) frame).clear();
+    ((Buffer) frame).position(HEADER_BYTES);
+    payload.writeTo(frame);
+    if (frame.position() != HEADER_BYTES + length) {
+      throw new IllegalStateException("a payload of " + length + " bytes wrote "
+          + (frame.position() - HEADER_BYTES));
+    }
+    frame.put(END_MARK);
+    byte[] bytes = frame.array();
+    frame.putInt(0, MAGIC).putInt(4, length).putLong(8, sequence)
+        .putInt(16, crc(bytes, HEADER_BYTES, length));
+    frame.putInt(20, crc(bytes, 0, 20));
     ((Buffer) frame).flip();
     boolean interrupted = Thread.interrupted();
     try {
@@ -339,7 +382,21 @@ public final class Journal implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    end += HEADER_BYTES + payload.length + 1;
+    end += size;
+  }
+
+  /** The kept frame buffer if it holds {@code size} bytes, else a bigger one (kept if not huge). */
+  private ByteBuffer frameFor(int size) {
+    ByteBuffer kept = frame;
+    if (kept != null && kept.capacity() >= size) {
+      return kept;
+    }
+    int capacity = Math.max(size, kept == null ? FRAME_START : kept.capacity() * 2);
+    ByteBuffer grown = ByteBuffer.allocate(capacity);
+    if (capacity <= FRAME_KEPT) {
+      frame = grown;
+    }
+    return grown;
   }
 
   private void write(ByteBuffer frame) throws IOException {

@@ -199,9 +199,12 @@ public final class MapDbBatch implements MapDbView {
     return deleted;
   }
 
-  /** The journal payload of this batch's changes (the last change per key only). */
-  byte[] payload() {
-    return encode(changes);
+  /**
+   * The journal payload of this batch's changes (the last change per key only), written by the
+   * journal straight into its frame: the records' bytes are copied once, into the frame.
+   */
+  Journal.Payload payload() {
+    return new Payload(changes);
   }
 
   /**
@@ -210,28 +213,52 @@ public final class MapDbBatch implements MapDbView {
    * {@link MapDbOverlay#applyTo}.
    */
   static byte[] encode(MapDbChanges changes) {
-    List<List<Map.Entry<byte[], MapDbOverlay.Change>>> maps = new ArrayList<>(changes.maps());
-    int size = 4;
-    for (int map = 0; map < changes.maps(); map++) {
-      List<Map.Entry<byte[], MapDbOverlay.Change>> sorted = changes.sorted(map);
-      maps.add(sorted);
-      for (Map.Entry<byte[], MapDbOverlay.Change> e : sorted) {
-        byte[] value = e.getValue().value();
-        size += 1 + 2 + e.getKey().length + 4 + (value == null ? 0 : value.length);
+    Payload payload = new Payload(changes);
+    ByteBuffer out = ByteBuffer.allocate(payload.length());
+    payload.writeTo(out);
+    return out.array();
+  }
+
+  /** {@code changes} as a journal payload, sorted and measured once, written on demand. */
+  private static final class Payload implements Journal.Payload {
+    private final List<List<Map.Entry<byte[], MapDbOverlay.Change>>> maps;
+    private final int count;
+    private final int length;
+
+    Payload(MapDbChanges changes) {
+      maps = new ArrayList<>(changes.maps());
+      count = changes.size();
+      int size = 4;
+      for (int map = 0; map < changes.maps(); map++) {
+        List<Map.Entry<byte[], MapDbOverlay.Change>> sorted = changes.sorted(map);
+        maps.add(sorted);
+        for (Map.Entry<byte[], MapDbOverlay.Change> e : sorted) {
+          byte[] value = e.getValue().value();
+          size += 1 + 2 + e.getKey().length + 4 + (value == null ? 0 : value.length);
+        }
       }
+      length = size;
     }
-    ByteBuffer out = ByteBuffer.allocate(size).putInt(changes.size());
-    for (int map = 0; map < maps.size(); map++) {
-      for (Map.Entry<byte[], MapDbOverlay.Change> e : maps.get(map)) {
-        out.put((byte) map).putShort((short) e.getKey().length).put(e.getKey());
-        byte[] value = e.getValue().value();
-        out.putInt(value == null ? REMOVED : value.length);
-        if (value != null) {
-          out.put(value);
+
+    @Override
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public void writeTo(ByteBuffer out) {
+      out.putInt(count);
+      for (int map = 0; map < maps.size(); map++) {
+        for (Map.Entry<byte[], MapDbOverlay.Change> e : maps.get(map)) {
+          out.put((byte) map).putShort((short) e.getKey().length).put(e.getKey());
+          byte[] value = e.getValue().value();
+          out.putInt(value == null ? REMOVED : value.length);
+          if (value != null) {
+            out.put(value);
+          }
         }
       }
     }
-    return out.array();
   }
 
   /** Hands this batch's changes, now durable, to the pending commits it was begun on. */

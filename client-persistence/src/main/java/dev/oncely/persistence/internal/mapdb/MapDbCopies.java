@@ -238,7 +238,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   @Override
   public void commit(MapDbBatch batch) {
     if (!batch.isEmpty()) {
-      byte[] payload = batch.payload();
+      Journal.Payload payload = batch.payload();
       CommitCrashHook.beforeCommit();
       journal.append(sequence + 1, payload);
       CommitCrashHook.afterCommit();

@@ -10,7 +10,6 @@ import dev.oncely.client.spi.RecordCodec;
 import dev.oncely.client.spi.StoreEncryption;
 import dev.oncely.client.spi.StoredRows;
 import dev.oncely.client.spi.sql.UnfinishedStub;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -317,14 +316,30 @@ public final class MapDbRecords {
     return indexKey(r.state().isTerminal() ? r.expiresAt() : r.createdAt(), lookup);
   }
 
+  /** The time prefix of {@code t}, then {@code lookup}, in one array. */
   private static byte[] indexKey(Instant t, byte[] lookup) {
-    return ByteBuffer.allocate(TIME_BYTES + LOOKUP_BYTES).put(timePrefix(t)).put(lookup).array();
+    byte[] key = new byte[TIME_BYTES + LOOKUP_BYTES];
+    putTime(key, t);
+    System.arraycopy(lookup, 0, key, TIME_BYTES, lookup.length);
+    return key;
   }
 
   /** Big-endian seconds with the sign bit flipped, then nanos: unsigned byte order is time order. */
   private static byte[] timePrefix(Instant t) {
-    return ByteBuffer.allocate(TIME_BYTES)
-        .putLong(t.getEpochSecond() ^ Long.MIN_VALUE).putInt(t.getNano()).array();
+    byte[] prefix = new byte[TIME_BYTES];
+    putTime(prefix, t);
+    return prefix;
+  }
+
+  private static void putTime(byte[] into, Instant t) {
+    long seconds = t.getEpochSecond() ^ Long.MIN_VALUE;
+    for (int i = 0; i < 8; i++) {
+      into[i] = (byte) (seconds >>> (56 - 8 * i));
+    }
+    int nanos = t.getNano();
+    for (int i = 0; i < 4; i++) {
+      into[8 + i] = (byte) (nanos >>> (24 - 8 * i));
+    }
   }
 
   private static String hex(byte[] lookup) {

@@ -52,6 +52,29 @@ class JournalTest {
   }
 
   @Test
+  void frames_of_any_size_one_after_the_other_replay_byte_for_byte() {
+    List<byte[]> payloads = new ArrayList<>();
+    for (int size : new int[] {40_000, 3, 3_000_000, 17, 70_000, 0, 5}) {
+      byte[] p = new byte[size];
+      for (int i = 0; i < size; i++) {
+        p[i] = (byte) (i * 31 + size);
+      }
+      payloads.add(p);
+    }
+    try (Journal j = Journal.create(file(), FileIo.DEFAULT)) {
+      for (int i = 0; i < payloads.size(); i++) {
+        j.append(i + 1, payloads.get(i));
+      }
+    }
+    List<byte[]> seen = new ArrayList<>();
+    Journal.verify(file(), 0);
+    try (Journal j = Journal.open(file(), FileIo.DEFAULT)) {
+      assertThat(j.replay(0, (s, p) -> seen.add(p))).isEqualTo(payloads.size());
+    }
+    assertThat(seen).containsExactlyElementsOf(payloads);
+  }
+
+  @Test
   void replay_hands_over_the_frames_after_the_checkpoint_in_order() {
     write(4);
     assertThat(replay(0)).containsExactly("1=commit-1", "2=commit-2", "3=commit-3", "4=commit-4");
