@@ -240,7 +240,10 @@ public abstract class DriveSettingsBuilder<B extends DriveSettingsBuilder<B>> {
         // The in-memory store answers a repeat as fast as a cache would: no second copy of it.
         store instanceof InMemoryIntentStore || store instanceof CallScopedStore ? null
             : finishedCache(),
-        Set.copyOf(credentialOrigins), maxResponseBytes, keepFinishedRequests);
+        Set.copyOf(credentialOrigins), maxResponseBytes,
+        // A call-scoped record is forgotten when its call returns: dropping its request (a
+        // SHA-256 of the body per call) would save nothing.
+        keepFinishedRequests || store instanceof CallScopedStore);
   }
 
   private RecordCache<IntentId, IntentRecord> finishedCache() {
