@@ -10,7 +10,14 @@ import dev.oncely.client.spi.StoreEncryption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -83,6 +90,37 @@ class PostgresKeyCanaryTest {
     assertThat(metaRows()).as("a refused instance writes no canary").isZero();
     builder(KEY_A).build().close();
     assertThat(metaRows()).isEqualTo(2);
+  }
+
+  /**
+   * Instances started together on a fresh schema all start: whichever writes the canary, the
+   * others read both rows as one (a reader that saw one row missing and the other present, because
+   * a neighbour's insert committed between two reads, took the store for damaged).
+   */
+  @Test
+  void instances_started_together_on_a_fresh_schema_all_start() throws Exception {
+    int instances = 8;
+    ExecutorService threads = Executors.newFixedThreadPool(instances);
+    try {
+      for (int round = 0; round < 40; round++) {
+        String schema = "together_" + round;
+        PostgresIntentStore.migrate(db.pool, schema);
+        CyclicBarrier start = new CyclicBarrier(instances);
+        List<Future<?>> builds = new ArrayList<>();
+        for (int i = 0; i < instances; i++) {
+          builds.add(threads.submit(() -> {
+            start.await();
+            PostgresIntentStore.builder(db.pool).name("fleet").schema(schema).build().close();
+            return null;
+          }));
+        }
+        for (Future<?> build : builds) {
+          build.get(30, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      threads.shutdownNow();
+    }
   }
 
   private void execute(String sql) throws Exception {

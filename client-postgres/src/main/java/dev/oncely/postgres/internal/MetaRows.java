@@ -28,9 +28,10 @@ public final class MetaRows {
   public static void checkCanary(Connection c, KeyCanary canary, RecordCodec codec, String name,
       String schema) throws SQLException {
     String meta = Schema.qualified(schema, "oncely_meta");
-    byte[] encrypted = read(c, meta, "encrypted");
-    byte[] stored = read(c, meta, "canary");
-    if (encrypted == null && stored == null) {
+    // Both rows are read by one statement, so in one snapshot: a neighbour's insert writes them
+    // together, and two reads could see one row missing and the other present.
+    byte[][] rows = read(c, meta);
+    if (rows[0] == null && rows[1] == null) {
       adoptExistingRecords(c, codec, name, Schema.qualified(schema, "oncely_intent"));
       try (PreparedStatement st = c.prepareStatement("INSERT INTO " + meta + " (name, value)"
           + " VALUES ('encrypted', ?), ('canary', ?) ON CONFLICT DO NOTHING")) {
@@ -39,9 +40,10 @@ public final class MetaRows {
         st.executeUpdate();
       }
       // Another instance may have won the insert with its own setting: check what was kept.
-      encrypted = read(c, meta, "encrypted");
-      stored = read(c, meta, "canary");
+      rows = read(c, meta);
     }
+    byte[] encrypted = rows[0];
+    byte[] stored = rows[1];
     if (encrypted == null || encrypted.length != 1) {
       throw new StoreCorruptedException(name + ": the store's metadata rows are missing or damaged");
     }
@@ -60,13 +62,16 @@ public final class MetaRows {
     }
   }
 
-  private static byte[] read(Connection c, String meta, String row) throws SQLException {
+  /** The values of rows {@code encrypted} and {@code canary}, each null if missing. */
+  private static byte[][] read(Connection c, String meta) throws SQLException {
+    byte[][] rows = new byte[2][];
     try (PreparedStatement st = c.prepareStatement(
-        "SELECT value FROM " + meta + " WHERE name = ?")) {
-      st.setString(1, row);
-      try (ResultSet rs = st.executeQuery()) {
-        return rs.next() ? rs.getBytes(1) : null;
+        "SELECT name, value FROM " + meta + " WHERE name IN ('encrypted', 'canary')");
+        ResultSet rs = st.executeQuery()) {
+      while (rs.next()) {
+        rows["encrypted".equals(rs.getString(1)) ? 0 : 1] = rs.getBytes(2);
       }
     }
+    return rows;
   }
 }
