@@ -71,7 +71,7 @@ import java.util.logging.Logger;
  * working view once everything acknowledged before them is applied.
  *
  * <p><b>Checkpoint</b> (journal over {@link StoreOptions.Builder#journalLimit}, default 64 MiB;
- * 64 MiB of pages written; at close): write the pages MapDB wrote since the last checkpoint to the
+ * 32 MiB of pages written; at close): write the pages MapDB wrote since the last checkpoint to the
  * redo file and force it, write "image of commit n, length, CRC32, redo pending" to the control
  * file and force it, empty the journal, write the pages into the image in place and force it,
  * write "nothing pending", and map the image again. Purges delete in place (MapDB reuses the

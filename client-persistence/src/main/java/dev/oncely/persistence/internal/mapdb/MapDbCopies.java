@@ -69,11 +69,15 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
   static final int BACKLOG_OVERLAYS = 8;
 
   /**
-   * Pages (64 MiB) MapDB may write into the working view before a checkpoint writes them into the
+   * Pages (32 MiB) MapDB may write into the working view before a checkpoint writes them into the
    * image, whatever the journal's size: a checkpoint's cost, which commits wait for, and the
-   * private memory the view holds follow what changed, up to this bound.
+   * private memory the view holds follow what changed, up to this bound. At 1,000,000 records
+   * each commit writes pages spread over the maps, so this bound, not the journal's, paces
+   * checkpoints: 32 MiB keeps the longest caller wait within twice a fresh store's (a checkpoint
+   * of 64 MiB paused commits about 550 ms there), at the same throughput (measured in
+   * docs/benchmarks.md).
    */
-  static final int DIRTY_LIMIT_PAGES = 16384;
+  static final int DIRTY_LIMIT_PAGES = 8192;
 
   /** Free space share of the working copy above which a purge rebuilds the image. */
   static final double SPARSE = 0.5;
