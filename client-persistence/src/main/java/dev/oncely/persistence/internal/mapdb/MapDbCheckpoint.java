@@ -19,9 +19,12 @@ import java.util.Map;
  * length, pages, CRC32) and force it. (3) Write the control slot "image of commit n, length,
  * CRC32, redo pending" and force it: the checkpoint's commit point. (4) Empty the journal.
  * (5) Write the pages in place into the image, give it the new length, force it. (6) Write the
- * control slot "image of commit n, nothing pending" and force it. (7) Drop the view and map the
- * new image privately again (what MapDB wrote was private memory until now). Its cost follows the
- * pages written since the last checkpoint, which the engine bounds ({@link MapDbCopies}).
+ * control slot "image of commit n, nothing pending" and force it. (7) Open MapDB again on the
+ * same view, which now reads as the image (below), so the next commits find the pages they touch
+ * already mapped; or, once the view holds more than its bound of private pages (what MapDB wrote
+ * since it was mapped), drop it and map the image privately again, which gives that memory back.
+ * Its cost follows the pages written since the last checkpoint, which the engine bounds
+ * ({@link MapDbCopies}).
  *
  * <p>A {@linkplain #compact compaction} instead rebuilds the image from the view's live entries
  * into the temp file, forces it, writes the slot "image of commit n, length, CRC32, rename
@@ -50,7 +53,10 @@ import java.util.Map;
  *   <li>Compaction: before its slot's force, the old image and the journal are intact; after it,
  *       opening finds the named image either in the temp file (renamed then) or already renamed.
  * </ul>
- * The working view is never on disk, so nothing of it needs distrusting after a crash. When MapDB
+ * The working view is never on disk, so nothing of it needs distrusting after a crash. A view kept
+ * across a checkpoint reads as the new image: each page MapDB wrote into it since it was mapped
+ * was written in place by this checkpoint or an earlier one (each writes the pages written since
+ * the one before), and every other page is the file's own, which no checkpoint wrote. When MapDB
  * grows the store the view extends the image file with zeros past its named length
  * ({@link PrivateMappedVolume}): those bytes are no part of the image (its CRC32 covers the named
  * length only) and opening cuts them off.
@@ -64,17 +70,21 @@ final class MapDbCheckpoint {
   private final FileIo io;
   private final ControlFile control;
   private final Journal journal;
+  /** Private pages past which the working view is dropped and the image mapped again. */
+  private final int heldLimit;
   /** The block checksums of the image, which the working view equaled when it was mapped. */
   private BlockCrcs sums;
+  private int viewsMappedAfresh;
 
   MapDbCheckpoint(Path image, Path redo, FileIo io, ControlFile control, Journal journal,
-      BlockCrcs sums) {
+      BlockCrcs sums, int heldLimit) {
     this.image = image;
     this.redo = redo;
     this.io = io;
     this.control = control;
     this.journal = journal;
     this.sums = sums;
+    this.heldLimit = heldLimit;
   }
 
   /** The block checksums of the image. */
@@ -90,10 +100,12 @@ final class MapDbCheckpoint {
    */
   MapDbFile take(MapDbFile working, long sequence, boolean reopen) {
     CommitCrashPoints.checkpointStarted();
+    boolean keepView;
     try {
       working.sequence(sequence);
       working.close();
       BitSet written = working.writtenPages();
+      keepView = working.holdPrivately(written) <= heldLimit;
       long length = working.viewLength();
       BlockCrcs.Pages pages = working.pages();
       try {
@@ -112,10 +124,39 @@ final class MapDbCheckpoint {
       CommitCrashPoints.checkpoint(CommitCrashPoints.Checkpoint.IMAGE_FORCED);
       control.write(named.with(ControlFile.Pending.NONE));
       emptyRedo();
-    } finally {
+    } catch (RuntimeException | Error e) {
       working.release();
+      throw e;
     }
-    return reopen ? MapDbFile.openView(image, io) : null;
+    if (reopen && keepView) {
+      try {
+        return MapDbFile.reopenView(working, io);
+      } catch (RuntimeException e) {
+        // The image is whole and named: mapping it afresh is the open any restart would do.
+        return openAfresh(e);
+      }
+    }
+    working.release();
+    if (!reopen) {
+      return null;
+    }
+    viewsMappedAfresh++;
+    return MapDbFile.openView(image, io);
+  }
+
+  /** How many checkpoints mapped the image afresh instead of keeping the working view. */
+  int viewsMappedAfresh() {
+    return viewsMappedAfresh;
+  }
+
+  private MapDbFile openAfresh(RuntimeException reopenFailure) {
+    try {
+      viewsMappedAfresh++;
+      return MapDbFile.openView(image, io);
+    } catch (RuntimeException e) {
+      e.addSuppressed(reopenFailure);
+      throw e;
+    }
   }
 
   /**

@@ -40,10 +40,12 @@ import java.util.function.Function;
  *
  * <p><b>Checkpoint</b> (when the journal outgrows its limit, when MapDB has written
  * {@value #DIRTY_LIMIT_PAGES} pages since the last one, and at close): see
- * {@link MapDbCheckpoint}; its cost, and the private memory the view holds, follow the changes
- * since the last one. Purges delete in place; MapDB reuses the space they free, and the image is
- * rebuilt with only the live entries ({@link #compactIfSparse}) only when free space is more than
- * half of it.
+ * {@link MapDbCheckpoint}; its cost follows the changes since the last one. The private memory
+ * the view holds is what MapDB wrote since the image was last mapped: a checkpoint that finds it
+ * over {@value #HELD_PAGES_PER_BOUND} times the bound maps the image afresh, so it stays within
+ * one more bound's worth of that. Purges delete in place; MapDB reuses the space they free, and
+ * the image is rebuilt with only the live entries ({@link #compactIfSparse}) only when free space
+ * is more than half of it.
  *
  * <p><b>Crash semantics</b> (a kill, or a power cut losing or tearing every write no force
  * covered). The view is private memory: no crash leaves any of it behind, so nothing on disk is
@@ -78,6 +80,14 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
    * docs/benchmarks.md).
    */
   static final int DIRTY_LIMIT_PAGES = 8192;
+
+  /**
+   * Written pages, as a multiple of the checkpoint bound, that the working view may hold in
+   * private memory across checkpoints (128 MiB) before a checkpoint drops it and maps the image
+   * afresh. Keeping the view spares the commits after a checkpoint the page faults of a new mapping,
+   * which took most of the applier's time at 1,000,000 records (measured in docs/benchmarks.md).
+   */
+  static final int HELD_PAGES_PER_BOUND = 4;
 
   /** Free space share of the working copy above which a purge rebuilds the image. */
   static final double SPARSE = 0.5;
@@ -116,7 +126,7 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
     this.imageSequence = opened.imageSequence();
     this.sequence = opened.sequence();
     this.checkpoints = new MapDbCheckpoint(image, RedoFile.pathOf(store), io, control, journal,
-        opened.sums());
+        opened.sums(), HELD_PAGES_PER_BOUND * dirtyLimit);
     this.applier = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "oncely-mapdb-apply " + store);
       t.setDaemon(true);
@@ -413,6 +423,11 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
         lock.writeLock().unlock();
       }
     });
+  }
+
+  /** How many checkpoints mapped the image afresh instead of keeping the working view. */
+  int viewsMappedAfresh() {
+    return checkpoints.viewsMappedAfresh();
   }
 
   /** The sequence number of the last durable commit. */

@@ -89,7 +89,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    */
   public static MapDbFile create(Path path, long sequence, FileIo io) {
     delete(path);
-    MapDbFile file = open(path, true, io, false);
+    MapDbFile file = open(path, true, io, false, null);
     try {
       file.meta.put(META_LAYOUT, longBytes(LAYOUT_VERSION));
       file.meta.put(META_SEQUENCE, longBytes(sequence));
@@ -108,7 +108,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    * @throws StoreException if it has another layout version (left untouched, never quarantined)
    */
   static MapDbFile openExisting(Path path, FileIo io) {
-    return openExisting(path, io, false);
+    return openExisting(path, io, false, null);
   }
 
   /**
@@ -120,14 +120,35 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
    * @throws StoreException if it has another layout version (left untouched, never quarantined)
    */
   static MapDbFile openView(Path path, FileIo io) {
-    return openExisting(path, io, true);
+    return openExisting(path, io, true, null);
   }
 
-  private static MapDbFile openExisting(Path path, FileIo io, boolean privateView) {
+  /**
+   * Opens MapDB again over the working view of {@code closed}, which a checkpoint closed after
+   * writing every page MapDB wrote into it into the image, so the view reads as the image: the
+   * private pages stay mapped, and the commits after the checkpoint do not fault them in again.
+   * Marks of written pages start anew. If it fails, the view is released.
+   *
+   * @throws StoreCorruptedException if MapDB fails to open it
+   * @throws IllegalStateException if {@code closed} is not a working view or was released
+   */
+  static MapDbFile reopenView(MapDbFile closed, FileIo io) {
+    PrivateMappedVolume view = closed.requireView();
+    try {
+      view.reopen();
+      return openExisting(closed.path, io, true, view);
+    } catch (RuntimeException e) {
+      view.release();
+      throw e;
+    }
+  }
+
+  private static MapDbFile openExisting(Path path, FileIo io, boolean privateView,
+      PrivateMappedVolume mapped) {
     if (!Files.isRegularFile(path)) {
       throw new StoreCorruptedException(path + ": the MapDB image is missing");
     }
-    MapDbFile file = open(path, false, io, privateView);
+    MapDbFile file = open(path, false, io, privateView, mapped);
     try {
       byte[] layout = file.meta.get(META_LAYOUT);
       if (layout == null || layout.length != 8) {
@@ -144,6 +165,9 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
       return file;
     } catch (RuntimeException e) {
       file.closeQuietly(e);
+      if (file.view != null) {
+        file.view.release();
+      }
       if (e instanceof StoreException && !(e instanceof StoreCorruptedException)) {
         throw e;
       }
@@ -151,9 +175,12 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     }
   }
 
-  private static MapDbFile open(Path path, boolean create, FileIo io, boolean privateView) {
+  /** Opens MapDB on {@code path}; a private view reuses {@code mapped} if it is not null. */
+  private static MapDbFile open(Path path, boolean create, FileIo io, boolean privateView,
+      PrivateMappedVolume mapped) {
     DirtyPages dirty = new DirtyPages();
     TrackingVolumes volumes = new TrackingVolumes(io, path, dirty, privateView);
+    volumes.view = mapped;
     DB db = null;
     try {
       StoreDirect store = StoreDirect.Companion.make(path.toString(), volumes, LOCK_DISABLED,
@@ -278,6 +305,16 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
   BlockCrcs.Pages pages() {
     PrivateMappedVolume v = requireView();
     return (page, into) -> v.read((long) page * DirtyPages.PAGE, into, into.length);
+  }
+
+  /**
+   * Counts {@code written} among the pages the working view holds in private memory and returns
+   * how many it holds: every page MapDB wrote since the image was mapped, across reopenings.
+   *
+   * @throws IllegalStateException if this is not a working view
+   */
+  int holdPrivately(BitSet written) {
+    return requireView().hold(written);
   }
 
   /** Closes, then drops the working view's private pages and mapping. Idempotent. */
@@ -437,7 +474,7 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
     private final boolean privateView;
     private final List<Volume> opened = new ArrayList<>();
     private volatile boolean tracking = true;
-    /** The private mapping of {@code path} once MapDB asked for it. */
+    /** The private mapping of {@code path}: given to reuse, or made once MapDB asks for it. */
     PrivateMappedVolume view;
 
     TrackingVolumes(FileIo io, Path path, DirtyPages dirty, boolean privateView) {
@@ -460,7 +497,9 @@ public final class MapDbFile implements MapDbView, AutoCloseable {
       Volume volume;
       if (privateView && Paths.get(file).equals(path)) {
         try {
-          view = PrivateMappedVolume.map(path, sliceShift);
+          if (view == null) {
+            view = PrivateMappedVolume.map(path, sliceShift);
+          }
         } catch (IOException e) {
           throw new StoreException("cannot map " + file + ": " + e, e);
         }

@@ -48,6 +48,8 @@ final class PrivateMappedVolume extends ByteBufferVol {
   private final Path file;
   /** The file's length when it was mapped: the bytes the mapped slices hold. */
   private final long mappedLength;
+  /** The pages MapDB wrote since the file was mapped: private memory until {@link #release}. */
+  private final java.util.BitSet held = new java.util.BitSet();
   private boolean released;
 
   private PrivateMappedVolume(Path file, int sliceShift, long mappedLength) {
@@ -147,6 +149,34 @@ final class PrivateMappedVolume extends ByteBufferVol {
   /** The file's length when it was mapped. */
   long mappedLength() {
     return mappedLength;
+  }
+
+  /**
+   * Counts {@code written} (page indexes) among the pages this mapping holds privately and returns
+   * how many it holds: every page MapDB wrote since the file was mapped, across the MapDB
+   * instances that used it.
+   */
+  int hold(java.util.BitSet written) {
+    held.or(written);
+    return held.cardinality();
+  }
+
+  /**
+   * Makes the volume usable by a new MapDB instance after the last one {@linkplain #close closed}
+   * it; the slices, private pages included, are kept.
+   *
+   * @throws IllegalStateException if it was released
+   */
+  void reopen() {
+    growLock.lock();
+    try {
+      if (released) {
+        throw new IllegalStateException(file + ": the view was released");
+      }
+      closed.set(false);
+    } finally {
+      growLock.unlock();
+    }
   }
 
   /** Marks the volume closed; the slices stay readable until {@link #release}. */
