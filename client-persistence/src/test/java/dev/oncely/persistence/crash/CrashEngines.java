@@ -19,6 +19,27 @@ public final class CrashEngines {
   public static final List<String> NAMES = List.of("sqlite", "mapdb");
 
   /**
+   * The engines the kill tests run against: {@link #NAMES}, or those named in {@code
+   * -Doncely.crash.engines} (comma-separated), to run a long mode on one engine.
+   *
+   * @throws IllegalArgumentException if the property names an unknown engine
+   */
+  public static List<String> underTest() {
+    String chosen = System.getProperty("oncely.crash.engines");
+    if (chosen == null || chosen.isBlank()) {
+      return NAMES;
+    }
+    List<String> engines = List.of(chosen.split(","));
+    for (String engine : engines) {
+      if (!NAMES.contains(engine)) {
+        throw new IllegalArgumentException("oncely.crash.engines: unknown engine '" + engine
+            + "', known: " + NAMES);
+      }
+    }
+    return engines;
+  }
+
+  /**
    * The MapDB journal limit under the kill tests: a checkpoint every few group commits, so kills
    * land inside checkpoints too (the default, 64 MiB, is never reached by a child).
    */

@@ -39,7 +39,7 @@ class CrashKillTest {
   @TempDir Path dir;
 
   static Stream<String> engines() {
-    return CrashEngines.NAMES.stream();
+    return CrashEngines.underTest().stream();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -44,7 +44,7 @@ class SdkCrashKillTest {
 
   /** Every engine, through the intent API and through plain OkHttp with the interceptor. */
   static Stream<Arguments> enginesAndEntryPoints() {
-    return CrashEngines.NAMES.stream().flatMap(engine -> Stream.of(
+    return CrashEngines.underTest().stream().flatMap(engine -> Stream.of(
         Arguments.of(engine, SdkCrashChild.class), Arguments.of(engine,
             InterceptorCrashChild.class)));
   }
