@@ -74,7 +74,8 @@ import java.util.logging.Logger;
  * 32 MiB of pages written; at close): write the pages MapDB wrote since the last checkpoint to the
  * redo file and force it, write "image of commit n, length, CRC32, redo pending" to the control
  * file and force it, empty the journal, write the pages into the image in place and force it,
- * write "nothing pending", and map the image again. Purges delete in place (MapDB reuses the
+ * write "nothing pending", and reopen MapDB on the same view, which now reads as the image (the
+ * image is mapped afresh once the view holds 128 MiB of written pages). Purges delete in place (MapDB reuses the
  * space); only when free space is more than half the image does a purge rebuild it with the live
  * entries, so the file shrinks.
  *
