@@ -72,12 +72,12 @@ public final class MapDbCopies implements GroupCommitter.Transactions<MapDbBatch
 
   /**
    * Pages (32 MiB) MapDB may write into the working view before a checkpoint writes them into the
-   * image, whatever the journal's size: a checkpoint's cost, which commits wait for, and the
-   * private memory the view holds follow what changed, up to this bound. At 1,000,000 records
-   * each commit writes pages spread over the maps, so this bound, not the journal's, paces
-   * checkpoints: 32 MiB keeps the longest caller wait within twice a fresh store's (a checkpoint
-   * of 64 MiB paused commits about 550 ms there), at the same throughput (measured in
-   * docs/benchmarks.md).
+   * image, whatever the journal's size: a checkpoint's cost, which commits wait for, follows
+   * what changed, up to this bound. At 1,000,000 records each commit writes pages spread over the
+   * maps, so this bound, not the journal's, paces checkpoints: 32 MiB keeps the longest caller
+   * wait within twice a fresh store's (a checkpoint of 64 MiB paused commits about 550 ms there);
+   * the twice as many checkpoints cost no throughput because the view is kept across them
+   * ({@link #HELD_PAGES_PER_BOUND}; measured in docs/benchmarks.md).
    */
   static final int DIRTY_LIMIT_PAGES = 8192;
 
